@@ -1,0 +1,28 @@
+#!/usr/bin/env node
+/**
+ * `npm run demo`: the main job on the bundled fixtures, in a scratch copy so the repository is
+ * never written: inspect the token growth, replay a policy, compact, and compact again.
+ */
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const bin = join(root, 'bin', 'compactor.js');
+const scratch = mkdtempSync(join(tmpdir(), 'compactor-demo-'));
+cpSync(join(root, 'fixtures'), scratch, { recursive: true });
+
+const run = (...args) => {
+  process.stdout.write(`\n$ compactor ${args.join(' ')}\n`);
+  execFileSync(process.execPath, [bin, ...args], { cwd: scratch, stdio: 'inherit' });
+};
+try {
+  run('inspect', 'bug.jsonl');
+  run('replay', '--context-limit', '80000', '--price-input', '15', '--price-output', '75', 'bug.jsonl');
+  run('compact', '--strategy', 'truncate', '--context-limit', '80000', '.');
+  run('compact', '--strategy', 'truncate', '--context-limit', '80000', '.');
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}

@@ -1,0 +1,75 @@
+/**
+ * Token growth per turn (seed 004's trace audit). A turn starts at a user message that is not a
+ * tool result; its baseline is the input of its first provider call. Pure.
+ */
+import type { Message } from '../session/model.js';
+import { isTurnStart } from '../session/model.js';
+import type { ProviderCall } from '../tokens/provider-calls.js';
+
+export interface Turn {
+  /** 1-based. */
+  readonly turn: number;
+  /** Index of the message that opens the turn. */
+  readonly startIndex: number;
+  readonly calls: readonly ProviderCall[];
+}
+
+export interface TurnUsage {
+  readonly turn: number;
+  /** Input of the turn's first provider call: the context before any tool output of the turn. */
+  readonly baselineInputTokens: number;
+  readonly requests: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  /** True when any call of the turn had no reported usage. */
+  readonly estimated: boolean;
+}
+
+/** Groups provider calls into turns. Calls before the first user message open turn 1. */
+export function groupTurns(messages: readonly Message[], calls: readonly ProviderCall[]): Turn[] {
+  const turns: { turn: number; startIndex: number; calls: ProviderCall[] }[] = [];
+  let next = 0;
+  messages.forEach((message, index) => {
+    const opens = isTurnStart(message) || (turns.length === 0 && message.role === 'assistant');
+    if (opens) turns.push({ turn: turns.length + 1, startIndex: index, calls: [] });
+    while (next < calls.length && calls[next]!.index === index) {
+      turns[turns.length - 1]!.calls.push(calls[next]!);
+      next++;
+    }
+  });
+  return turns;
+}
+
+export function turnUsage(turn: Turn): TurnUsage {
+  let inputTokens = 0;
+  let outputTokens = 0;
+  for (const call of turn.calls) {
+    inputTokens += call.input;
+    outputTokens += call.output;
+  }
+  return {
+    turn: turn.turn,
+    baselineInputTokens: turn.calls[0]?.input ?? 0,
+    requests: turn.calls.length,
+    inputTokens,
+    outputTokens,
+    estimated: turn.calls.some((call) => call.estimated),
+  };
+}
+
+export interface UsageTotals {
+  readonly requests: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+}
+
+export function totalUsage(turns: readonly TurnUsage[]): UsageTotals {
+  return turns.reduce(
+    (total, turn) => ({
+      requests: total.requests + turn.requests,
+      inputTokens: total.inputTokens + turn.inputTokens,
+      outputTokens: total.outputTokens + turn.outputTokens,
+    }),
+    { requests: 0, inputTokens: 0, outputTokens: 0 },
+  );
+}

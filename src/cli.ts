@@ -1,0 +1,47 @@
+/**
+ * The `compactor` command line: registers the commands and turns every failure into one line
+ * on stderr and a documented exit code (README "Exit codes").
+ */
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { compactCommand } from './commands/compact.js';
+import { contextCommand } from './commands/context.js';
+import { estimateCommand } from './commands/estimate.js';
+import { inspectCommand } from './commands/inspect.js';
+import { replayCommand } from './commands/replay.js';
+import { describeError, ExitCode, InputError, UsageError } from './errors.js';
+
+function exitCodeFor(error: unknown): ExitCode {
+  if (error instanceof UsageError) return ExitCode.usage;
+  return ExitCode.failed;
+}
+
+export async function main(argv: readonly string[] = hideBin(process.argv)): Promise<void> {
+  const parser = yargs([...argv])
+    .scriptName('compactor')
+    .usage('$0 <command> [options] <sessions..>')
+    .command(estimateCommand)
+    .command(inspectCommand)
+    .command(compactCommand)
+    .command(replayCommand)
+    .command(contextCommand)
+    .demandCommand(1, 'name a command: estimate, inspect, compact, replay or context')
+    .strict()
+    .wrap(Math.min(100, process.stdout.columns || 80))
+    .epilogue('Exit codes: 0 ok, 1 a session failed, 2 bad usage, 3 a CI gate was breached, 130 interrupted.')
+    .fail((message, error) => {
+      // yargs reports its own parse errors with a message; errors thrown by handlers arrive as `error`.
+      throw error ?? new UsageError(message);
+    })
+    .help()
+    .version();
+  try {
+    await parser.parseAsync();
+  } catch (error) {
+    const known = error instanceof InputError || error instanceof UsageError;
+    process.stderr.write(`compactor: ${known ? '' : 'error: '}${describeError(error)}\n`);
+    if (error instanceof UsageError) process.stderr.write('Run compactor --help for usage.\n');
+    if (!known && process.env['COMPACTOR_DEBUG'] && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+    process.exitCode = exitCodeFor(error);
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * `compactor context SESSION`: the provider view (summary, acknowledgement, kept messages) as
+ * canonical JSONL, exactly what a harness would send after the sidecar's compaction.
+ */
+import type { CommandModule } from 'yargs';
+import { ExitCode, InputError } from '../errors.js';
+import { buildProviderContext } from '../session/provider-view.js';
+import { sidecarPath } from '../sidecar/store.js';
+import { loadSession } from './load.js';
+import { formatDiagnostic } from './output.js';
+import { toCanonicalRecord } from '../formats/canonical.js';
+import { FORMAT_NAMES } from '../formats/index.js';
+import { jsonLinesWriter } from '../report/json-lines.js';
+
+interface ContextArgs {
+  session: string;
+  format: string;
+}
+
+export const contextCommand: CommandModule<object, ContextArgs> = {
+  command: 'context <session>',
+  describe: 'Print what the provider sees after compaction, as canonical JSONL',
+  builder: (yargs) =>
+    yargs
+      .positional('session', { describe: 'one session file', type: 'string', demandOption: true })
+      .option('format', { describe: 'session format', choices: FORMAT_NAMES as string[], default: 'auto' }) as never,
+  handler: async (args) => {
+    const loaded = await loadSession(args.session, { format: args.format, withSidecar: true });
+    loaded.warnings.forEach((warning) => process.stderr.write(`compactor: warning: ${formatDiagnostic(warning)}\n`));
+    if (loaded.staleSidecar) throw new InputError('the sidecar no longer matches the session; run compact again', sidecarPath(args.session));
+    const writer = jsonLinesWriter();
+    for (const message of buildProviderContext(loaded.session.messages, loaded.subject.previous?.state ?? null)) {
+      writer.write(toCanonicalRecord(message));
+    }
+    await writer.close();
+    process.exitCode = ExitCode.ok;
+  },
+};

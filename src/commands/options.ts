@@ -1,0 +1,83 @@
+/**
+ * Flags shared by every command, normalized and validated in one place.
+ */
+import type { Argv } from 'yargs';
+import type { CompactionPolicy, CutRule } from '../compaction/policy.js';
+import { CUT_RULES, DEFAULT_CONTEXT_LIMIT, DEFAULT_KEEP_RECENT_TOKENS, DEFAULT_RESERVE_TOKENS } from '../compaction/policy.js';
+import { UsageError } from '../errors.js';
+import { FORMAT_NAMES } from '../formats/index.js';
+
+export interface CommonArgs {
+  inputs: string[];
+  format: string;
+  json: boolean;
+}
+
+export interface PolicyArgs {
+  'context-limit': number;
+  reserve: number;
+  'keep-recent': number;
+  'trigger-percent'?: number;
+  force: boolean;
+  'cut-rule': CutRule;
+}
+
+export function withInputs<T>(yargs: Argv<T>) {
+  return yargs
+    .positional('inputs', { describe: 'session files, directories or globs', type: 'string', array: true, demandOption: true })
+    .option('format', { describe: 'session format', choices: FORMAT_NAMES as string[], default: 'auto' })
+    .option('json', { describe: 'print NDJSON, one object per session', type: 'boolean', default: false });
+}
+
+export function withPolicy<T>(yargs: Argv<T>) {
+  return yargs
+    .option('context-limit', { describe: 'model context window (tokens)', type: 'number', default: DEFAULT_CONTEXT_LIMIT })
+    .option('reserve', { describe: 'compact when context > limit - reserve', type: 'number', default: DEFAULT_RESERVE_TOKENS })
+    .option('keep-recent', { describe: 'recent tokens kept verbatim', type: 'number', default: DEFAULT_KEEP_RECENT_TOKENS })
+    .option('trigger-percent', { describe: 'compact at >= P% of the window (instead of --reserve)', type: 'number' })
+    .option('force', { describe: 'compact even under the threshold', type: 'boolean', default: false })
+    .option('cut-rule', {
+      describe: 'where the kept part may start: conservative (seed 004) or tool-safe (any message but a tool result)',
+      choices: CUT_RULES,
+      default: 'conservative' as CutRule,
+    });
+}
+
+function wholeNumber(name: string, value: number, min: number): number {
+  if (!Number.isFinite(value) || !Number.isInteger(value) || value < min) {
+    throw new UsageError(`--${name} must be a whole number >= ${min}, got ${String(value)}`);
+  }
+  return value;
+}
+
+export function policyFromArgs(args: PolicyArgs): CompactionPolicy {
+  const contextLimit = wholeNumber('context-limit', args['context-limit'], 1);
+  const keepRecentTokens = wholeNumber('keep-recent', args['keep-recent'], 0);
+  const percent = args['trigger-percent'];
+  if (percent !== undefined && !(Number.isFinite(percent) && percent > 0 && percent <= 100)) {
+    throw new UsageError(`--trigger-percent must be in (0, 100], got ${String(percent)}`);
+  }
+  return {
+    contextLimit,
+    keepRecentTokens,
+    force: args.force,
+    cutRule: args['cut-rule'],
+    trigger:
+      percent !== undefined
+        ? { kind: 'percent', percent }
+        : { kind: 'reserve', tokens: wholeNumber('reserve', args.reserve, 0) },
+  };
+}
+
+/** The policy as `--json` reports it. */
+export function policyJson(policy: CompactionPolicy): Record<string, unknown> {
+  return {
+    context_limit: policy.contextLimit,
+    keep_recent_tokens: policy.keepRecentTokens,
+    ...(policy.trigger.kind === 'percent'
+      ? { trigger_percent: policy.trigger.percent }
+      : { reserve_tokens: policy.trigger.tokens }),
+    force: policy.force,
+    cut_rule: policy.cutRule,
+  };
+}

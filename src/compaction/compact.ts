@@ -1,0 +1,145 @@
+/**
+ * One compaction, from decision to new state. `planCompaction` is pure: it decides whether to
+ * compact and what to summarize. `runCompaction` asks a strategy for the text and assembles
+ * the state the sidecar stores. Reading files and writing sidecars are left to the callers.
+ */
+import type { Message } from '../session/model.js';
+import { hashMessages } from '../session/hash.js';
+import { summaryMessages } from '../session/provider-view.js';
+import type { Strategy } from '../strategies/strategy.js';
+import type { TextCounter } from '../tokens/estimate.js';
+import { estimateContextTokens, estimateMessageTokens, heuristicCounter, sum } from '../tokens/estimate.js';
+import type { CutPoint } from './cut-point.js';
+import { findCutPoint } from './cut-point.js';
+import { collectFileOps, mergeFileOps, NO_FILE_OPS } from './file-ops.js';
+import type { CompactionPolicy } from './policy.js';
+import { shouldCompact } from './policy.js';
+import type { CompactionState } from './state.js';
+import { SIDECAR_FORMAT_VERSION } from './state.js';
+
+export const TOOL_VERSION = 'session-compactor@0.1.0';
+
+/** A session ready for compaction: messages with their estimates, and any previous state. */
+export interface CompactionSubject {
+  readonly sessionName: string;
+  readonly messages: readonly Message[];
+  readonly tokens: readonly number[];
+  /** A previous compaction already checked against these messages (see sidecar/staleness). */
+  readonly previous: { readonly state: CompactionState; readonly firstKeptIndex: number } | null;
+}
+
+export type CompactionPlan =
+  | {
+      readonly kind: 'skip';
+      /** `skipped`: under the trigger or nothing to cut; `up-to-date`: the existing sidecar still covers it. */
+      readonly status: 'skipped' | 'up-to-date';
+      readonly reason: string;
+      readonly contextTokens: number;
+      readonly cut: CutPoint;
+    }
+  | {
+      readonly kind: 'compact';
+      readonly contextTokens: number;
+      readonly cut: Extract<CutPoint, { kind: 'cut' }>;
+      /** First message of the new span: 0 or the previous first kept message. */
+      readonly start: number;
+    };
+
+/** Tokens of the synthetic summary + acknowledgement pair for this summary text. */
+export function summaryTokens(summary: string, turnPrefixSummary: string | null, count: TextCounter = heuristicCounter): number {
+  return summaryMessages(summary, turnPrefixSummary).reduce((total, message) => total + estimateMessageTokens(message, count), 0);
+}
+
+/**
+ * Context after replacing messages [0, firstKept) by a summary: the full context (calibrated by
+ * reported usage, so the system prompt and tool schemas stay counted) minus the estimates of
+ * the replaced messages plus the summary's own tokens.
+ */
+export function contextAfterCompaction(
+  fullContext: number,
+  tokens: readonly number[],
+  firstKept: number,
+  summaryTokenCount: number,
+): number {
+  return Math.max(0, fullContext - sum(tokens, 0, firstKept) + summaryTokenCount);
+}
+
+/** The context the next provider call would carry, with the previous compaction applied. */
+export function currentContextTokens(subject: CompactionSubject): number {
+  const full = estimateContextTokens(subject.messages, subject.tokens);
+  const previous = subject.previous;
+  if (!previous) return full;
+  return contextAfterCompaction(full, subject.tokens, previous.firstKeptIndex, previous.state.summary_tokens);
+}
+
+export function planCompaction(subject: CompactionSubject, policy: CompactionPolicy): CompactionPlan {
+  const contextTokens = currentContextTokens(subject);
+  const start = subject.previous?.firstKeptIndex ?? 0;
+  const quiet = subject.previous ? 'up-to-date' : 'skipped';
+  const cut = findCutPoint(subject.messages, subject.tokens, policy, { start, end: subject.messages.length });
+  if (!shouldCompact(contextTokens, policy)) {
+    return { kind: 'skip', status: quiet, reason: 'under the compaction threshold', contextTokens, cut };
+  }
+  if (cut.kind === 'none') {
+    const reason = cut.reason === 'fits' ? 'the recent messages already fit the keep budget' : 'no valid cut point';
+    return { kind: 'skip', status: quiet, reason, contextTokens, cut };
+  }
+  return { kind: 'compact', contextTokens, cut, start };
+}
+
+export interface RunOptions {
+  readonly count?: TextCounter;
+  readonly now?: Date;
+  readonly signal?: AbortSignal;
+}
+
+/** Summarizes the planned span with `strategy` and returns the state to store. */
+export async function runCompaction(
+  subject: CompactionSubject,
+  plan: Extract<CompactionPlan, { kind: 'compact' }>,
+  strategy: Strategy,
+  options: RunOptions = {},
+): Promise<CompactionState> {
+  const { messages, tokens, previous } = subject;
+  const { cut, start } = plan;
+  const historyEnd = cut.splitTurnStart ?? cut.index;
+  const history = messages.slice(start, historyEnd);
+  const turnPrefix = messages.slice(historyEnd, cut.index);
+  const fileOps = mergeFileOps(
+    previous ? { read: previous.state.read_files, modified: previous.state.modified_files } : NO_FILE_OPS,
+    collectFileOps(messages.slice(start, cut.index)),
+  );
+  const output = await strategy.summarize({
+    history,
+    turnPrefix,
+    previous: previous?.state ?? null,
+    fileOps,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  const newSummaryTokens = summaryTokens(output.summary, output.turnPrefixSummary, options.count);
+  const fullContext = estimateContextTokens(messages, tokens);
+  const summarizedNow = cut.index - start;
+  return {
+    format_version: SIDECAR_FORMAT_VERSION,
+    session: subject.sessionName,
+    strategy: strategy.name,
+    fallback: output.fallback ?? false,
+    summary: output.summary,
+    turn_prefix_summary: output.turnPrefixSummary,
+    first_kept_message_id: messages[cut.index]!.id,
+    first_kept_index: cut.index,
+    tokens_before: plan.contextTokens,
+    tokens_after: contextAfterCompaction(fullContext, tokens, cut.index, newSummaryTokens),
+    summary_tokens: newSummaryTokens,
+    messages_summarized: summarizedNow,
+    messages_summarized_total: (previous?.state.messages_summarized_total ?? 0) + summarizedNow,
+    summarized_hash: hashMessages(messages, 0, cut.index),
+    read_files: fileOps.read,
+    modified_files: fileOps.modified,
+    compactions: (previous?.state.compactions ?? 0) + 1,
+    usage: output.usage ? { input_tokens: output.usage.input, output_tokens: output.usage.output } : null,
+    details: output.details,
+    created_at: (options.now ?? new Date()).toISOString(),
+    tool_version: TOOL_VERSION,
+  };
+}

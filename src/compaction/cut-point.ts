@@ -1,0 +1,133 @@
+/**
+ * Where to cut a session: the index of the first message kept verbatim. Pure.
+ *
+ * Rules (seed 004): walk back from the newest message adding token estimates until
+ * keep_recent_tokens is reached; cut there if that message is a valid cut point, else keep
+ * walking back. Valid: user messages that start a turn, and assistant messages without tool
+ * requests. Never a tool result (it must stay with its request) nor an assistant message with
+ * tool requests. Seed 000 adds split-turn detection and the `force` fallback.
+ */
+import type { Message } from '../session/model.js';
+import { hasToolRequests, isToolResultMessage, isTurnStart } from '../session/model.js';
+import { sum } from '../tokens/estimate.js';
+import type { CutRule } from './policy.js';
+import { FORCE_KEEP_MESSAGES, MIN_TURN_PREFIX_MESSAGES } from './policy.js';
+
+export function isValidCutPoint(message: Message, rule: CutRule = 'conservative'): boolean {
+  if (message.role === 'user') return !isToolResultMessage(message);
+  if (message.role === 'assistant') return rule === 'tool-safe' || !hasToolRequests(message);
+  return false;
+}
+
+export interface CutRange {
+  /** First message that may be summarized: 0, or the first kept message of a previous compaction. */
+  readonly start: number;
+  /** End of the messages considered (exclusive); the session length unless replaying a prefix. */
+  readonly end: number;
+}
+
+export type CutPoint =
+  | {
+      readonly kind: 'cut';
+      /** First kept message. Messages [start, index) are summarized. */
+      readonly index: number;
+      /**
+       * Set when the cut falls inside a turn whose already-compacted prefix is at least
+       * MIN_TURN_PREFIX_MESSAGES long: [turnStart, index) gets a summary of its own.
+       */
+      readonly splitTurnStart: number | null;
+      /** True when `force` chose "all but the last messages" because no rule-valid cut existed. */
+      readonly forced: boolean;
+      readonly tokensToSummarize: number;
+      readonly tokensKept: number;
+    }
+  | {
+      readonly kind: 'none';
+      /** `fits`: the kept window already holds everything new; `no-valid-cut`: every candidate was invalid. */
+      readonly reason: 'fits' | 'no-valid-cut';
+    };
+
+export interface CutOptions {
+  readonly keepRecentTokens: number;
+  readonly force?: boolean;
+  readonly cutRule?: CutRule;
+}
+
+/** Finds the cut for a keep budget over messages [range.start, range.end). */
+export function findCutPoint(
+  messages: readonly Message[],
+  tokens: readonly number[],
+  options: CutOptions,
+  range: CutRange = { start: 0, end: messages.length },
+): CutPoint {
+  const { start, end } = range;
+  const { keepRecentTokens, force = false, cutRule = 'conservative' } = options;
+  const index = walkBack(messages, tokens, keepRecentTokens, start, end, cutRule);
+  if (typeof index === 'number') return describeCut(messages, tokens, start, end, index, false);
+  if (!force) return { kind: 'none', reason: index };
+  const forced = forcedCut(messages, start, end);
+  if (forced === undefined) return { kind: 'none', reason: index };
+  return describeCut(messages, tokens, start, end, forced, true);
+}
+
+/** The rule-based walk. Returns the cut index, or why there is none. */
+function walkBack(
+  messages: readonly Message[],
+  tokens: readonly number[],
+  keep: number,
+  start: number,
+  end: number,
+  rule: CutRule,
+): number | 'fits' | 'no-valid-cut' {
+  let kept = 0;
+  for (let i = end - 1; i >= start; i--) {
+    kept += tokens[i] ?? 0;
+    if (kept < keep) continue;
+    // Budget reached at i: keep i and everything after, moving back to a valid cut.
+    for (let j = i; j > start; j--) {
+      if (isValidCutPoint(messages[j]!, rule)) return j;
+    }
+    return i > start ? 'no-valid-cut' : 'fits';
+  }
+  return 'fits';
+}
+
+/**
+ * Seed 000's force fallback: all but the last 2 messages. We move back past tool results so the
+ * forced cut still never separates a tool call from its result (a departure the README notes).
+ */
+function forcedCut(messages: readonly Message[], start: number, end: number): number | undefined {
+  let index = end - FORCE_KEEP_MESSAGES;
+  while (index > start && isToolResultMessage(messages[index]!)) index--;
+  return index > start ? index : undefined;
+}
+
+function describeCut(
+  messages: readonly Message[],
+  tokens: readonly number[],
+  start: number,
+  end: number,
+  index: number,
+  forced: boolean,
+): CutPoint {
+  return {
+    kind: 'cut',
+    index,
+    splitTurnStart: splitTurnStart(messages, start, index),
+    forced,
+    tokensToSummarize: sum(tokens, start, index),
+    tokensKept: sum(tokens, index, end),
+  };
+}
+
+/**
+ * Seed 000: a cut that does not land on a turn start splits that turn. When the part of the
+ * turn being summarized is long enough, it gets its own summary.
+ */
+export function splitTurnStart(messages: readonly Message[], start: number, cut: number): number | null {
+  if (isTurnStart(messages[cut]!)) return null;
+  let turnStart = cut - 1;
+  while (turnStart >= start && !isTurnStart(messages[turnStart]!)) turnStart--;
+  if (turnStart < start) return null; // the turn began before this span: nothing to split off
+  return cut - turnStart >= MIN_TURN_PREFIX_MESSAGES ? turnStart : null;
+}

@@ -1,0 +1,41 @@
+/**
+ * Turns messages into the plain-text transcript a summarizer reads (seed 004 step 2): a form
+ * the model will not mistake for a conversation to continue. Pure.
+ */
+import type { ContentBlock, Message } from '../session/model.js';
+
+/** Tool results longer than this are cut in the transcript, with a note of how much. */
+export const TOOL_RESULT_CHAR_LIMIT = 2_000;
+
+function formatArguments(args: Readonly<Record<string, unknown>>): string {
+  return Object.entries(args)
+    .map(([key, value]) => `${key}=${JSON.stringify(typeof value === 'string' ? value : JSON.stringify(value))}`)
+    .join(', ');
+}
+
+function truncateOutput(output: string, limit: number): string {
+  if (output.length <= limit) return output;
+  return `${output.slice(0, limit)}\n[… ${output.length - limit} more characters cut]`;
+}
+
+function serializeBlock(role: Message['role'], block: ContentBlock, toolResultLimit: number): string {
+  switch (block.type) {
+    case 'text':
+      return `[${role === 'user' ? 'User' : role === 'assistant' ? 'Assistant' : 'System'}]: ${block.text}`;
+    case 'thinking':
+      return '[Thinking]: (omitted)';
+    case 'tool_request':
+      return `[Tool call]: ${block.name}(${formatArguments(block.arguments)})`;
+    case 'tool_result':
+      return `[Tool result${block.is_error ? ' (error)' : ''}]: ${truncateOutput(block.output, toolResultLimit)}`;
+  }
+}
+
+/** `[User]: …`, `[Assistant]: …`, `[Tool call]: name(arg="…")`, `[Tool result]: …`, `[Thinking]: (omitted)`. */
+export function serializeForSummary(messages: readonly Message[], toolResultLimit = TOOL_RESULT_CHAR_LIMIT): string {
+  const lines: string[] = [];
+  for (const message of messages) {
+    for (const block of message.content) lines.push(serializeBlock(message.role, block, toolResultLimit));
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,51 @@
+/**
+ * The result of a compaction, as stored in the sidecar (seed 004's CompactionState plus what
+ * idempotency and audit need). Field names are snake_case because this is the on-disk shape.
+ */
+
+export const SIDECAR_FORMAT_VERSION = 1;
+
+export interface SummarizerUsage {
+  readonly input_tokens: number;
+  readonly output_tokens: number;
+}
+
+export interface CompactionState {
+  readonly format_version: typeof SIDECAR_FORMAT_VERSION;
+  /** File name of the session this sidecar belongs to. */
+  readonly session: string;
+  readonly strategy: string;
+  /** True when the configured strategy failed and a fallback wrote this summary. */
+  readonly fallback: boolean;
+  /** Summary of everything before the kept messages (and before a split turn's prefix). */
+  readonly summary: string;
+  /** Summary of a split turn's already-compacted prefix (seed 000), or null. */
+  readonly turn_prefix_summary: string | null;
+  /** The session's own id of the first message sent verbatim. */
+  readonly first_kept_message_id: string;
+  readonly first_kept_index: number;
+  /** Context tokens before and after this compaction (estimates, see README "Numbers"). */
+  readonly tokens_before: number;
+  readonly tokens_after: number;
+  /** Tokens of the synthetic summary + acknowledgement messages. */
+  readonly summary_tokens: number;
+  /** Messages summarized by this compaction, and in all compactions of this session. */
+  readonly messages_summarized: number;
+  readonly messages_summarized_total: number;
+  /** sha256 over messages [0, first_kept_index): a changed session no longer matches. */
+  readonly summarized_hash: string;
+  readonly read_files: readonly string[];
+  readonly modified_files: readonly string[];
+  /** How many compactions this state folds together (1 for the first). */
+  readonly compactions: number;
+  readonly usage: SummarizerUsage | null;
+  /** Strategy-specific data carried to the next compaction (e.g. truncate's role counts). */
+  readonly details: Readonly<Record<string, unknown>>;
+  readonly created_at: string;
+  readonly tool_version: string;
+}
+
+/** The text a later compaction merges with: the history summary and any turn-prefix summary. */
+export function previousSummaryText(state: CompactionState): string {
+  return state.turn_prefix_summary ? `${state.summary}\n\n${state.turn_prefix_summary}` : state.summary;
+}

@@ -1,0 +1,48 @@
+/**
+ * Errors a user can act on, and the process exit codes. Anything thrown that is not an
+ * `InputError` is a bug; the CLI still prints it on one line, but says so.
+ */
+
+/** Documented and stable: see README "Exit codes". */
+export const ExitCode = {
+  ok: 0,
+  /** At least one session failed (bad input, summarizer error, write error). */
+  failed: 1,
+  /** The command line itself was wrong. */
+  usage: 2,
+  /** A CI gate (--max-baseline, --max-input-tokens, --max-cost) was breached. */
+  gate: 3,
+  /** Interrupted by SIGINT/SIGTERM; finished sessions are kept, nothing is half-written. */
+  interrupted: 130,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** A problem with a user's file or flag: printed as `file:line: message`, never with a stack. */
+export class InputError extends Error {
+  constructor(
+    message: string,
+    readonly file?: string,
+    readonly line?: number,
+  ) {
+    super(message);
+    this.name = 'InputError';
+  }
+
+  /** `path:line: message`, the shape of compiler and jq errors. */
+  get location(): string {
+    if (!this.file) return this.message;
+    return this.line === undefined ? `${this.file}: ${this.message}` : `${this.file}:${this.line}: ${this.message}`;
+  }
+}
+
+/** The command line is wrong: exit 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** One line for any error: the user-facing location for ours, the message for others. */
+export function describeError(error: unknown): string {
+  if (error instanceof InputError) return error.location;
+  if (error instanceof Error) return error.message.split('\n')[0] ?? error.name;
+  return String(error);
+}

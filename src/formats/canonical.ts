@@ -1,0 +1,138 @@
+/**
+ * Our canonical format (seed 004's Message): one message a line,
+ * `{id, role, content: block[] | string, metadata?: {input_tokens, output_tokens, …}, timestamp?}`.
+ * See README "Canonical session format".
+ */
+import { z } from 'zod';
+import { InputError } from '../errors.js';
+import type { ContentBlock, Diagnostic, Message, Session, Usage } from '../session/model.js';
+import { forEachJsonLine } from './jsonl-lines.js';
+import type { FormatReader } from './reader.js';
+
+const tokenCount = z.number().int().nonnegative();
+
+const blockSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text'), text: z.string() }),
+  z.object({ type: z.literal('thinking'), text: z.string() }),
+  z.object({
+    type: z.literal('tool_request'),
+    id: z.string().min(1),
+    name: z.string().min(1),
+    arguments: z.record(z.string(), z.unknown()),
+  }),
+  z.object({
+    type: z.literal('tool_result'),
+    tool_request_id: z.string().min(1),
+    output: z.string(),
+    is_error: z.boolean().default(false),
+  }),
+]);
+
+const lineSchema = z.object({
+  id: z.string().min(1),
+  role: z.enum(['user', 'assistant', 'system']),
+  content: z.union([z.string(), z.array(blockSchema)]),
+  metadata: z
+    .object({
+      input_tokens: tokenCount.optional(),
+      output_tokens: tokenCount.optional(),
+      cache_read_input_tokens: tokenCount.optional(),
+      cache_creation_input_tokens: tokenCount.optional(),
+      model: z.string().optional(),
+    })
+    .optional(),
+  timestamp: z.string().optional(),
+});
+
+type CanonicalLine = z.infer<typeof lineSchema>;
+
+function usageOf(metadata: CanonicalLine['metadata']): Usage | undefined {
+  if (!metadata || (metadata.input_tokens === undefined && metadata.output_tokens === undefined)) return undefined;
+  return {
+    input: metadata.input_tokens ?? 0,
+    output: metadata.output_tokens ?? 0,
+    cacheRead: metadata.cache_read_input_tokens ?? 0,
+    cacheWrite: metadata.cache_creation_input_tokens ?? 0,
+  };
+}
+
+function toMessage(line: CanonicalLine, lineNumber: number): Message {
+  const content: ContentBlock[] = typeof line.content === 'string' ? [{ type: 'text', text: line.content }] : line.content;
+  const usage = usageOf(line.metadata);
+  return {
+    id: line.id,
+    role: line.role,
+    content,
+    line: lineNumber,
+    ...(usage ? { usage } : {}),
+    ...(line.metadata?.model ? { model: line.metadata.model } : {}),
+    ...(line.timestamp ? { timestamp: line.timestamp } : {}),
+  };
+}
+
+function describeIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return 'invalid message';
+  const where = issue.path.length > 0 ? issue.path.join('.') : 'line';
+  return `${where}: ${issue.message}`;
+}
+
+const CANONICAL_BLOCK_TYPES = new Set(['text', 'thinking', 'tool_request', 'tool_result']);
+
+export const canonicalReader: FormatReader = {
+  name: 'canonical',
+
+  detect(firstLines) {
+    const first = firstLines[0] as Record<string, unknown> | undefined;
+    if (!first || typeof first !== 'object' || typeof first['id'] !== 'string' || typeof first['role'] !== 'string') return false;
+    const content = first['content'];
+    if (typeof content === 'string') return true;
+    return Array.isArray(content) && content.every((block) => CANONICAL_BLOCK_TYPES.has((block as { type?: string })?.type ?? ''));
+  },
+
+  async read(path) {
+    const messages: Message[] = [];
+    const seen = new Set<string>();
+    const warnings: Diagnostic[] = [];
+    const readWarnings = await forEachJsonLine(path, (value, line) => {
+      const parsed = lineSchema.safeParse(value);
+      if (!parsed.success) throw new InputError(describeIssue(parsed.error), path, line);
+      if (seen.has(parsed.data.id)) {
+        throw new InputError(`duplicate message id ${JSON.stringify(parsed.data.id)}`, path, line);
+      }
+      seen.add(parsed.data.id);
+      messages.push(toMessage(parsed.data, line));
+    });
+    warnings.push(...readWarnings);
+    const model = messages.find((message) => message.model)?.model;
+    const session: Session = {
+      path,
+      format: 'canonical',
+      messages,
+      recordedCompactions: [],
+      warnings,
+      ...(model ? { model } : {}),
+    };
+    return session;
+  },
+};
+
+
+/** A message as one canonical JSONL record (the inverse of the reader). */
+export function toCanonicalRecord(message: Message): Record<string, unknown> {
+  const metadata: Record<string, unknown> = {};
+  if (message.usage) {
+    metadata['input_tokens'] = message.usage.input;
+    metadata['output_tokens'] = message.usage.output;
+    if (message.usage.cacheRead) metadata['cache_read_input_tokens'] = message.usage.cacheRead;
+    if (message.usage.cacheWrite) metadata['cache_creation_input_tokens'] = message.usage.cacheWrite;
+  }
+  if (message.model) metadata['model'] = message.model;
+  return {
+    id: message.id,
+    role: message.role,
+    content: message.content,
+    ...(Object.keys(metadata).length > 0 ? { metadata } : {}),
+    ...(message.timestamp ? { timestamp: message.timestamp } : {}),
+  };
+}

@@ -1,0 +1,29 @@
+/**
+ * How numbers and paths look in human output. Plain text, no colour, so output reads the same
+ * on a terminal, in a pipe and under NO_COLOR.
+ */
+
+const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+
+export function formatTokens(value: number): string {
+  return integer.format(value);
+}
+
+export function formatPercent(fraction: number): string {
+  return `${(fraction * 100).toFixed(1)}%`;
+}
+
+export function formatUsd(value: number): string {
+  return `$${value.toFixed(2)}`;
+}
+
+/** Shortens a path from the left so it fits `width` columns: `…/archive/bug.jsonl`. */
+export function fitPath(path: string, width: number): string {
+  if (path.length <= width) return path;
+  return `…${path.slice(path.length - width + 1)}`;
+}
+
+/** The terminal's width, or 80 in a pipe; never wider than 100 so tables stay readable. */
+export function outputWidth(stream: NodeJS.WriteStream = process.stdout): number {
+  return Math.min(stream.isTTY && stream.columns ? stream.columns : 80, 100);
+}

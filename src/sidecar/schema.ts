@@ -1,0 +1,43 @@
+/**
+ * The sidecar's on-disk schema. Everything read back from disk goes through it, so a corrupt
+ * or foreign file is rejected with a message instead of flowing into the core.
+ */
+import { z } from 'zod';
+import type { CompactionState } from '../compaction/state.js';
+import { SIDECAR_FORMAT_VERSION } from '../compaction/state.js';
+
+const count = z.number().int().nonnegative();
+
+export const sidecarSchema = z.object({
+  format_version: z.literal(SIDECAR_FORMAT_VERSION),
+  session: z.string().min(1),
+  strategy: z.string().min(1),
+  fallback: z.boolean(),
+  summary: z.string(),
+  turn_prefix_summary: z.string().nullable(),
+  first_kept_message_id: z.string().min(1),
+  first_kept_index: count,
+  tokens_before: count,
+  tokens_after: count,
+  summary_tokens: count,
+  messages_summarized: count,
+  messages_summarized_total: count,
+  summarized_hash: z.string().regex(/^sha256:[0-9a-f]{64}$/),
+  read_files: z.array(z.string()),
+  modified_files: z.array(z.string()),
+  compactions: count.min(1),
+  usage: z.object({ input_tokens: count, output_tokens: count }).nullable(),
+  details: z.record(z.string(), z.unknown()),
+  created_at: z.string(),
+  tool_version: z.string(),
+});
+
+// Keeps the schema and the core's type from drifting apart: this fails to compile if they do.
+type Parsed = z.infer<typeof sidecarSchema>;
+export const schemaMatchesState: (value: Parsed) => CompactionState = (value) => value;
+export const stateMatchesSchema: (value: CompactionState) => Parsed = (value) => ({
+  ...value,
+  read_files: [...value.read_files],
+  modified_files: [...value.modified_files],
+  details: { ...value.details },
+});

@@ -1,0 +1,35 @@
+/**
+ * The one interface every summarizing strategy implements: (span, previous) → summary + usage.
+ * The core decides what to summarize and computes the file lists; a strategy only writes text.
+ */
+import type { FileOps } from '../compaction/file-ops.js';
+import type { CompactionState } from '../compaction/state.js';
+import type { Message } from '../session/model.js';
+
+export interface SummaryInput {
+  /** Messages folded into the history summary (only the new span when `previous` is set). */
+  readonly history: readonly Message[];
+  /** A split turn's already-done prefix, summarized on its own (seed 000); empty otherwise. */
+  readonly turnPrefix: readonly Message[];
+  /** The previous compaction, to merge with instead of starting over (seed 004 step 5). */
+  readonly previous: CompactionState | null;
+  /** Read / modified files, cumulative over compactions, computed by the core. */
+  readonly fileOps: FileOps;
+  readonly signal?: AbortSignal;
+}
+
+export interface SummaryOutput {
+  readonly summary: string;
+  readonly turnPrefixSummary: string | null;
+  /** Tokens the summarizer itself consumed; null for offline strategies. */
+  readonly usage: { readonly input: number; readonly output: number } | null;
+  /** Stored in the sidecar and handed back as `previous.details` next time. */
+  readonly details: Readonly<Record<string, unknown>>;
+  /** Set when this summary came from a fallback after the configured strategy failed. */
+  readonly fallback?: boolean;
+}
+
+export interface Strategy {
+  readonly name: string;
+  summarize(input: SummaryInput): Promise<SummaryOutput>;
+}

@@ -1,0 +1,73 @@
+/**
+ * Token estimates for messages. Pure: a `TextCounter` turns text into tokens (chars/4 by
+ * default, an exact tokenizer when asked), and everything else is arithmetic over messages.
+ */
+import type { ContentBlock, Message } from '../session/model.js';
+import { promptTokens } from '../session/model.js';
+
+/** Counts the tokens of a piece of text. */
+export type TextCounter = (text: string) => number;
+
+/** The seeds' heuristic: about four characters a token. */
+export const CHARS_PER_TOKEN = 4;
+
+export const heuristicCounter: TextCounter = (text) => Math.ceil(text.length / CHARS_PER_TOKEN);
+
+/** The text a block contributes to the prompt (seed 004: tool request = name + serialized arguments). */
+export function blockText(block: ContentBlock): string {
+  switch (block.type) {
+    case 'text':
+    case 'thinking':
+      return block.text;
+    case 'tool_request':
+      return block.name + JSON.stringify(block.arguments);
+    case 'tool_result':
+      return block.output;
+  }
+}
+
+/** Characters in a message's blocks, summed (what chars/4 divides). */
+export function messageChars(message: Message): number {
+  let chars = 0;
+  for (const block of message.content) chars += blockText(block).length;
+  return chars;
+}
+
+/** Estimated tokens of one message: all its blocks, counted together. */
+export function estimateMessageTokens(message: Message, count: TextCounter = heuristicCounter): number {
+  if (count === heuristicCounter) return Math.ceil(messageChars(message) / CHARS_PER_TOKEN);
+  let tokens = 0;
+  for (const block of message.content) tokens += count(blockText(block));
+  return tokens;
+}
+
+/** Per-message estimates, computed once and shared by cut point, replay and reports. */
+export function estimateAll(messages: readonly Message[], count: TextCounter = heuristicCounter): number[] {
+  return messages.map((message) => estimateMessageTokens(message, count));
+}
+
+export function sum(values: readonly number[], from = 0, to = values.length): number {
+  let total = 0;
+  for (let i = from; i < to; i++) total += values[i] ?? 0;
+  return total;
+}
+
+/**
+ * The hybrid context estimate (seeds 000, 004): the prompt size the provider last reported,
+ * plus that call's own output, plus estimates of every message after it. With no report at
+ * all, every message is estimated. `end` (exclusive) measures a prefix of the session.
+ */
+export function estimateContextTokens(
+  messages: readonly Message[],
+  tokens: readonly number[],
+  end = messages.length,
+): number {
+  for (let i = end - 1; i >= 0; i--) {
+    const usage = messages[i]?.usage;
+    if (usage && promptTokens(usage) > 0) {
+      const own = usage.output > 0 ? usage.output : (tokens[i] ?? 0);
+      return promptTokens(usage) + own + sum(tokens, i + 1, end);
+    }
+  }
+  return sum(tokens, 0, end);
+}

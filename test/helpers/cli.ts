@@ -1,0 +1,44 @@
+/**
+ * Runs the built CLI as a user would (node bin/compactor.js …) through execa, with CI-like
+ * surroundings: no TTY, CI=true, no colour.
+ */
+import { execa } from 'execa';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const BIN = join(ROOT, 'bin', 'compactor.js');
+export const FIXTURES = join(ROOT, 'fixtures');
+
+export interface CliResult {
+  readonly exitCode: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export async function runCli(args: readonly string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+  const result = await execa('node', [BIN, ...args], {
+    cwd: options.cwd ?? ROOT,
+    env: { CI: 'true', NO_COLOR: '1', ...options.env },
+    reject: false,
+    stdin: 'ignore',
+  });
+  return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
+}
+
+/** Parses NDJSON stdout into records. */
+export function jsonLines(stdout: string): Record<string, any>[] {
+  return stdout
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Record<string, any>);
+}
+
+/** A scratch directory with copies of the named fixtures; removed by the returned cleanup. */
+export async function scratchCopy(...fixtureNames: string[]): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'compactor-test-'));
+  for (const name of fixtureNames) await cp(join(FIXTURES, name), join(dir, name.split('/').pop()!), { recursive: true });
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
