@@ -87,7 +87,7 @@ export async function replaySession(input: ReplayInput): Promise<ReplayResult> {
   const compactBefore = async (call: ProviderCall, rules: CompactionPolicy, trigger: CompactionTrigger) => {
     const start = compacted?.firstKeptIndex ?? 0;
     const end = call.index;
-    const cut = findCutPoint(messages, tokens, rules, { start, end });
+    const cut = findCutPoint(messages, tokens, { ...rules, forcePastPreviousCut: trigger === 'overflow' }, { start, end });
     if (cut.kind === 'none') return null;
     const tokensBefore = afterInput(call, tokens, compacted);
     const subject = {

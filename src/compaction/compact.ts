@@ -9,7 +9,7 @@ import { summaryMessages } from '../session/provider-view.js';
 import type { Strategy } from '../strategies/strategy.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import { estimateContextTokens, estimateMessageTokens, heuristicCounter, sum } from '../tokens/estimate.js';
-import type { CutPoint } from './cut-point.js';
+import type { CutPoint, NoCutReason } from './cut-point.js';
 import { findCutPoint } from './cut-point.js';
 import { collectFileOps, mergeFileOps, NO_FILE_OPS } from './file-ops.js';
 import type { CompactionPolicy } from './policy.js';
@@ -72,6 +72,12 @@ export function currentContextTokens(subject: CompactionSubject): number {
   return contextAfterCompaction(full, subject.tokens, previous.firstKeptIndex, previous.state.summary_tokens);
 }
 
+const NO_CUT_REASONS: Record<NoCutReason, string> = {
+  fits: 'the recent messages already fit the keep budget',
+  'at-previous-cut': 'nothing new to summarize since the last compaction',
+  'no-valid-cut': 'no valid cut point',
+};
+
 export function planCompaction(subject: CompactionSubject, policy: CompactionPolicy): CompactionPlan {
   const contextTokens = currentContextTokens(subject);
   const start = subject.previous?.firstKeptIndex ?? 0;
@@ -81,7 +87,7 @@ export function planCompaction(subject: CompactionSubject, policy: CompactionPol
     return { kind: 'skip', status: quiet, reason: 'under the compaction threshold', contextTokens, cut };
   }
   if (cut.kind === 'none') {
-    const reason = cut.reason === 'fits' ? 'the recent messages already fit the keep budget' : 'no valid cut point';
+    const reason = NO_CUT_REASONS[cut.reason];
     return { kind: 'skip', status: quiet, reason, contextTokens, cut };
   }
   return { kind: 'compact', contextTokens, cut, start };

@@ -43,13 +43,25 @@ export type CutPoint =
     }
   | {
       readonly kind: 'none';
-      /** `fits`: the kept window already holds everything new; `no-valid-cut`: every candidate was invalid. */
-      readonly reason: 'fits' | 'no-valid-cut';
+      /**
+       * `fits`: the keep budget already holds everything since the start; `at-previous-cut`: the
+       * rules would cut exactly where the previous compaction did (nothing new to summarize);
+       * `no-valid-cut`: every candidate was invalid.
+       */
+      readonly reason: NoCutReason;
     };
+
+export type NoCutReason = 'fits' | 'at-previous-cut' | 'no-valid-cut';
 
 export interface CutOptions {
   readonly keepRecentTokens: number;
+  /** With no valid cut, keep only the last messages (seed 000). */
   readonly force?: boolean;
+  /**
+   * Also force when the rules land on the previous cut. Overflow recovery needs this; a repeated
+   * `compact --force` must not, or running it twice would compact twice.
+   */
+  readonly forcePastPreviousCut?: boolean;
   readonly cutRule?: CutRule;
 }
 
@@ -61,10 +73,10 @@ export function findCutPoint(
   range: CutRange = { start: 0, end: messages.length },
 ): CutPoint {
   const { start, end } = range;
-  const { keepRecentTokens, force = false, cutRule = 'conservative' } = options;
+  const { keepRecentTokens, force = false, forcePastPreviousCut = false, cutRule = 'conservative' } = options;
   const index = walkBack(messages, tokens, keepRecentTokens, start, end, cutRule);
   if (typeof index === 'number') return describeCut(messages, tokens, start, end, index, false);
-  if (!force) return { kind: 'none', reason: index };
+  if (!force || (index === 'at-previous-cut' && !forcePastPreviousCut)) return { kind: 'none', reason: index };
   const forced = forcedCut(messages, start, end);
   if (forced === undefined) return { kind: 'none', reason: index };
   return describeCut(messages, tokens, start, end, forced, true);
@@ -78,7 +90,7 @@ function walkBack(
   start: number,
   end: number,
   rule: CutRule,
-): number | 'fits' | 'no-valid-cut' {
+): number | NoCutReason {
   let kept = 0;
   for (let i = end - 1; i >= start; i--) {
     kept += tokens[i] ?? 0;
@@ -87,7 +99,8 @@ function walkBack(
     for (let j = i; j > start; j--) {
       if (isValidCutPoint(messages[j]!, rule)) return j;
     }
-    return i > start ? 'no-valid-cut' : 'fits';
+    if (i === start) return 'fits';
+    return start > 0 && isValidCutPoint(messages[start]!, rule) ? 'at-previous-cut' : 'no-valid-cut';
   }
   return 'fits';
 }
