@@ -4,18 +4,24 @@
  */
 import type { CommandModule } from 'yargs';
 import { planCompaction, runCompaction } from '../compaction/compact.js';
+import type { CompactionPolicy } from '../compaction/policy.js';
 import { ExitCode } from '../errors.js';
 import { formatTokens } from '../report/format.js';
 import { createProgress, shouldShowProgress } from '../report/progress.js';
 import { saveSidecar } from '../sidecar/store.js';
 import type { StrategyName } from '../strategies/index.js';
 import { createStrategy, STRATEGY_NAMES } from '../strategies/index.js';
-import { runBatch } from './batch.js';
-import { expandInputs } from './inputs.js';
+import type { Diagnostic } from '../session/model.js';
+import type { TokenizerName } from '../tokens/tokenizers.js';
+import { loadTextCounter } from '../tokens/tokenizers.js';
+import { sessionTask } from '../workers/task.js';
+import { selectInputs } from './inputs.js';
 import { loadSession } from './load.js';
 import type { CommonArgs, PolicyArgs } from './options.js';
-import { policyFromArgs, withInputs, withPolicy } from './options.js';
+import { jobsFromArgs, policyFromArgs, withInputs, withPolicy } from './options.js';
 import { createOutput, reportFailure } from './output.js';
+import { runSessions } from './sessions.js';
+import { parseShard } from './shard.js';
 
 export type CompactStatus = 'compacted' | 'skipped' | 'up-to-date' | 'failed';
 
@@ -28,7 +34,61 @@ interface CompactResult {
   readonly status: Exclude<CompactStatus, 'failed'>;
   readonly record: Record<string, unknown>;
   readonly line: string;
+  readonly warnings: readonly Diagnostic[];
 }
+
+interface CompactOptions {
+  readonly format: string;
+  readonly policy: CompactionPolicy;
+  readonly strategy: StrategyName;
+  readonly tokenizer: TokenizerName;
+  readonly dryRun: boolean;
+}
+
+/** Plans, summarizes and writes one session's sidecar (runs in a worker thread for big batches). */
+export const compactSessionTask = sessionTask(import.meta.url, 'compactSessionTask', async (path: string, options: CompactOptions): Promise<CompactResult> => {
+  const strategy = createStrategy(options.strategy);
+  const count = await loadTextCounter(options.tokenizer);
+  // A strategy that reads no text gets slim messages; the sidecar's hash is taken while reading.
+  const messages = strategy.metadataOnly ? 'lean-hashed' : 'full';
+  const loaded = await loadSession(path, { format: options.format, withSidecar: true, count, messages });
+  const { warnings } = loaded;
+  const plan = planCompaction(loaded.subject, options.policy);
+  const base = { session: path, strategy: strategy.name, dry_run: options.dryRun, tokens_before: plan.contextTokens };
+  if (plan.kind === 'skip') {
+    return {
+      status: plan.status,
+      record: { ...base, status: plan.status, reason: plan.reason },
+      line: `${plan.status.padEnd(10)} ${path} (${plan.reason})`,
+      warnings,
+    };
+  }
+  const firstKept = loaded.session.messages[plan.cut.index]!.id;
+  if (options.dryRun) {
+    return {
+      status: 'compacted',
+      record: { ...base, status: 'compacted', first_kept_message_id: firstKept, messages_summarized: plan.cut.index - plan.start },
+      line: `would compact ${path}: ${plan.cut.index - plan.start} messages, keep from ${firstKept}`,
+      warnings,
+    };
+  }
+  const state = await runCompaction(loaded.subject, plan, strategy, { count });
+  const written = await saveSidecar(path, state);
+  return {
+    status: 'compacted',
+    record: {
+      ...base,
+      status: 'compacted',
+      sidecar: written,
+      tokens_after: state.tokens_after,
+      first_kept_message_id: state.first_kept_message_id,
+      messages_summarized: state.messages_summarized,
+      summary_tokens: state.summary_tokens,
+    },
+    line: `compacted  ${path}: ${formatTokens(state.tokens_before)} -> ${formatTokens(state.tokens_after)} tokens, sidecar ${written}`,
+    warnings,
+  };
+});
 
 export const compactCommand: CommandModule<object, CompactArgs> = {
   command: 'compact <inputs..>',
@@ -40,57 +100,28 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
   handler: async (args) => {
     const policy = policyFromArgs(args);
     const strategy = createStrategy(args.strategy);
-    const paths = await expandInputs(args.inputs);
+    const paths = await selectInputs(args.inputs, parseShard(args.shard));
     const output = createOutput(args.json);
     const progress = createProgress(paths.length, shouldShowProgress(args.json));
     const counts: Record<CompactStatus, number> = { compacted: 0, skipped: 0, 'up-to-date': 0, failed: 0 };
 
-    const compactOne = async (path: string): Promise<CompactResult> => {
-      const loaded = await loadSession(path, { format: args.format, withSidecar: true });
-      loaded.warnings.forEach((warning) => output.warn(warning));
-      const plan = planCompaction(loaded.subject, policy);
-      const base = { session: path, strategy: strategy.name, dry_run: args['dry-run'], tokens_before: plan.contextTokens };
-      if (plan.kind === 'skip') {
-        return {
-          status: plan.status,
-          record: { ...base, status: plan.status, reason: plan.reason },
-          line: `${plan.status.padEnd(10)} ${path} (${plan.reason})`,
-        };
-      }
-      const firstKept = loaded.session.messages[plan.cut.index]!.id;
-      if (args['dry-run']) {
-        return {
-          status: 'compacted',
-          record: { ...base, status: 'compacted', first_kept_message_id: firstKept, messages_summarized: plan.cut.index - plan.start },
-          line: `would compact ${path}: ${plan.cut.index - plan.start} messages, keep from ${firstKept}`,
-        };
-      }
-      const state = await runCompaction(loaded.subject, plan, strategy);
-      const written = await saveSidecar(path, state);
-      return {
-        status: 'compacted',
-        record: {
-          ...base,
-          status: 'compacted',
-          sidecar: written,
-          tokens_after: state.tokens_after,
-          first_kept_message_id: state.first_kept_message_id,
-          messages_summarized: state.messages_summarized,
-          summary_tokens: state.summary_tokens,
-        },
-        line: `compacted  ${path}: ${formatTokens(state.tokens_before)} -> ${formatTokens(state.tokens_after)} tokens, sidecar ${written}`,
-      };
-    };
-
-    const outcomes = await runBatch(paths, compactOne, ({ path, ...outcome }) => {
-      progress.tick(path);
-      if (!outcome.ok) {
-        counts.failed++;
-        return reportFailure(output, path, outcome.error);
-      }
-      counts[outcome.value.status]++;
-      output.record(outcome.value.record, () => outcome.value.line);
-    });
+    const options: CompactOptions = { format: args.format, policy, strategy: args.strategy, tokenizer: args.tokenizer, dryRun: args['dry-run'] };
+    const outcomes = await runSessions(
+      paths,
+      compactSessionTask,
+      options,
+      ({ path, ...outcome }) => {
+        progress.tick(path);
+        if (!outcome.ok) {
+          counts.failed++;
+          return reportFailure(output, path, outcome.error);
+        }
+        outcome.value.warnings.forEach((warning) => output.warn(warning));
+        counts[outcome.value.status]++;
+        output.record(outcome.value.record, () => outcome.value.line);
+      },
+      jobsFromArgs(args),
+    );
     progress.stop();
     if (!output.json) {
       const verb = args['dry-run'] ? 'would be compacted' : 'compacted';

@@ -4,23 +4,29 @@
 import type { CommandModule } from 'yargs';
 import type { CompactionPlan } from '../compaction/compact.js';
 import { planCompaction } from '../compaction/compact.js';
+import type { CompactionPolicy } from '../compaction/policy.js';
 import { ExitCode } from '../errors.js';
 import { fitPath, formatTokens } from '../report/format.js';
 import { renderTable } from '../report/table.js';
+import type { Diagnostic, Message } from '../session/model.js';
 import { sum } from '../tokens/estimate.js';
-import { runBatch } from './batch.js';
-import { expandInputs } from './inputs.js';
+import type { TokenizerName } from '../tokens/tokenizers.js';
+import { loadTextCounter } from '../tokens/tokenizers.js';
+import { sessionTask } from '../workers/task.js';
+import { selectInputs } from './inputs.js';
 import { loadSession } from './load.js';
 import type { CommonArgs, PolicyArgs } from './options.js';
-import { policyFromArgs, withInputs, withPolicy } from './options.js';
+import { jobsFromArgs, policyFromArgs, withInputs, withPolicy } from './options.js';
 import { createOutput, reportFailure } from './output.js';
+import { runSessions } from './sessions.js';
+import { parseShard } from './shard.js';
 
-function cutJson(plan: CompactionPlan, messageIds: readonly string[]) {
+function cutJson(plan: CompactionPlan, messages: readonly Message[]) {
   const cut = plan.cut;
   if (cut.kind === 'none') return null;
   return {
     index: cut.index,
-    first_kept_message_id: messageIds[cut.index],
+    first_kept_message_id: messages[cut.index]!.id,
     split_turn: cut.splitTurnStart !== null,
     forced: cut.forced,
     tokens_to_summarize: cut.tokensToSummarize,
@@ -28,37 +34,62 @@ function cutJson(plan: CompactionPlan, messageIds: readonly string[]) {
   };
 }
 
+interface EstimateOptions {
+  readonly format: string;
+  readonly policy: CompactionPolicy;
+  readonly tokenizer: TokenizerName;
+}
+
+interface EstimateResult {
+  readonly record: {
+    readonly session: string;
+    readonly messages: number;
+    readonly estimated_tokens: number;
+    readonly context_tokens: number;
+    readonly would_compact: boolean;
+    readonly cut: ReturnType<typeof cutJson>;
+    readonly [field: string]: unknown;
+  };
+  readonly warnings: readonly Diagnostic[];
+}
+
+/** One session's estimate (runs in a worker thread for big batches). Needs no message text. */
+export const estimateSessionTask = sessionTask(import.meta.url, 'estimateSessionTask', async (path: string, options: EstimateOptions): Promise<EstimateResult> => {
+  const count = await loadTextCounter(options.tokenizer);
+  const loaded = await loadSession(path, { format: options.format, withSidecar: true, count, messages: 'lean' });
+  const plan = planCompaction(loaded.subject, options.policy);
+  const record = {
+    session: path,
+    format: loaded.session.format,
+    messages: loaded.session.messages.length,
+    estimated_tokens: sum(loaded.tokens),
+    context_tokens: plan.contextTokens,
+    would_compact: plan.kind === 'compact',
+    compacted_before: loaded.subject.previous !== null,
+    cut: cutJson(plan, loaded.session.messages),
+    ...(plan.kind === 'skip' ? { reason: plan.reason } : {}),
+  };
+  return { record, warnings: loaded.warnings };
+});
+
 export const estimateCommand: CommandModule<object, CommonArgs & PolicyArgs> = {
   command: 'estimate <inputs..>',
   describe: 'Estimate tokens and the cut compaction would take',
   builder: (yargs) => withPolicy(withInputs(yargs)) as never,
   handler: async (args) => {
     const policy = policyFromArgs(args);
-    const paths = await expandInputs(args.inputs);
+    const paths = await selectInputs(args.inputs, parseShard(args.shard));
     const output = createOutput(args.json);
     const rows: string[][] = [];
-    const outcomes = await runBatch(
+    const options: EstimateOptions = { format: args.format, policy, tokenizer: args.tokenizer };
+    const outcomes = await runSessions(
       paths,
-      async (path) => {
-        const loaded = await loadSession(path, { format: args.format, withSidecar: true });
-        return { loaded, plan: planCompaction(loaded.subject, policy) };
-      },
+      estimateSessionTask,
+      options,
       ({ path, ...outcome }) => {
         if (!outcome.ok) return reportFailure(output, path, outcome.error);
-        const { loaded, plan } = outcome.value;
-        loaded.warnings.forEach((warning) => output.warn(warning));
-        const ids = loaded.session.messages.map((message) => message.id);
-        const record = {
-          session: path,
-          format: loaded.session.format,
-          messages: ids.length,
-          estimated_tokens: sum(loaded.tokens),
-          context_tokens: plan.contextTokens,
-          would_compact: plan.kind === 'compact',
-          compacted_before: loaded.subject.previous !== null,
-          cut: cutJson(plan, ids),
-          ...(plan.kind === 'skip' ? { reason: plan.reason } : {}),
-        };
+        const { record, warnings } = outcome.value;
+        warnings.forEach((warning) => output.warn(warning));
         output.record(record);
         const cut = record.cut;
         rows.push([
@@ -70,6 +101,7 @@ export const estimateCommand: CommandModule<object, CommonArgs & PolicyArgs> = {
           cut ? `${cut.index}${cut.split_turn ? ' (split)' : ''}` : '-',
         ]);
       },
+      jobsFromArgs(args),
     );
     if (!output.json && rows.length > 0) {
       const table = renderTable(

@@ -7,13 +7,18 @@ import { groupTurns, totalUsage, turnUsage } from '../audit/turns.js';
 import { ExitCode } from '../errors.js';
 import { formatTokens } from '../report/format.js';
 import { renderTable } from '../report/table.js';
+import type { Diagnostic } from '../session/model.js';
 import { providerCalls } from '../tokens/provider-calls.js';
-import { runBatch } from './batch.js';
-import { expandInputs } from './inputs.js';
+import type { TokenizerName } from '../tokens/tokenizers.js';
+import { loadTextCounter } from '../tokens/tokenizers.js';
+import { sessionTask } from '../workers/task.js';
+import { selectInputs } from './inputs.js';
 import { loadSession } from './load.js';
 import type { CommonArgs } from './options.js';
-import { withInputs } from './options.js';
+import { jobsFromArgs, withInputs } from './options.js';
 import { createOutput, reportFailure } from './output.js';
+import { runSessions } from './sessions.js';
+import { parseShard } from './shard.js';
 
 function humanReport(path: string, format: string, messages: number, turns: readonly TurnUsage[]): string {
   const totals = totalUsage(turns);
@@ -33,30 +38,55 @@ function humanReport(path: string, format: string, messages: number, turns: read
   return `${path} (${format}, ${formatTokens(messages)} messages, ${turns.length} turns)\n${table}${note}\n`;
 }
 
+interface InspectOptions {
+  readonly format: string;
+  readonly tokenizer: TokenizerName;
+}
+
+interface InspectResult {
+  readonly format: string;
+  readonly model: string | null;
+  readonly messages: number;
+  readonly turns: readonly TurnUsage[];
+  readonly warnings: readonly Diagnostic[];
+}
+
+/** One session's audit (runs in a worker thread for big batches). Needs no message text. */
+export const inspectSessionTask = sessionTask(import.meta.url, 'inspectSessionTask', async (path: string, options: InspectOptions): Promise<InspectResult> => {
+  const count = await loadTextCounter(options.tokenizer);
+  const loaded = await loadSession(path, { format: options.format, withSidecar: false, count, messages: 'lean' });
+  const calls = providerCalls(loaded.session.messages, loaded.tokens);
+  return {
+    format: loaded.session.format,
+    model: loaded.session.model ?? null,
+    messages: loaded.session.messages.length,
+    turns: groupTurns(loaded.session.messages, calls).map(turnUsage),
+    warnings: loaded.warnings,
+  };
+});
+
 export const inspectCommand: CommandModule<object, CommonArgs> = {
   command: 'inspect <inputs..>',
   describe: 'Audit token growth per turn',
   builder: (yargs) => withInputs(yargs) as never,
   handler: async (args) => {
-    const paths = await expandInputs(args.inputs);
+    const paths = await selectInputs(args.inputs, parseShard(args.shard));
     const output = createOutput(args.json);
-    const outcomes = await runBatch(
+    const options: InspectOptions = { format: args.format, tokenizer: args.tokenizer };
+    const outcomes = await runSessions(
       paths,
-      async (path) => {
-        const loaded = await loadSession(path, { format: args.format, withSidecar: false });
-        const calls = providerCalls(loaded.session.messages, loaded.tokens);
-        return { loaded, turns: groupTurns(loaded.session.messages, calls).map(turnUsage) };
-      },
+      inspectSessionTask,
+      options,
       ({ path, ...outcome }) => {
         if (!outcome.ok) return reportFailure(output, path, outcome.error);
-        const { loaded, turns } = outcome.value;
-        loaded.warnings.forEach((warning) => output.warn(warning));
+        const { turns, warnings } = outcome.value;
+        warnings.forEach((warning) => output.warn(warning));
         const totals = totalUsage(turns);
         const record = {
           session: path,
-          format: loaded.session.format,
-          model: loaded.session.model ?? null,
-          messages: loaded.session.messages.length,
+          format: outcome.value.format,
+          model: outcome.value.model,
+          messages: outcome.value.messages,
           turns: turns.map((turn) => ({
             turn: turn.turn,
             baseline_input_tokens: turn.baselineInputTokens,
@@ -67,8 +97,9 @@ export const inspectCommand: CommandModule<object, CommonArgs> = {
           })),
           totals: { requests: totals.requests, input_tokens: totals.inputTokens, output_tokens: totals.outputTokens },
         };
-        output.record(record, () => humanReport(path, loaded.session.format, loaded.session.messages.length, turns));
+        output.record(record, () => humanReport(path, outcome.value.format, outcome.value.messages, turns));
       },
+      jobsFromArgs(args),
     );
     await output.close();
     process.exitCode = outcomes.some((outcome) => !outcome.ok) ? ExitCode.failed : ExitCode.ok;

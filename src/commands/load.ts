@@ -1,16 +1,22 @@
 /**
  * Loading a session for a command: read it, estimate its messages, and attach its sidecar
- * when one exists and still matches the session.
+ * when one exists and still matches the session. Commands that need no message text ask for
+ * the lean read: slim messages (session/slim.ts) with estimates and prefix hashes taken while
+ * reading, so memory follows the number of messages, not the size of the file.
  */
+import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import type { CompactionSubject } from '../compaction/compact.js';
 import type { CompactionState } from '../compaction/state.js';
 import { readSession } from '../formats/index.js';
-import type { Diagnostic, Session } from '../session/model.js';
+import { rememberPrefixHash, updateMessageHash } from '../session/hash.js';
+import type { Diagnostic, Message, Session } from '../session/model.js';
+import { isToolResultMessage } from '../session/model.js';
+import { slimMessage } from '../session/slim.js';
 import { loadSidecar, sidecarPath } from '../sidecar/store.js';
 import { checkFreshness } from '../sidecar/staleness.js';
 import type { TextCounter } from '../tokens/estimate.js';
-import { estimateAll, heuristicCounter } from '../tokens/estimate.js';
+import { estimateAll, estimateMessageTokens, heuristicCounter } from '../tokens/estimate.js';
 
 export interface LoadedSession {
   readonly session: Session;
@@ -27,23 +33,78 @@ export interface LoadOptions {
   readonly count?: TextCounter;
   /** Whether to read the sidecar (commands that report the raw session do not). */
   readonly withSidecar: boolean;
+  /**
+   * `full` (default): messages as read. `lean`: slim messages, for commands that need no text
+   * (estimate, inspect, replay and compact with truncate). `lean-hashed`: slim, plus the prefix
+   * hash every possible cut needs (compact writes it into the sidecar).
+   */
+  readonly messages?: 'full' | 'lean' | 'lean-hashed';
+}
+
+/**
+ * Reads slim messages, estimating and hashing each full message as the reader hands it over.
+ * Returns the reader's full session when the reader does not take the `keep` hook, and null
+ * when it changed what the hook returned (then the caller reads again in full).
+ */
+async function readLean(
+  path: string,
+  format: string,
+  count: TextCounter,
+  hashing: { readonly everyCut: boolean; readonly at: string | null },
+): Promise<{ session: Session; tokens: number[] } | Session | null> {
+  const order = new WeakMap<Message, number>();
+  const tokens: number[] = [];
+  const hash = hashing.everyCut || hashing.at !== null ? createHash('sha256') : null;
+  let stillHashing = hash !== null;
+  const keep = (message: Message): Message => {
+    const index = tokens.length;
+    const kept = slimMessage(message);
+    order.set(kept, index);
+    tokens.push(estimateMessageTokens(message, count));
+    if (hash && stillHashing) {
+      const atSidecar = message.id === hashing.at;
+      // A cut never lands on a tool result (cut-point.ts), so their prefixes are never asked for.
+      if (atSidecar || (hashing.everyCut && !isToolResultMessage(message))) rememberPrefixHash(kept, index, hash);
+      if (atSidecar && !hashing.everyCut) stillHashing = false;
+      else updateMessageHash(hash, message);
+    }
+    return kept;
+  };
+  const session = await readSession(path, format, { keep });
+  if (tokens.length === 0) return session;
+  const intact = session.messages.length === tokens.length && session.messages.every((message, index) => order.get(message) === index);
+  return intact ? { session, tokens } : null;
+}
+
+async function readWithEstimates(
+  path: string,
+  options: LoadOptions,
+  sidecar: CompactionState | null,
+): Promise<{ session: Session; tokens: readonly number[] }> {
+  const count = options.count ?? heuristicCounter;
+  const mode = options.messages ?? 'full';
+  if (mode !== 'full') {
+    const hashing = { everyCut: mode === 'lean-hashed', at: sidecar?.first_kept_message_id ?? null };
+    const lean = await readLean(path, options.format, count, hashing);
+    if (lean && 'tokens' in lean) return lean;
+    if (lean) return { session: lean, tokens: estimateAll(lean.messages, count) };
+  }
+  const session = await readSession(path, options.format);
+  return { session, tokens: estimateAll(session.messages, count) };
 }
 
 export async function loadSession(path: string, options: LoadOptions): Promise<LoadedSession> {
-  const session = await readSession(path, options.format);
-  const tokens = estimateAll(session.messages, options.count ?? heuristicCounter);
+  const state = options.withSidecar ? await loadSidecar(path) : null;
+  const { session, tokens } = await readWithEstimates(path, options, state);
   const warnings: Diagnostic[] = [...session.warnings];
   let previous: CompactionSubject['previous'] = null;
   let staleSidecar: CompactionState | null = null;
-  if (options.withSidecar) {
-    const state = await loadSidecar(path);
-    if (state) {
-      const freshness = checkFreshness(state, session.messages);
-      if (freshness.kind === 'fresh') previous = { state, firstKeptIndex: freshness.firstKeptIndex };
-      else {
-        staleSidecar = state;
-        warnings.push({ file: sidecarPath(path), message: `stale sidecar (${freshness.reason}); compacting from scratch` });
-      }
+  if (state) {
+    const freshness = checkFreshness(state, session.messages);
+    if (freshness.kind === 'fresh') previous = { state, firstKeptIndex: freshness.firstKeptIndex };
+    else {
+      staleSidecar = state;
+      warnings.push({ file: sidecarPath(path), message: `stale sidecar (${freshness.reason}); compacting from scratch` });
     }
   }
   return {

@@ -6,11 +6,17 @@ import type { CompactionPolicy, CutRule } from '../compaction/policy.js';
 import { CUT_RULES, DEFAULT_CONTEXT_LIMIT, DEFAULT_KEEP_RECENT_TOKENS, DEFAULT_RESERVE_TOKENS } from '../compaction/policy.js';
 import { UsageError } from '../errors.js';
 import { FORMAT_NAMES } from '../formats/index.js';
+import type { TokenizerName } from '../tokens/tokenizers.js';
+import { TOKENIZER_NAMES } from '../tokens/tokenizers.js';
+import type { Jobs } from './sessions.js';
 
 export interface CommonArgs {
   inputs: string[];
   format: string;
   json: boolean;
+  jobs: string;
+  shard?: string;
+  tokenizer: TokenizerName;
 }
 
 export interface PolicyArgs {
@@ -26,7 +32,17 @@ export function withInputs<T>(yargs: Argv<T>) {
   return yargs
     .positional('inputs', { describe: 'session files, directories or globs', type: 'string', array: true, demandOption: true })
     .option('format', { describe: 'session format', choices: FORMAT_NAMES as string[], default: 'auto' })
-    .option('json', { describe: 'print NDJSON, one object per session', type: 'boolean', default: false });
+    .option('json', { describe: 'print NDJSON, one object per session', type: 'boolean', default: false })
+    .option('tokenizer', { describe: 'how tokens are counted: chars/4, or exactly for OpenAI o200k / cl100k', choices: TOKENIZER_NAMES, default: 'heuristic' as TokenizerName })
+    .option('jobs', { describe: 'threads for many sessions: a number, or auto (one per core when it pays)', type: 'string', default: 'auto' })
+    .option('shard', { describe: 'take only shard K of N of the sessions (K/N, 1-based), or auto (README "Sharding")', type: 'string' });
+}
+
+export function jobsFromArgs(args: Pick<CommonArgs, 'jobs'>): Jobs {
+  if (args.jobs === 'auto') return 'auto';
+  const jobs = Number(args.jobs);
+  if (!/^\d+$/.test(args.jobs) || jobs < 1) throw new UsageError(`--jobs must be auto or a whole number >= 1, got ${JSON.stringify(args.jobs)}`);
+  return jobs;
 }
 
 export function withPolicy<T>(yargs: Argv<T>) {

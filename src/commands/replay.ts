@@ -5,17 +5,22 @@
 import type { CommandModule } from 'yargs';
 import type { ReplayResult } from '../audit/replay.js';
 import { replaySession } from '../audit/replay.js';
+import type { CompactionPolicy } from '../compaction/policy.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { formatPercent, formatTokens, formatUsd } from '../report/format.js';
 import { renderTable } from '../report/table.js';
 import type { StrategyName } from '../strategies/index.js';
 import { createStrategy, STRATEGY_NAMES } from '../strategies/index.js';
-import { runBatch } from './batch.js';
-import { expandInputs } from './inputs.js';
+import type { TokenizerName } from '../tokens/tokenizers.js';
+import { loadTextCounter } from '../tokens/tokenizers.js';
+import { sessionTask } from '../workers/task.js';
+import { selectInputs } from './inputs.js';
 import { loadSession } from './load.js';
 import type { CommonArgs, PolicyArgs } from './options.js';
-import { policyFromArgs, policyJson, withInputs, withPolicy } from './options.js';
+import { jobsFromArgs, policyFromArgs, policyJson, withInputs, withPolicy } from './options.js';
 import { createOutput, reportFailure } from './output.js';
+import { runSessions } from './sessions.js';
+import { parseShard } from './shard.js';
 
 interface ReplayArgs extends CommonArgs, PolicyArgs {
   strategy: StrategyName;
@@ -116,6 +121,23 @@ function humanReport(path: string, result: ReplayResult, cost: ReturnType<typeof
   return `${lines.join('\n')}\n`;
 }
 
+interface ReplayOptions {
+  readonly format: string;
+  readonly policy: CompactionPolicy;
+  readonly strategy: StrategyName;
+  readonly tokenizer: TokenizerName;
+}
+
+/** One session's replay (runs in a worker thread for big batches). */
+export const replaySessionTask = sessionTask(import.meta.url, 'replaySessionTask', async (path: string, options: ReplayOptions): Promise<ReplayResult> => {
+  const strategy = createStrategy(options.strategy);
+  const count = await loadTextCounter(options.tokenizer);
+  // Each simulated compaction builds a full state, summarized_hash included: keep the hashes.
+  const messages = strategy.metadataOnly ? 'lean-hashed' : 'full';
+  const loaded = await loadSession(path, { format: options.format, withSidecar: false, count, messages });
+  return replaySession({ sessionName: loaded.subject.sessionName, messages: loaded.session.messages, tokens: loaded.tokens, policy: options.policy, strategy, count });
+});
+
 export const replayCommand: CommandModule<object, ReplayArgs> = {
   command: 'replay <inputs..>',
   describe: 'Replay sessions under a compaction policy: tokens and cost before/after',
@@ -128,26 +150,20 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
     const policy = policyFromArgs(args);
     const prices = pricesFromArgs(args);
     const strategy = createStrategy(args.strategy);
-    const paths = await expandInputs(args.inputs);
+    const paths = await selectInputs(args.inputs, parseShard(args.shard));
     const output = createOutput(args.json);
-    const outcomes = await runBatch(
+    const options: ReplayOptions = { format: args.format, policy, strategy: args.strategy, tokenizer: args.tokenizer };
+    const outcomes = await runSessions(
       paths,
-      async (path) => {
-        const loaded = await loadSession(path, { format: args.format, withSidecar: false });
-        return replaySession({
-          sessionName: loaded.subject.sessionName,
-          messages: loaded.session.messages,
-          tokens: loaded.tokens,
-          policy,
-          strategy,
-        });
-      },
+      replaySessionTask,
+      options,
       ({ path, ...outcome }) => {
         if (!outcome.ok) return reportFailure(output, path, outcome.error);
         const cost = prices ? costJson(outcome.value, prices) : null;
         const record = { ...replayJson(path, outcome.value), policy: policyJson(policy), strategy: strategy.name, cost };
         output.record(record, () => humanReport(path, outcome.value, cost));
       },
+      jobsFromArgs(args),
     );
     await output.close();
     process.exitCode = outcomes.some((outcome) => !outcome.ok) ? ExitCode.failed : ExitCode.ok;

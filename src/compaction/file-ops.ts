@@ -27,9 +27,9 @@ const MODIFY_TOOLS = new Set([
   'notebookedit',
   'apply_patch',
 ]);
-const PATH_ARGUMENTS = ['path', 'file_path', 'filePath', 'filepath', 'notebook_path', 'filename', 'file'];
+export const PATH_ARGUMENTS = ['path', 'file_path', 'filePath', 'filepath', 'notebook_path', 'filename', 'file'];
 /** apply_patch bodies name their files on these lines (Codex). */
-const PATCH_FILE_LINE = /^\*\*\* (?:Add|Update|Delete) File: (.+)$/gm;
+export const PATCH_FILE_LINE = /^\*\*\* (?:Add|Update|Delete) File: (.+)$/gm;
 
 function pathsOf(block: ToolRequestBlock): string[] {
   const paths: string[] = [];

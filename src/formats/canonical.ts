@@ -90,7 +90,8 @@ export const canonicalReader: FormatReader = {
     return Array.isArray(content) && content.every((block) => CANONICAL_BLOCK_TYPES.has((block as { type?: string })?.type ?? ''));
   },
 
-  async read(path) {
+  async read(path, options) {
+    const keep = options?.keep ?? ((message: Message) => message);
     const messages: Message[] = [];
     const seen = new Set<string>();
     const warnings: Diagnostic[] = [];
@@ -101,7 +102,7 @@ export const canonicalReader: FormatReader = {
         throw new InputError(`duplicate message id ${JSON.stringify(parsed.data.id)}`, path, line);
       }
       seen.add(parsed.data.id);
-      messages.push(toMessage(parsed.data, line));
+      messages.push(keep(toMessage(parsed.data, line)));
     });
     warnings.push(...readWarnings);
     const model = messages.find((message) => message.model)?.model;

@@ -5,7 +5,7 @@ import { InputError } from '../errors.js';
 import type { Session } from '../session/model.js';
 import { canonicalReader } from './canonical.js';
 import { peekJsonLines } from './jsonl-lines.js';
-import type { FormatReader } from './reader.js';
+import type { FormatReader, ReadOptions } from './reader.js';
 
 /** In detection order: the most specific shapes first. */
 export const READERS: readonly FormatReader[] = [canonicalReader];
@@ -29,7 +29,7 @@ export function readerByName(name: string): FormatReader {
 }
 
 /** Reads a session in the given format, or the detected one for `auto`. */
-export async function readSession(path: string, format = 'auto'): Promise<Session> {
+export async function readSession(path: string, format = 'auto', options?: ReadOptions): Promise<Session> {
   const reader = format === 'auto' ? await detectFormat(path) : readerByName(format);
-  return reader.read(path);
+  return reader.read(path, options);
 }

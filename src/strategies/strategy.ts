@@ -31,5 +31,10 @@ export interface SummaryOutput {
 
 export interface Strategy {
   readonly name: string;
+  /**
+   * True when the strategy reads only structure (roles, tool pairing, file paths), never message
+   * text: it then gets slim messages (session/slim.ts) and memory stays flat. Absent = false.
+   */
+  readonly metadataOnly?: boolean;
   summarize(input: SummaryInput): Promise<SummaryOutput>;
 }

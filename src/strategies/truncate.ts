@@ -57,5 +57,6 @@ export function truncateSummary(input: SummaryInput): SummaryOutput {
 
 export const truncateStrategy: Strategy = {
   name: 'truncate',
+  metadataOnly: true,
   summarize: async (input) => truncateSummary(input),
 };

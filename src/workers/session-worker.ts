@@ -1,0 +1,24 @@
+/**
+ * The worker thread's side of pool.ts: imports the task a request names, runs it on one
+ * session, and posts back the result or the error as the one line the CLI would print.
+ */
+import { parentPort } from 'node:worker_threads';
+import { describeError } from '../errors.js';
+import type { TaskReply, TaskRequest } from './pool.js';
+import { isSessionTask } from './task.js';
+
+const port = parentPort;
+if (!port) throw new Error('session-worker.js runs only as a worker thread');
+
+port.on('message', async (request: TaskRequest) => {
+  let reply: TaskReply;
+  try {
+    const module = (await import(request.module)) as Record<string, unknown>;
+    const task = module[request.name];
+    if (!isSessionTask(task)) throw new Error(`internal: ${request.name} in ${request.module} is not a session task`);
+    reply = { id: request.id, ok: true, value: await task.run(request.path, request.options) };
+  } catch (error) {
+    reply = { id: request.id, ok: false, error: describeError(error) };
+  }
+  port.postMessage(reply);
+});
