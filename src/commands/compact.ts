@@ -49,8 +49,9 @@ interface CompactOptions {
 export const compactSessionTask = sessionTask(import.meta.url, 'compactSessionTask', async (path: string, options: CompactOptions): Promise<CompactResult> => {
   const strategy = createStrategy(options.strategy);
   const count = await loadTextCounter(options.tokenizer);
-  // A strategy that reads no text gets slim messages; the sidecar's hash is taken while reading.
-  const messages = strategy.metadataOnly ? 'lean-hashed' : 'full';
+  // A strategy that reads no text gets slim messages; the hash a sidecar stores is taken while
+  // reading (a dry run writes none).
+  const messages = !strategy.metadataOnly ? 'full' : options.dryRun ? 'lean' : 'lean-hashed';
   const loaded = await loadSession(path, { format: options.format, withSidecar: true, count, messages });
   const { warnings } = loaded;
   const plan = planCompaction(loaded.subject, options.policy);

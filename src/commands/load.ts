@@ -52,27 +52,27 @@ async function readLean(
   count: TextCounter,
   hashing: { readonly everyCut: boolean; readonly at: string | null },
 ): Promise<{ session: Session; tokens: number[] } | Session | null> {
-  const order = new WeakMap<Message, number>();
+  const kept: Message[] = [];
   const tokens: number[] = [];
   const hash = hashing.everyCut || hashing.at !== null ? createHash('sha256') : null;
   let stillHashing = hash !== null;
   const keep = (message: Message): Message => {
     const index = tokens.length;
-    const kept = slimMessage(message);
-    order.set(kept, index);
+    const slim = slimMessage(message);
+    kept.push(slim);
     tokens.push(estimateMessageTokens(message, count));
     if (hash && stillHashing) {
       const atSidecar = message.id === hashing.at;
       // A cut never lands on a tool result (cut-point.ts), so their prefixes are never asked for.
-      if (atSidecar || (hashing.everyCut && !isToolResultMessage(message))) rememberPrefixHash(kept, index, hash);
+      if (atSidecar || (hashing.everyCut && !isToolResultMessage(message))) rememberPrefixHash(slim, index, hash);
       if (atSidecar && !hashing.everyCut) stillHashing = false;
       else updateMessageHash(hash, message);
     }
-    return kept;
+    return slim;
   };
   const session = await readSession(path, format, { keep });
   if (tokens.length === 0) return session;
-  const intact = session.messages.length === tokens.length && session.messages.every((message, index) => order.get(message) === index);
+  const intact = session.messages.length === kept.length && session.messages.every((message, index) => message === kept[index]);
   return intact ? { session, tokens } : null;
 }
 

@@ -132,8 +132,7 @@ interface ReplayOptions {
 export const replaySessionTask = sessionTask(import.meta.url, 'replaySessionTask', async (path: string, options: ReplayOptions): Promise<ReplayResult> => {
   const strategy = createStrategy(options.strategy);
   const count = await loadTextCounter(options.tokenizer);
-  // Each simulated compaction builds a full state, summarized_hash included: keep the hashes.
-  const messages = strategy.metadataOnly ? 'lean-hashed' : 'full';
+  const messages = strategy.metadataOnly ? 'lean' : 'full';
   const loaded = await loadSession(path, { format: options.format, withSidecar: false, count, messages });
   return replaySession({ sessionName: loaded.subject.sessionName, messages: loaded.session.messages, tokens: loaded.tokens, policy: options.policy, strategy, count });
 });

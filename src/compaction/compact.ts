@@ -125,6 +125,7 @@ export async function runCompaction(
   const newSummaryTokens = summaryTokens(output.summary, output.turnPrefixSummary, options.count);
   const fullContext = estimateContextTokens(messages, tokens);
   const summarizedNow = cut.index - start;
+  let summarizedHash: string | undefined;
   return {
     format_version: SIDECAR_FORMAT_VERSION,
     session: subject.sessionName,
@@ -139,7 +140,11 @@ export async function runCompaction(
     summary_tokens: newSummaryTokens,
     messages_summarized: summarizedNow,
     messages_summarized_total: (previous?.state.messages_summarized_total ?? 0) + summarizedNow,
-    summarized_hash: hashMessages(messages, 0, cut.index),
+    // Computed when first read: hashing every summarized message is the costliest step, and a
+    // replay's simulated states are never stored.
+    get summarized_hash() {
+      return (summarizedHash ??= hashMessages(messages, 0, cut.index));
+    },
     read_files: fileOps.read,
     modified_files: fileOps.modified,
     compactions: (previous?.state.compactions ?? 0) + 1,

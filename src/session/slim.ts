@@ -14,11 +14,15 @@
 import { classifyToolRequest, PATCH_FILE_LINE, PATH_ARGUMENTS } from '../compaction/file-ops.js';
 import type { ContentBlock, Message, ToolRequestBlock } from './model.js';
 
-const slim = new WeakSet<Message>();
+/**
+ * Marks slim messages. A symbol key (not a WeakSet: a million weak entries slow every garbage
+ * collection) that object spread copies along and JSON never shows.
+ */
+const SLIM = Symbol('slim message');
 
-/** True for a message made by slimMessage: its text is not there to read. */
+/** True for a message made by slimMessage (or a spread copy of one): its text is not there to read. */
 export function isSlim(message: Message): boolean {
-  return slim.has(message);
+  return (message as { [SLIM]?: true })[SLIM] === true;
 }
 
 /** The arguments of a file tool call that name its files; nothing for other tools. */
@@ -64,11 +68,10 @@ export function slimMessage(message: Message): Message {
     const kept = slimBlock(block);
     if (kept) content.push(kept);
   }
-  const result: Message = {
+  return {
     ...message,
     content,
     ...(message.model ? { model: intern(message.model) } : {}),
-  };
-  slim.add(result);
-  return result;
+    [SLIM]: true,
+  } as Message;
 }
