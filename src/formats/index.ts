@@ -4,7 +4,7 @@
 import { InputError } from '../errors.js';
 import type { Session } from '../session/model.js';
 import { canonicalReader } from './canonical.js';
-import { peekJsonLines } from './jsonl-lines.js';
+import { peekJsonValues } from './line-scan.js';
 import type { FormatReader, ReadOptions } from './reader.js';
 
 /** In detection order: the most specific shapes first. */
@@ -15,7 +15,7 @@ export const FORMAT_NAMES: readonly string[] = ['auto', ...READERS.map((reader) 
 const DETECTION_LINES = 20;
 
 export async function detectFormat(path: string): Promise<FormatReader> {
-  const first = await peekJsonLines(path, DETECTION_LINES);
+  const first = await peekJsonValues(path, DETECTION_LINES);
   if (first.length === 0) throw new InputError('empty file: no JSON lines to read', path);
   const reader = READERS.find((candidate) => candidate.detect(first));
   if (!reader) throw new InputError(`unknown session format (try --format; known: ${FORMAT_NAMES.slice(1).join(', ')})`, path);

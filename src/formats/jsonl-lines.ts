@@ -3,13 +3,12 @@
  * blank lines, and a truncated last line (a session still being written: a warning, not an
  * error). Any other line that is not JSON is an InputError naming file and line.
  */
-import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { InputError } from '../errors.js';
 import type { Diagnostic } from '../session/model.js';
+import { scanJsonLines } from './line-scan.js';
 
 const NEWLINE = 0x0a;
-const CHUNK_BYTES = 1 << 20;
 
 export type LineVisitor = (value: unknown, line: number) => void;
 
@@ -21,53 +20,29 @@ function parseLine(raw: string, file: string, line: number): unknown {
   }
 }
 
-function decode(bytes: Buffer, line: number): string {
+export function decode(bytes: Buffer, line: number): string {
   let text = bytes.toString('utf8');
   if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (text.endsWith('\r')) text = text.slice(0, -1);
   return text;
 }
 
-/** Calls `visit` for every JSON line of the file; returns warnings for skipped lines. */
+/**
+ * Calls `visit` for every JSON line of the file; returns warnings for skipped lines. The reading
+ * itself is line-scan.ts's (one reused buffer per file, see there).
+ */
 export async function forEachJsonLine(file: string, visit: LineVisitor): Promise<Diagnostic[]> {
   const warnings: Diagnostic[] = [];
-  // Pieces of a line that spans chunks, joined once its newline arrives (a 50 MB line stays linear).
-  let carry: Buffer[] = [];
-  let line = 0;
-  const handle = (bytes: Buffer) => {
-    line++;
-    const text = decode(bytes, line);
-    if (text.trim() === '') return;
-    visit(parseLine(text, file, line), line);
-  };
-  try {
-    for await (const chunk of createReadStream(file, { highWaterMark: CHUNK_BYTES }) as AsyncIterable<Buffer>) {
-      let from = 0;
-      for (let newline = chunk.indexOf(NEWLINE); newline >= 0; newline = chunk.indexOf(NEWLINE, from)) {
-        const piece = chunk.subarray(from, newline);
-        handle(carry.length > 0 ? Buffer.concat([...carry, piece]) : piece);
-        carry = [];
-        from = newline + 1;
-      }
-      if (from < chunk.length) carry.push(chunk.subarray(from));
+  const last = await scanJsonLines(file, visit, (text, line) => parseLine(text, file, line));
+  if (last && last.text.trim() !== '') {
+    let value: unknown;
+    try {
+      value = JSON.parse(last.text);
+    } catch {
+      warnings.push({ file, line: last.line, message: 'last line is incomplete (file still being written?); skipped' });
+      return warnings;
     }
-  } catch (error) {
-    if (error instanceof InputError) throw error;
-    throw new InputError(`cannot read: ${(error as Error).message}`, file);
-  }
-  if (carry.length > 0) {
-    line++;
-    const text = decode(Buffer.concat(carry), line);
-    if (text.trim() !== '') {
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch {
-        warnings.push({ file, line, message: 'last line is incomplete (file still being written?); skipped' });
-        return warnings;
-      }
-      visit(value, line);
-    }
+    visit(value, last.line);
   }
   return warnings;
 }

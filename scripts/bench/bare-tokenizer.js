@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+/**
+ * The tokenizer row's yardstick, as its own process on one core: the bare parse loop, then
+ * gpt-tokenizer's countTokens on exactly the texts compactor's estimator counts in a canonical
+ * session (text, thinking, tool name + JSON arguments, tool output). Usage:
+ * node bare-tokenizer.js o200k|cl100k FILE_LIST
+ */
+import { readFileSync } from 'node:fs';
+
+const [name, list] = process.argv.slice(2);
+const { countTokens } = await import(name === 'cl100k' ? 'gpt-tokenizer/encoding/cl100k_base' : 'gpt-tokenizer/encoding/o200k_base');
+const plain = { disallowedSpecial: new Set() };
+const count = (text) => (text.length === 0 ? 0 : countTokens(text, plain));
+
+function blockText(block) {
+  if (block.type === 'tool_request') return block.name + JSON.stringify(block.arguments);
+  if (block.type === 'tool_result') return block.output;
+  return block.text;
+}
+
+let tokens = 0;
+for (const file of readFileSync(list, 'utf8').split('\n').filter(Boolean)) {
+  const buffer = readFileSync(file);
+  let from = 0;
+  while (from < buffer.length) {
+    let end = buffer.indexOf(0x0a, from);
+    if (end < 0) end = buffer.length;
+    if (end > from) {
+      const { content } = JSON.parse(buffer.toString('utf8', from, end));
+      if (typeof content === 'string') tokens += count(content);
+      else for (const block of content) tokens += count(blockText(block));
+    }
+    from = end + 1;
+  }
+}
+process.stdout.write(`${JSON.stringify({ tokens })}\n`);
