@@ -95,8 +95,9 @@ function measure(command, args, { runs, env = {}, before, scratch }) {
     });
     const wall = Number(process.hrtime.bigint() - started) / 1e9;
     if (result.status !== 0) {
-      const first = (result.stderr || result.stdout || `exit ${result.status}`).split('\n').find((line) => line.trim() && !line.startsWith('Command exited')) ?? '';
-      return { error: first.replace(/^compactor: /, '').slice(0, 120) };
+      const failed = result.stdout.split('\n').find((line) => line.includes('"status":"failed"'));
+      const first = failed ? JSON.parse(failed).error : (result.stderr || `exit ${result.status}`).split('\n').find((line) => line.trim() && !line.startsWith('Command exited')) ?? '';
+      return { error: `failed: ${first.replace(/^compactor: /, '').slice(0, 100)}` };
     }
     walls.push(wall);
     rss = Math.max(rss, Number(readFileSync(timing, 'utf8').trim().split('\n').pop()) / 1024);
@@ -182,9 +183,8 @@ function fileList(dir) {
 
 /** Is the format of this corpus readable by this build? (The Claude Code reader may not be merged yet.) */
 function readable(file) {
-  const result = spawnSync(process.execPath, [BIN, 'estimate', '--json', file], { encoding: 'utf8' });
-  if (result.status === 0) return true;
-  return /unknown session format|unknown format/.test(result.stderr) ? false : true;
+  const result = spawnSync(process.execPath, [BIN, 'estimate', file], { encoding: 'utf8' });
+  return !/unknown session format/.test(result.stderr);
 }
 
 function commandRows(corpus, dir, list, base, runs) {

@@ -49,8 +49,8 @@ export async function runSessions<Options, Result>(
   if (workers === 0) return runBatch(paths, (path) => task.run(path, options), emit);
   const pool = new WorkerPool(workers);
   try {
-    // Two tasks in flight per worker, so none waits for the main thread between sessions.
-    return await runBatch(paths, (path) => pool.run(task, path, options), emit, workers * 2);
+    // One task more than the pool holds, so no worker waits for the main thread between sessions.
+    return await runBatch(paths, (path) => pool.run(task, path, options), emit, pool.capacity + 1);
   } finally {
     await pool.close();
   }

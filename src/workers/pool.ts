@@ -1,7 +1,8 @@
 /**
- * A fixed pool of worker threads running session tasks, one at a time each, in request order.
- * A worker that dies (out of memory, a crash) fails the task it held and is replaced, so one
- * bad session never takes the batch down. Result order is left to the caller (runBatch).
+ * A fixed pool of worker threads running session tasks. Each worker holds up to two tasks at
+ * once, so one session's file I/O (opening, writing a sidecar) overlaps another's parsing. A
+ * worker that dies (out of memory, a crash) fails the tasks it held and is replaced, so one bad
+ * session never takes the batch down. Result order is left to the caller (runBatch).
  */
 import { Worker } from 'node:worker_threads';
 import type { SessionTask } from './task.js';
@@ -29,15 +30,23 @@ interface Pending {
 
 const WORKER_URL = new URL('./session-worker.js', import.meta.url);
 
+/** Tasks one worker holds at once. */
+export const TASKS_PER_WORKER = 2;
+
 export class WorkerPool {
-  private readonly idle: Worker[] = [];
-  private readonly busy = new Map<Worker, Pending>();
+  /** Every live worker and the tasks it holds. */
+  private readonly workers = new Map<Worker, Map<number, Pending>>();
   private readonly queue: Pending[] = [];
   private nextId = 0;
   private closed = false;
 
   constructor(readonly size: number) {
-    for (let i = 0; i < size; i++) this.idle.push(this.spawn());
+    for (let i = 0; i < size; i++) this.spawn();
+  }
+
+  /** How many tasks the pool works on at once. */
+  get capacity(): number {
+    return this.size * TASKS_PER_WORKER;
   }
 
   run<Options, Result>(task: SessionTask<Options, Result>, path: string, options: Options): Promise<Result> {
@@ -51,49 +60,45 @@ export class WorkerPool {
 
   async close(): Promise<void> {
     this.closed = true;
-    const workers = [...this.idle, ...this.busy.keys()];
-    this.idle.length = 0;
+    const workers = [...this.workers.keys()];
+    this.workers.clear();
     await Promise.all(workers.map((worker) => worker.terminate()));
   }
 
-  private spawn(): Worker {
+  private spawn(): void {
     const worker = new Worker(WORKER_URL);
+    const held = new Map<number, Pending>();
+    this.workers.set(worker, held);
     worker.on('message', (reply: TaskReply) => {
-      const pending = this.busy.get(worker);
-      if (!pending || pending.request.id !== reply.id) return;
-      this.busy.delete(worker);
-      this.idle.push(worker);
+      const pending = held.get(reply.id);
+      if (!pending) return;
+      held.delete(reply.id);
       if (reply.ok) pending.resolve(reply.value);
       else pending.reject(new WorkerTaskError(reply.error));
       this.dispatch();
     });
     const fail = (reason: string) => {
-      const pending = this.busy.get(worker);
-      this.busy.delete(worker);
-      const index = this.idle.indexOf(worker);
-      if (index >= 0) this.idle.splice(index, 1);
-      if (this.closed) return;
-      pending?.reject(new WorkerTaskError(`${pending.request.path}: ${reason}`));
-      this.idle.push(this.spawn());
+      if (!this.workers.delete(worker) || this.closed) return;
+      for (const pending of held.values()) pending.reject(new WorkerTaskError(`${pending.request.path}: ${reason}`));
+      held.clear();
+      this.spawn();
       this.dispatch();
     };
     worker.on('error', (error) => fail(`worker failed: ${error.message}`));
-    worker.on('exit', (code) => {
-      if (this.busy.has(worker) || this.idle.includes(worker)) fail(`worker exited with code ${code}`);
-    });
+    worker.on('exit', (code) => fail(`worker exited with code ${code}`));
     // Idle workers must not keep the process alive once the command is done.
     worker.unref();
-    return worker;
   }
 
   private dispatch(): void {
-    while (this.idle.length > 0 && this.queue.length > 0) {
-      const worker = this.idle.pop()!;
-      const pending = this.queue.shift()!;
-      this.busy.set(worker, pending);
-      worker.ref();
-      worker.postMessage(pending.request);
+    for (const [worker, held] of this.workers) {
+      while (held.size < TASKS_PER_WORKER && this.queue.length > 0) {
+        const pending = this.queue.shift()!;
+        held.set(pending.request.id, pending);
+        worker.postMessage(pending.request);
+      }
+      if (held.size > 0) worker.ref();
+      else worker.unref();
     }
-    for (const worker of this.idle) worker.unref();
   }
 }
