@@ -1,0 +1,84 @@
+/**
+ * The lean read (slim messages, estimates and prefix hashes taken while reading) gives exactly
+ * the numbers, cuts, replays and sidecar states of the full read, on seed 004's fixture.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { replaySession } from '../src/audit/replay.js';
+import { loadSession } from '../src/commands/load.js';
+import { planCompaction, runCompaction } from '../src/compaction/compact.js';
+import { DEFAULT_POLICY } from '../src/compaction/policy.js';
+import { hashMessages } from '../src/session/hash.js';
+import { isSlim } from '../src/session/slim.js';
+import { saveSidecar } from '../src/sidecar/store.js';
+import { truncateStrategy } from '../src/strategies/truncate.js';
+import { loadTextCounter } from '../src/tokens/tokenizers.js';
+import { scratchCopy } from './helpers/cli.js';
+
+const BUG = 'fixtures/bug.jsonl';
+const policy = { ...DEFAULT_POLICY, contextLimit: 80_000 };
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!();
+});
+
+const load = (messages: 'full' | 'lean' | 'lean-hashed', path = BUG, withSidecar = false) => loadSession(path, { format: 'auto', withSidecar, messages });
+
+describe('lean read', () => {
+  it('keeps no text but the same ids, roles, usage, estimates and tool structure', async () => {
+    const full = await load('full');
+    const lean = await load('lean');
+    expect(lean.tokens).toEqual(full.tokens);
+    expect(lean.tokens.reduce((a, b) => a + b, 0)).toBe(76_012);
+    expect(lean.session.messages.map((m) => [m.id, m.role, m.usage, m.line])).toEqual(full.session.messages.map((m) => [m.id, m.role, m.usage, m.line]));
+    expect(lean.session.messages.every(isSlim)).toBe(true);
+    expect(full.session.messages.some(isSlim)).toBe(false);
+    const texts = lean.session.messages.flatMap((m) => m.content.map((block) => (block.type === 'tool_result' ? block.output : 'text' in block ? block.text : '')));
+    expect(texts.every((text) => text === '')).toBe(true);
+    expect(lean.session.messages.map((m) => m.content.map((block) => block.type).filter((type) => type.startsWith('tool')))).toEqual(
+      full.session.messages.map((m) => m.content.map((block) => block.type).filter((type) => type.startsWith('tool'))),
+    );
+  });
+
+  it('gives the same exact-tokenizer estimates', async () => {
+    const count = await loadTextCounter('o200k');
+    const full = await loadSession(BUG, { format: 'auto', withSidecar: false, count });
+    const lean = await loadSession(BUG, { format: 'auto', withSidecar: false, count, messages: 'lean' });
+    expect(lean.tokens).toEqual(full.tokens);
+  });
+
+  it('plans, replays and compacts to the same numbers and the same sidecar state', async () => {
+    const full = await load('full');
+    const lean = await load('lean-hashed');
+    expect(planCompaction(lean.subject, policy)).toEqual(planCompaction(full.subject, policy));
+    const replay = (loaded: typeof full) =>
+      replaySession({ sessionName: 'bug.jsonl', messages: loaded.session.messages, tokens: loaded.tokens, policy, strategy: truncateStrategy });
+    const replayed = await replay(full);
+    expect(replayed.totals.compactions).toBeGreaterThan(0);
+    expect(await replay(await load('lean'))).toEqual(replayed);
+    const plan = planCompaction(full.subject, { ...policy, force: true });
+    if (plan.kind !== 'compact') throw new Error('expected a compaction');
+    const now = new Date(0);
+    const fromFull = await runCompaction(full.subject, plan, truncateStrategy, { now });
+    const fromLean = await runCompaction(lean.subject, plan, truncateStrategy, { now });
+    expect(JSON.parse(JSON.stringify(fromLean))).toEqual(JSON.parse(JSON.stringify(fromFull)));
+    expect(fromLean.summarized_hash).toBe(hashMessages(full.session.messages, 0, plan.cut.index));
+    expect(fromLean.read_files.length + fromLean.modified_files.length).toBeGreaterThan(0);
+  });
+
+  it('checks a sidecar written from the full read as fresh, and refuses to hash text it dropped', async () => {
+    const copy = await scratchCopy('bug.jsonl');
+    cleanups.push(copy.cleanup);
+    const path = join(copy.dir, 'bug.jsonl');
+    const full = await load('full', path, true);
+    const plan = planCompaction(full.subject, { ...policy, force: true });
+    if (plan.kind !== 'compact') throw new Error('expected a compaction');
+    await saveSidecar(path, await runCompaction(full.subject, plan, truncateStrategy));
+    const lean = await load('lean', path, true);
+    expect(lean.subject.previous?.firstKeptIndex).toBe(plan.cut.index);
+    expect(lean.staleSidecar).toBeNull();
+    expect(planCompaction(lean.subject, policy)).toEqual(planCompaction((await load('full', path, true)).subject, policy));
+    // Without hashing while reading, a prefix of slim messages cannot be hashed: loud, not wrong.
+    expect(() => hashMessages(lean.session.messages, 0, 3)).toThrow(/text was not kept/);
+  });
+});
