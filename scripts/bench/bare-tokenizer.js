@@ -6,6 +6,7 @@
  * node bare-tokenizer.js o200k|cl100k FILE_LIST
  */
 import { readFileSync } from 'node:fs';
+import { parseEveryLine } from './bare-lines.js';
 
 const [name, list] = process.argv.slice(2);
 const { countTokens } = await import(name === 'cl100k' ? 'gpt-tokenizer/encoding/cl100k_base' : 'gpt-tokenizer/encoding/o200k_base');
@@ -20,17 +21,9 @@ function blockText(block) {
 
 let tokens = 0;
 for (const file of readFileSync(list, 'utf8').split('\n').filter(Boolean)) {
-  const buffer = readFileSync(file);
-  let from = 0;
-  while (from < buffer.length) {
-    let end = buffer.indexOf(0x0a, from);
-    if (end < 0) end = buffer.length;
-    if (end > from) {
-      const { content } = JSON.parse(buffer.toString('utf8', from, end));
-      if (typeof content === 'string') tokens += count(content);
-      else for (const block of content) tokens += count(blockText(block));
-    }
-    from = end + 1;
-  }
+  parseEveryLine(file, ({ content }) => {
+    if (typeof content === 'string') tokens += count(content);
+    else for (const block of content) tokens += count(blockText(block));
+  });
 }
 process.stdout.write(`${JSON.stringify({ tokens })}\n`);

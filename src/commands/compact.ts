@@ -12,7 +12,6 @@ import { saveSidecar } from '../sidecar/store.js';
 import type { StrategyName } from '../strategies/index.js';
 import { createStrategy, STRATEGY_NAMES } from '../strategies/index.js';
 import type { Diagnostic } from '../session/model.js';
-import type { TokenizerName } from '../tokens/tokenizers.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
 import { sessionTask } from '../workers/task.js';
 import { selectInputs } from './inputs.js';
@@ -20,6 +19,7 @@ import { loadSession } from './load.js';
 import type { CommonArgs, PolicyArgs } from './options.js';
 import { jobsFromArgs, policyFromArgs, withInputs, withPolicy } from './options.js';
 import { createOutput, reportFailure } from './output.js';
+import type { ReadTaskOptions } from './sessions.js';
 import { runSessions } from './sessions.js';
 import { parseShard } from './shard.js';
 
@@ -37,11 +37,9 @@ interface CompactResult {
   readonly warnings: readonly Diagnostic[];
 }
 
-interface CompactOptions {
-  readonly format: string;
+interface CompactOptions extends ReadTaskOptions {
   readonly policy: CompactionPolicy;
   readonly strategy: StrategyName;
-  readonly tokenizer: TokenizerName;
   readonly dryRun: boolean;
 }
 

@@ -10,7 +10,6 @@ import { fitPath, formatTokens } from '../report/format.js';
 import { renderTable } from '../report/table.js';
 import type { Diagnostic, Message } from '../session/model.js';
 import { sum } from '../tokens/estimate.js';
-import type { TokenizerName } from '../tokens/tokenizers.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
 import { sessionTask } from '../workers/task.js';
 import { selectInputs } from './inputs.js';
@@ -18,6 +17,7 @@ import { loadSession } from './load.js';
 import type { CommonArgs, PolicyArgs } from './options.js';
 import { jobsFromArgs, policyFromArgs, withInputs, withPolicy } from './options.js';
 import { createOutput, reportFailure } from './output.js';
+import type { ReadTaskOptions } from './sessions.js';
 import { runSessions } from './sessions.js';
 import { parseShard } from './shard.js';
 
@@ -34,10 +34,8 @@ function cutJson(plan: CompactionPlan, messages: readonly Message[]) {
   };
 }
 
-interface EstimateOptions {
-  readonly format: string;
+interface EstimateOptions extends ReadTaskOptions {
   readonly policy: CompactionPolicy;
-  readonly tokenizer: TokenizerName;
 }
 
 interface EstimateResult {

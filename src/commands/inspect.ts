@@ -9,7 +9,6 @@ import { formatTokens } from '../report/format.js';
 import { renderTable } from '../report/table.js';
 import type { Diagnostic } from '../session/model.js';
 import { providerCalls } from '../tokens/provider-calls.js';
-import type { TokenizerName } from '../tokens/tokenizers.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
 import { sessionTask } from '../workers/task.js';
 import { selectInputs } from './inputs.js';
@@ -17,6 +16,7 @@ import { loadSession } from './load.js';
 import type { CommonArgs } from './options.js';
 import { jobsFromArgs, withInputs } from './options.js';
 import { createOutput, reportFailure } from './output.js';
+import type { ReadTaskOptions } from './sessions.js';
 import { runSessions } from './sessions.js';
 import { parseShard } from './shard.js';
 
@@ -38,10 +38,7 @@ function humanReport(path: string, format: string, messages: number, turns: read
   return `${path} (${format}, ${formatTokens(messages)} messages, ${turns.length} turns)\n${table}${note}\n`;
 }
 
-interface InspectOptions {
-  readonly format: string;
-  readonly tokenizer: TokenizerName;
-}
+type InspectOptions = ReadTaskOptions;
 
 interface InspectResult {
   readonly format: string;

@@ -11,7 +11,6 @@ import { formatPercent, formatTokens, formatUsd } from '../report/format.js';
 import { renderTable } from '../report/table.js';
 import type { StrategyName } from '../strategies/index.js';
 import { createStrategy, STRATEGY_NAMES } from '../strategies/index.js';
-import type { TokenizerName } from '../tokens/tokenizers.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
 import { sessionTask } from '../workers/task.js';
 import { selectInputs } from './inputs.js';
@@ -19,6 +18,7 @@ import { loadSession } from './load.js';
 import type { CommonArgs, PolicyArgs } from './options.js';
 import { jobsFromArgs, policyFromArgs, policyJson, withInputs, withPolicy } from './options.js';
 import { createOutput, reportFailure } from './output.js';
+import type { ReadTaskOptions } from './sessions.js';
 import { runSessions } from './sessions.js';
 import { parseShard } from './shard.js';
 
@@ -121,11 +121,9 @@ function humanReport(path: string, result: ReplayResult, cost: ReturnType<typeof
   return `${lines.join('\n')}\n`;
 }
 
-interface ReplayOptions {
-  readonly format: string;
+interface ReplayOptions extends ReadTaskOptions {
   readonly policy: CompactionPolicy;
   readonly strategy: StrategyName;
-  readonly tokenizer: TokenizerName;
 }
 
 /** One session's replay (runs in a worker thread for big batches). */

@@ -5,10 +5,17 @@
  */
 import { availableParallelism } from 'node:os';
 import { stat } from 'node:fs/promises';
+import type { TokenizerName } from '../tokens/tokenizers.js';
 import { WorkerPool } from '../workers/pool.js';
 import type { SessionTask } from '../workers/task.js';
 import type { Outcome } from './batch.js';
 import { runBatch } from './batch.js';
+
+/** What every session task needs to read a session (plain data: it crosses to workers). */
+export interface ReadTaskOptions {
+  readonly format: string;
+  readonly tokenizer: TokenizerName;
+}
 
 /** `--jobs`: a number of threads, or `auto` (one per core when the batch repays it). */
 export type Jobs = number | 'auto';

@@ -3,12 +3,9 @@
  * blank lines, and a truncated last line (a session still being written: a warning, not an
  * error). Any other line that is not JSON is an InputError naming file and line.
  */
-import { open } from 'node:fs/promises';
 import { InputError } from '../errors.js';
 import type { Diagnostic } from '../session/model.js';
-import { scanJsonLines } from './line-scan.js';
-
-const NEWLINE = 0x0a;
+import { peekJsonValues, scanJsonLines } from './line-scan.js';
 
 export type LineVisitor = (value: unknown, line: number) => void;
 
@@ -47,32 +44,7 @@ export async function forEachJsonLine(file: string, visit: LineVisitor): Promise
   return warnings;
 }
 
-/** The first `count` JSON values of a file, for format detection. Unparseable lines are skipped. */
-export async function peekJsonLines(file: string, count: number, maxBytes = 4 << 20): Promise<unknown[]> {
-  const handle = await open(file, 'r').catch((error: Error) => {
-    throw new InputError(`cannot read: ${error.message}`, file);
-  });
-  try {
-    const buffer = Buffer.alloc(maxBytes);
-    const { bytesRead } = await handle.read(buffer, 0, maxBytes, 0);
-    const values: unknown[] = [];
-    let from = 0;
-    let line = 0;
-    while (from < bytesRead && values.length < count) {
-      let end = buffer.indexOf(NEWLINE, from);
-      if (end < 0 || end > bytesRead) end = bytesRead;
-      line++;
-      const text = decode(buffer.subarray(from, end), line);
-      from = end + 1;
-      if (text.trim() === '') continue;
-      try {
-        values.push(JSON.parse(text));
-      } catch {
-        // A line cut by maxBytes or a bad line: detection works on what parses.
-      }
-    }
-    return values;
-  } finally {
-    await handle.close();
-  }
+/** The first `count` JSON values of a file, for format detection (line-scan.ts reads them). */
+export function peekJsonLines(file: string, count: number, maxBytes = 4 << 20): Promise<unknown[]> {
+  return peekJsonValues(file, count, maxBytes);
 }

@@ -13,16 +13,19 @@ import { InputError } from '../errors.js';
 import { decode } from './jsonl-lines.js';
 
 const NEWLINE = 0x0a;
+
+function openForReading(file: string): number {
+  try {
+    return openSync(file, 'r');
+  } catch (error) {
+    throw new InputError(`cannot read: ${(error as Error).message}`, file);
+  }
+}
 const FIRST_READ = 64 << 10;
 
 /** The first `count` JSON values of a file, for format detection. Unparseable lines are skipped. */
 export async function peekJsonValues(file: string, count: number, maxBytes = 4 << 20): Promise<unknown[]> {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch (error) {
-    throw new InputError(`cannot read: ${(error as Error).message}`, file);
-  }
+  const fd = openForReading(file);
   try {
     let buffer = Buffer.allocUnsafe(Math.min(FIRST_READ, maxBytes));
     let filled = 0;
@@ -87,12 +90,7 @@ export async function scanJsonLines(
   visit: (value: unknown, line: number) => void,
   parse: (text: string, line: number) => unknown,
 ): Promise<{ line: number; text: string } | null> {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch (error) {
-    throw new InputError(`cannot read: ${(error as Error).message}`, file);
-  }
+  const fd = openForReading(file);
   try {
     const size = fstatSync(fd).size;
     let buffer = Buffer.allocUnsafe(Math.max(1, Math.min(size + 1, CHUNK_BYTES)));
