@@ -117,7 +117,7 @@ function toolOutputBytes(r) {
  * One abstract conversation: turns of a user prompt, tool loops (assistant text/thinking +
  * tool call, tool result) and a closing answer, with the context size a provider would report.
  */
-function* conversation(r, targetBytes) {
+function* conversation(r, targetBytes, outputCopies) {
   let context = 14_000 + r.int(0, 4000); // system prompt + tool schemas
   let bytes = 0;
   let turn = 0;
@@ -145,7 +145,7 @@ function* conversation(r, targetBytes) {
       context += outputTokens;
       yield { kind: 'tool', call, output: result, isError: r.chance(0.05) };
       context += Math.ceil(result.length / 4);
-      bytes += result.length * 2 + (thinking?.length ?? 0) + (text?.length ?? 0) + 2000;
+      bytes += result.length * outputCopies + (thinking?.length ?? 0) + (text?.length ?? 0) + 2000;
     }
     const answer = prose(r, r.int(20, 200));
     const outputTokens = Math.ceil(answer.length / 4);
@@ -169,7 +169,8 @@ function* claudeLines(r, sessionId, cwd, targetBytes) {
   const stamp = () => new Date((clock += r.int(200, 20_000))).toISOString();
   let pendingCall = null;
   let lastAssistantUuid = null;
-  for (const event of conversation(r, targetBytes)) {
+  // Claude writes every tool output twice (the result, and toolUseResult), plus progress lines.
+  for (const event of conversation(r, targetBytes, 2.3)) {
     if (event.kind === 'user') {
       const id = uuid(r);
       yield { type: 'file-history-snapshot', messageId: id, snapshot: { messageId: id, trackedFileBackups: {}, timestamp: stamp() }, isSnapshotUpdate: false };
@@ -259,7 +260,7 @@ function* canonicalLines(r, targetBytes) {
   let pendingCall = null;
   let clock = Date.UTC(2025, 8, 1, 9, 0, 0);
   const stamp = () => new Date((clock += r.int(200, 20_000))).toISOString();
-  for (const event of conversation(r, targetBytes)) {
+  for (const event of conversation(r, targetBytes, 1)) {
     n++;
     if (event.kind === 'user') {
       yield { id: `m${n}`, role: 'user', content: event.text, timestamp: stamp() };
