@@ -100,7 +100,8 @@ function overflowAnswer(style: OverflowStyle, prompt: number, limit: number): { 
 function summaryFor(request: { user: string; model: string }, n: number): string {
   const previous = /<previous-summary>[\s\S]*?(summary-\d+)/.exec(request.user)?.[1] ?? 'none';
   const firstLine = /<conversation>\n(.*)/.exec(request.user)?.[1]?.slice(0, 80) ?? '';
-  if (request.user.includes('## Done So Far')) {
+  // The sections asked for are the template's (`## Request` followed by a placeholder), not those quoted in a previous summary.
+  if (/## Request\n</.test(request.user)) {
     return `## Request\nturn prefix summary-${n}\n\n## Done So Far\n- began with: ${firstLine}\n\n## Intermediate Results\n- merged ${previous}`;
   }
   return [
