@@ -4,34 +4,21 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { jsonLines, runCli } from './helpers/cli.js';
-import type { FakeProvider } from './helpers/fake-provider.js';
-import { startFakeProvider } from './helpers/fake-provider.js';
-import type { Scratch } from './helpers/llm.js';
-import { fakeFlags, listDir, llmScratch } from './helpers/llm.js';
+import { fakeFlags, listDir, useLlmTest } from './helpers/llm.js';
 import { agentTurns, appendToSession, filler, writeSession } from './helpers/sessions.js';
 
-let scratch: Scratch;
-let fake: FakeProvider | null = null;
-
-beforeEach(async () => {
-  scratch = await llmScratch();
-});
-afterEach(async () => {
-  await fake?.close();
-  fake = null;
-  await scratch.cleanup();
-});
+const t = useLlmTest();
 
 const sidecarOf = async (session: string) => JSON.parse(await readFile(session.replace(/\.jsonl$/, '_compaction.json'), 'utf8'));
 
 describe('seed 004 LLM tests against the fake provider', () => {
   test('the summarizer receives the summarization prompt and its reply becomes the summary', async () => {
-    fake = await startFakeProvider();
-    const session = join(scratch.dir, 'small.jsonl');
+    const fake = await t.start();
+    const session = join(t.scratch.dir, 'small.jsonl');
     await writeSession(session, agentTurns(1, 6, 500, 100));
-    const result = await runCli(['compact', session, '--force', '--keep-recent', '300', '--json', ...fakeFlags(fake)], { env: scratch.env });
+    const result = await runCli(['compact', session, '--force', '--keep-recent', '300', '--json', ...fakeFlags(fake)], { env: t.scratch.env });
     expect(result.exitCode).toBe(0);
     expect(fake.requests).toHaveLength(1);
     const request = fake.requests[0]!;
@@ -70,16 +57,16 @@ describe('seed 004 LLM tests against the fake provider', () => {
   });
 
   test('a second compact sends <previous-summary> and only the new span', async () => {
-    fake = await startFakeProvider();
-    const session = join(scratch.dir, 'grow.jsonl');
+    const fake = await t.start();
+    const session = join(t.scratch.dir, 'grow.jsonl');
     await writeSession(session, agentTurns(1, 6, 500, 100));
     const flags = ['--force', '--keep-recent', '300', ...fakeFlags(fake)];
-    expect((await runCli(['compact', session, ...flags], { env: scratch.env })).exitCode).toBe(0);
+    expect((await runCli(['compact', session, ...flags], { env: t.scratch.env })).exitCode).toBe(0);
     const first = await sidecarOf(session);
     expect(first.first_kept_message_id).toBe('u5');
 
     await appendToSession(session, agentTurns(7, 4, 500, 100));
-    const second = await runCli(['compact', session, ...flags], { env: scratch.env });
+    const second = await runCli(['compact', session, ...flags], { env: t.scratch.env });
     expect(second.exitCode).toBe(0);
     expect(fake.requests).toHaveLength(2);
     const update = fake.requests[1]!.user;
@@ -105,11 +92,11 @@ describe('seed 004 LLM tests against the fake provider', () => {
   });
 
   test('a failed summarizer falls back to a truncate sidecar marked fallback with --on-error truncate', async () => {
-    fake = await startFakeProvider({ always: { kind: 'status', status: 400, body: JSON.stringify({ error: { message: 'model not found' } }) } });
-    const session = join(scratch.dir, 'fallback.jsonl');
+    const fake = await t.start({ always: { kind: 'status', status: 400, body: JSON.stringify({ error: { message: 'model not found' } }) } });
+    const session = join(t.scratch.dir, 'fallback.jsonl');
     await writeSession(session, agentTurns(1, 6, 500, 100));
     const result = await runCli(['compact', session, '--force', '--keep-recent', '300', '--on-error', 'truncate', '--json', ...fakeFlags(fake)], {
-      env: scratch.env,
+      env: t.scratch.env,
     });
     expect(result.exitCode).toBe(0);
     const state = await sidecarOf(session);
@@ -125,12 +112,12 @@ describe('seed 004 LLM tests against the fake provider', () => {
 test('a transcript ten times the summarizer window compacts by chunked folding', async () => {
   const window = 4_000;
   const maxSummary = 500;
-  fake = await startFakeProvider({ contextLimit: window });
-  const session = join(scratch.dir, 'long.jsonl');
+  const fake = await t.start({ contextLimit: window });
+  const session = join(t.scratch.dir, 'long.jsonl');
   await writeSession(session, agentTurns(1, 60));
   const result = await runCli(
     ['compact', session, '--force', '--keep-recent', '2000', '--summarizer-context', String(window), '--max-summary-tokens', String(maxSummary), '--json', ...fakeFlags(fake)],
-    { env: scratch.env },
+    { env: t.scratch.env },
   );
   expect(result.exitCode).toBe(0);
   const state = await sidecarOf(session);
@@ -153,15 +140,15 @@ test('a transcript ten times the summarizer window compacts by chunked folding',
 });
 
 test('a split turn gets a turn-prefix summary of its own', async () => {
-  fake = await startFakeProvider();
-  const session = join(scratch.dir, 'split.jsonl');
+  const fake = await t.start();
+  const session = join(t.scratch.dir, 'split.jsonl');
   const longTurn = [{ id: 'u9', role: 'user', content: 'TURN-9 request: run the whole migration' }];
   for (let step = 1; step <= 8; step++) {
     longTurn.push({ id: `s${step}`, role: 'assistant', content: [{ type: 'tool_request', id: `x${step}`, name: 'bash', arguments: { command: `step ${step}` } }] } as never);
     longTurn.push({ id: `o${step}`, role: 'user', content: [{ type: 'tool_result', tool_request_id: `x${step}`, output: filler(`step ${step}`, 1_200) }] } as never);
   }
   await writeSession(session, [...agentTurns(1, 3, 500, 100), ...longTurn]);
-  const result = await runCli(['compact', session, '--force', '--keep-recent', '700', '--cut-rule', 'tool-safe', ...fakeFlags(fake)], { env: scratch.env });
+  const result = await runCli(['compact', session, '--force', '--keep-recent', '700', '--cut-rule', 'tool-safe', ...fakeFlags(fake)], { env: t.scratch.env });
   expect(result.exitCode).toBe(0);
   expect(fake.requests).toHaveLength(2);
   const [history, prefix] = fake.requests;
@@ -178,94 +165,94 @@ test('a split turn gets a turn-prefix summary of its own', async () => {
 
 describe('choosing the strategy and reading settings', () => {
   test('with no summarizer configured, compact uses truncate and says so once', async () => {
-    const a = join(scratch.dir, 'a.jsonl');
-    const b = join(scratch.dir, 'b.jsonl');
+    const a = join(t.scratch.dir, 'a.jsonl');
+    const b = join(t.scratch.dir, 'b.jsonl');
     await writeSession(a, agentTurns(1, 4, 300, 50));
     await writeSession(b, agentTurns(1, 4, 300, 50));
-    const result = await runCli(['compact', a, b, '--force', '--keep-recent', '100', '--json'], { env: scratch.env });
+    const result = await runCli(['compact', a, b, '--force', '--keep-recent', '100', '--json'], { env: t.scratch.env });
     expect(result.exitCode).toBe(0);
     expect(result.stderr.match(/no summarizer configured/g)).toHaveLength(1);
     expect(jsonLines(result.stdout).map((record) => record.strategy)).toEqual(['truncate', 'truncate']);
   });
 
   test('--strategy summarize without a summarizer is a usage error', async () => {
-    const session = join(scratch.dir, 'a.jsonl');
+    const session = join(t.scratch.dir, 'a.jsonl');
     await writeSession(session, agentTurns(1, 2, 300, 50));
-    const result = await runCli(['compact', session, '--strategy', 'summarize'], { env: scratch.env });
+    const result = await runCli(['compact', session, '--strategy', 'summarize'], { env: t.scratch.env });
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('--strategy summarize needs a summarizer');
   });
 
   test('the XDG config file makes summarize the default; env overrides the file and flags override env', async () => {
-    fake = await startFakeProvider();
-    await mkdir(join(scratch.configHome, 'session-compactor'), { recursive: true });
+    const fake = await t.start();
+    await mkdir(join(t.scratch.configHome, 'session-compactor'), { recursive: true });
     await writeFile(
-      join(scratch.configHome, 'session-compactor', 'config.json'),
+      join(t.scratch.configHome, 'session-compactor', 'config.json'),
       JSON.stringify({ base_url: fake.url, model: 'from-config', max_summary_tokens: 700, instructions: 'keep the SQL' }),
     );
     const args = async (name: string) => {
-      const session = join(scratch.dir, `${name}.jsonl`);
+      const session = join(t.scratch.dir, `${name}.jsonl`);
       await writeSession(session, agentTurns(1, 4, 300, 50));
       return ['compact', session, '--force', '--keep-recent', '100'];
     };
 
-    expect((await runCli(await args('file'), { env: scratch.env })).exitCode).toBe(0);
+    expect((await runCli(await args('file'), { env: t.scratch.env })).exitCode).toBe(0);
     expect(fake.requests[0]!.body).toMatchObject({ model: 'from-config', max_tokens: 700 });
     expect(fake.requests[0]!.user).toContain('<focus>\nkeep the SQL\n</focus>');
 
-    await runCli(await args('env'), { env: { ...scratch.env, COMPACTOR_MODEL: 'from-env', COMPACTOR_MAX_SUMMARY_TOKENS: '600' } });
+    await runCli(await args('env'), { env: { ...t.scratch.env, COMPACTOR_MODEL: 'from-env', COMPACTOR_MAX_SUMMARY_TOKENS: '600' } });
     expect(fake.requests[1]!.body).toMatchObject({ model: 'from-env', max_tokens: 600 });
 
-    await runCli([...(await args('flag')), '--model', 'from-flag'], { env: { ...scratch.env, COMPACTOR_MODEL: 'from-env' } });
+    await runCli([...(await args('flag')), '--model', 'from-flag'], { env: { ...t.scratch.env, COMPACTOR_MODEL: 'from-env' } });
     expect(fake.requests[2]!.body.model).toBe('from-flag');
   });
 
   test('an invalid config file is an error naming the file', async () => {
-    const dir = join(scratch.configHome, 'session-compactor');
+    const dir = join(t.scratch.configHome, 'session-compactor');
     await mkdir(dir, { recursive: true });
-    const session = join(scratch.dir, 'a.jsonl');
+    const session = join(t.scratch.dir, 'a.jsonl');
     await writeSession(session, agentTurns(1, 2, 300, 50));
 
     await writeFile(join(dir, 'config.json'), JSON.stringify({ model: 'm', concurrency: 0 }));
-    let result = await runCli(['compact', session], { env: scratch.env });
+    let result = await runCli(['compact', session], { env: t.scratch.env });
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toMatch(new RegExp(`compactor: ${join(dir, 'config.json')}: invalid config: concurrency: .*>=1`));
 
     await writeFile(join(dir, 'config.json'), JSON.stringify({ model: 'm', api_key: 'sk-nope' }));
-    result = await runCli(['compact', session], { env: scratch.env });
+    result = await runCli(['compact', session], { env: t.scratch.env });
     expect(result.stderr).toContain('invalid config: API keys are not read from files; name the variable holding it with api_key_env');
     expect(result.stderr).not.toContain('sk-nope');
 
     await writeFile(join(dir, 'config.json'), '{"model": ');
-    result = await runCli(['compact', session], { env: scratch.env });
+    result = await runCli(['compact', session], { env: t.scratch.env });
     expect(result.stderr).toContain(`${join(dir, 'config.json')}: config is not JSON`);
 
-    result = await runCli(['compact', session, '--config', join(dir, 'missing.json')], { env: scratch.env });
+    result = await runCli(['compact', session, '--config', join(dir, 'missing.json')], { env: t.scratch.env });
     expect(result.stderr).toContain(`${join(dir, 'missing.json')}: cannot read config`);
 
-    result = await runCli(['compact', session, '--force'], { env: { ...scratch.env, XDG_CONFIG_HOME: join(scratch.dir, 'none'), COMPACTOR_TIMEOUT: 'soon' } });
+    result = await runCli(['compact', session, '--force'], { env: { ...t.scratch.env, XDG_CONFIG_HOME: join(t.scratch.dir, 'none'), COMPACTOR_TIMEOUT: 'soon' } });
     expect(result.stderr).toMatch(/environment variable COMPACTOR_TIMEOUT: .*number/);
   });
 
   test('--instructions @file appends the focus to the prompt', async () => {
-    fake = await startFakeProvider();
-    const session = join(scratch.dir, 'focus.jsonl');
+    const fake = await t.start();
+    const session = join(t.scratch.dir, 'focus.jsonl');
     await writeSession(session, agentTurns(1, 4, 300, 50));
-    const focusFile = join(scratch.dir, 'focus.txt');
+    const focusFile = join(t.scratch.dir, 'focus.txt');
     await writeFile(focusFile, 'Track every migration file.\n');
-    const result = await runCli(['compact', session, '--force', '--keep-recent', '100', '--instructions', `@${focusFile}`, ...fakeFlags(fake)], { env: scratch.env });
+    const result = await runCli(['compact', session, '--force', '--keep-recent', '100', '--instructions', `@${focusFile}`, ...fakeFlags(fake)], { env: t.scratch.env });
     expect(result.exitCode).toBe(0);
     expect(fake.requests[0]!.user).toContain('<focus>\nTrack every migration file.\n</focus>');
-    const missing = await runCli(['compact', session, '--force', '--instructions', '@/nonexistent/focus.txt', ...fakeFlags(fake)], { env: scratch.env });
+    const missing = await runCli(['compact', session, '--force', '--instructions', '@/nonexistent/focus.txt', ...fakeFlags(fake)], { env: t.scratch.env });
     expect(missing.exitCode).toBe(1);
     expect(missing.stderr).toContain('/nonexistent/focus.txt: cannot read instructions');
   });
 
   test('the files in the sessions directory are only the session and its sidecar', async () => {
-    fake = await startFakeProvider();
-    const session = join(scratch.dir, 'clean.jsonl');
+    const fake = await t.start();
+    const session = join(t.scratch.dir, 'clean.jsonl');
     await writeSession(session, agentTurns(1, 4, 300, 50));
-    await runCli(['compact', session, '--force', '--keep-recent', '100', ...fakeFlags(fake)], { env: scratch.env });
-    expect(await listDir(scratch.dir)).toEqual(['clean.jsonl', 'clean_compaction.json']);
+    await runCli(['compact', session, '--force', '--keep-recent', '100', ...fakeFlags(fake)], { env: t.scratch.env });
+    expect(await listDir(t.scratch.dir)).toEqual(['clean.jsonl', 'clean_compaction.json']);
   });
 });

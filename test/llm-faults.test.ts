@@ -5,33 +5,21 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { jsonLines, runCli } from './helpers/cli.js';
-import type { Fault, FakeProvider, FakeProviderOptions, OverflowStyle } from './helpers/fake-provider.js';
-import { startFakeProvider } from './helpers/fake-provider.js';
-import type { Scratch } from './helpers/llm.js';
-import { fakeFlags, listDir, llmScratch } from './helpers/llm.js';
+import type { Fault, FakeProviderOptions, OverflowStyle } from './helpers/fake-provider.js';
+import { fakeFlags, listDir, useLlmTest } from './helpers/llm.js';
 import { agentTurns, appendToSession, writeSession } from './helpers/sessions.js';
 
-let scratch: Scratch;
-let fake: FakeProvider | null = null;
-
-beforeEach(async () => {
-  scratch = await llmScratch();
-});
-afterEach(async () => {
-  await fake?.close();
-  fake = null;
-  await scratch.cleanup();
-});
+const t = useLlmTest();
 
 const POLICY = ['--force', '--keep-recent', '200'];
 
 /** A session with a sidecar from an earlier (truncate) compaction, then new messages to compact. */
 async function sessionWithSidecar(newTurns = 3, name = 'faulty'): Promise<{ session: string; sidecar: string; before: string }> {
-  const session = join(scratch.dir, `${name}.jsonl`);
+  const session = join(t.scratch.dir, `${name}.jsonl`);
   await writeSession(session, agentTurns(1, 4, 400, 80));
-  const first = await runCli(['compact', session, '--strategy', 'truncate', ...POLICY], { env: scratch.env });
+  const first = await runCli(['compact', session, '--strategy', 'truncate', ...POLICY], { env: t.scratch.env });
   expect(first.exitCode).toBe(0);
   await appendToSession(session, agentTurns(5, newTurns, newTurns > 3 ? 2_500 : 400, 80));
   const sidecar = session.replace(/\.jsonl$/, '_compaction.json');
@@ -39,8 +27,8 @@ async function sessionWithSidecar(newTurns = 3, name = 'faulty'): Promise<{ sess
 }
 
 async function compactAgainst(options: FakeProviderOptions, session: string, ...extra: string[]) {
-  fake = await startFakeProvider(options);
-  return runCli(['compact', session, ...POLICY, '--json', ...fakeFlags(fake), ...extra], { env: scratch.env });
+  const fake = await t.start(options);
+  return runCli(['compact', session, ...POLICY, '--json', ...fakeFlags(fake), ...extra], { env: t.scratch.env });
 }
 
 /** The failure contract: exit 1, a failed record, the old sidecar byte for byte, no stray files. */
@@ -50,7 +38,7 @@ async function expectFailedKeepingSidecar(result: Awaited<ReturnType<typeof runC
   expect(record).toMatchObject({ session: fixture.session, status: 'failed' });
   expect(record!.error).toMatch(error);
   expect(await readFile(fixture.sidecar, 'utf8')).toBe(fixture.before);
-  expect(await listDir(scratch.dir)).toEqual(['faulty.jsonl', 'faulty_compaction.json']);
+  expect(await listDir(t.scratch.dir)).toEqual(['faulty.jsonl', 'faulty_compaction.json']);
   expect(result.stderr).toContain('compactor: 1 of 1 session failed:');
 }
 
@@ -68,37 +56,35 @@ describe('transport faults are retried by the openai SDK', () => {
     const fixture = await sessionWithSidecar();
     const result = await compactAgainst({ faults: [{ kind: 'status', status: 429, headers: { 'retry-after': '1' } }] }, fixture.session);
     await expectCompacted(result, fixture);
-    expect(fake!.requests.map((request) => request.answered)).toEqual(['status 429', 'summary']);
-    expect(fake!.requests[1]!.at - fake!.requests[0]!.at).toBeGreaterThanOrEqual(950);
+    expect(t.fake!.requests.map((request) => request.answered)).toEqual(['status 429', 'summary']);
+    expect(t.fake!.requests[1]!.at - t.fake!.requests[0]!.at).toBeGreaterThanOrEqual(950);
   });
 
   test('a 500 is retried with backoff and then succeeds', async () => {
     const fixture = await sessionWithSidecar();
     const result = await compactAgainst({ faults: [{ kind: 'status', status: 500 }] }, fixture.session);
     await expectCompacted(result, fixture);
-    expect(fake!.requests.map((request) => request.answered)).toEqual(['status 500', 'summary']);
+    expect(t.fake!.requests.map((request) => request.answered)).toEqual(['status 500', 'summary']);
   });
 
   test('a 5xx that persists fails the session after --max-retries', async () => {
     const fixture = await sessionWithSidecar();
     const result = await compactAgainst({ always: { kind: 'status', status: 503, headers: { 'retry-after-ms': '10' } } }, fixture.session, '--max-retries', '3');
     await expectFailedKeepingSidecar(result, fixture, /^summarizer endpoint answered 503 scripted 503$/);
-    expect(fake!.requests).toHaveLength(4);
+    expect(t.fake!.requests).toHaveLength(4);
   });
 
   test('a reset connection is retried; one that keeps resetting fails', async () => {
     let fixture = await sessionWithSidecar();
     let result = await compactAgainst({ faults: [{ kind: 'reset' }] }, fixture.session, '--max-retries', '1');
     await expectCompacted(result, fixture);
-    expect(fake!.requests.map((request) => request.answered)).toEqual(['reset', 'summary']);
-    await fake!.close();
-    await scratch.cleanup();
-    scratch = await llmScratch();
+    expect(t.fake!.requests.map((request) => request.answered)).toEqual(['reset', 'summary']);
+    await t.renew();
 
     fixture = await sessionWithSidecar();
     result = await compactAgainst({ always: { kind: 'reset' } }, fixture.session, '--max-retries', '1');
     await expectFailedKeepingSidecar(result, fixture, /^cannot reach the summarizer at http:\/\/127\.0\.0\.1:\d+\/v1.* \(1 retries\)$/);
-    expect(fake!.requests).toHaveLength(2);
+    expect(t.fake!.requests).toHaveLength(2);
   });
 
   test('a reply slower than --timeout is abandoned and, with no retries left, fails', async () => {
@@ -111,7 +97,7 @@ describe('transport faults are retried by the openai SDK', () => {
     const fixture = await sessionWithSidecar();
     const result = await compactAgainst({ faults: [{ kind: 'delay', ms: 200 }] }, fixture.session, '--timeout', '5');
     await expectCompacted(result, fixture);
-    expect(fake!.requests).toHaveLength(1);
+    expect(t.fake!.requests).toHaveLength(1);
   });
 });
 
@@ -127,13 +113,13 @@ describe('replies that are not summaries are retried once, then fail', () => {
       const fixture = await sessionWithSidecar();
       const result = await compactAgainst({ faults: [{ kind } as Fault] }, fixture.session);
       await expectCompacted(result, fixture);
-      expect(fake!.requests.map((request) => request.answered)).toEqual([kind, 'summary']);
+      expect(t.fake!.requests.map((request) => request.answered)).toEqual([kind, 'summary']);
     });
     test(`${kind}: twice fails the session`, async () => {
       const fixture = await sessionWithSidecar();
       const result = await compactAgainst({ always: { kind } as Fault }, fixture.session);
       await expectFailedKeepingSidecar(result, fixture, error);
-      expect(fake!.requests).toHaveLength(2);
+      expect(t.fake!.requests).toHaveLength(2);
     });
   }
 });
@@ -146,12 +132,12 @@ describe('context overflow from the endpoint splits the chunk and retries', () =
       // We believe the window is 20,000 tokens; the endpoint really takes 2,000.
       const result = await compactAgainst({ contextLimit: 2_000, overflowStyle: style }, fixture.session, '--summarizer-context', '20000', '--max-summary-tokens', '300');
       const state = await expectCompacted(result, fixture);
-      const answered = fake!.requests.map((request) => request.answered);
+      const answered = t.fake!.requests.map((request) => request.answered);
       expect(answered[0]).toBe('overflow');
       expect(answered.at(-1)).toBe('summary');
       expect(state.details.overflow_splits).toBe(answered.filter((what) => what === 'overflow').length);
-      for (const request of fake!.summaries()) expect(request.promptTokens + request.maxTokens).toBeLessThanOrEqual(2_000);
-      const sent = fake!.summaries().map((request) => request.user).join('\n');
+      for (const request of t.fake!.summaries()) expect(request.promptTokens + request.maxTokens).toBeLessThanOrEqual(2_000);
+      const sent = t.fake!.summaries().map((request) => request.user).join('\n');
       for (let turn = 4; turn <= 15; turn++) expect(sent).toContain(`TURN-${turn} request`);
     });
   }
@@ -165,16 +151,16 @@ describe('context overflow from the endpoint splits the chunk and retries', () =
 
 describe('a batch with failures', () => {
   test('a failed session does not stop the others; the run ends with a summary and exit 1', async () => {
-    const sessions = ['a', 'b', 'c'].map((name) => join(scratch.dir, `${name}.jsonl`));
+    const sessions = ['a', 'b', 'c'].map((name) => join(t.scratch.dir, `${name}.jsonl`));
     for (const session of sessions) await writeSession(session, agentTurns(1, 4, 400, 80));
-    fake = await startFakeProvider({ faults: [{ kind: 'continuation' }, { kind: 'continuation' }] });
-    const result = await runCli(['compact', ...sessions, ...POLICY, '--concurrency', '1', ...fakeFlags(fake)], { env: scratch.env });
+    const fake = await t.start({ faults: [{ kind: 'continuation' }, { kind: 'continuation' }] });
+    const result = await runCli(['compact', ...sessions, ...POLICY, '--concurrency', '1', ...fakeFlags(fake)], { env: t.scratch.env });
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toContain('2 compacted, 0 skipped, 0 up-to-date, 1 failed');
     expect(result.stderr).toContain(
       `compactor: 1 of 3 sessions failed:\ncompactor:   ${sessions[0]}: the reply continued the conversation instead of summarizing it, twice`,
     );
-    expect(await listDir(scratch.dir)).toEqual(['a.jsonl', 'b.jsonl', 'b_compaction.json', 'c.jsonl', 'c_compaction.json']);
+    expect(await listDir(t.scratch.dir)).toEqual(['a.jsonl', 'b.jsonl', 'b_compaction.json', 'c.jsonl', 'c_compaction.json']);
   });
 
   test('--on-error skip reports the session as skipped, keeps its sidecar and exits 0', async () => {
@@ -187,11 +173,11 @@ describe('a batch with failures', () => {
   });
 
   test('--concurrency runs sessions at once and keeps output in input order', async () => {
-    const sessions = ['a', 'b', 'c', 'd'].map((name) => join(scratch.dir, `${name}.jsonl`));
+    const sessions = ['a', 'b', 'c', 'd'].map((name) => join(t.scratch.dir, `${name}.jsonl`));
     for (const session of sessions) await writeSession(session, agentTurns(1, 4, 400, 80));
     // The first session is the slowest: with 4 at once, the others are answered first.
-    fake = await startFakeProvider({ faults: [{ kind: 'delay', ms: 400 }] });
-    const result = await runCli(['compact', ...sessions, ...POLICY, '--json', '--concurrency', '4', ...fakeFlags(fake)], { env: scratch.env });
+    const fake = await t.start({ faults: [{ kind: 'delay', ms: 400 }] });
+    const result = await runCli(['compact', ...sessions, ...POLICY, '--json', '--concurrency', '4', ...fakeFlags(fake)], { env: t.scratch.env });
     expect(result.exitCode).toBe(0);
     expect(jsonLines(result.stdout).map((record) => record.session)).toEqual(sessions);
     expect(fake.requests).toHaveLength(4);
@@ -203,10 +189,10 @@ describe('the API key', () => {
   const KEY = 'sk-test-0123456789abcdefSECRET';
 
   test('is sent to the endpoint but never printed, logged or stored', async () => {
-    fake = await startFakeProvider({ expectKey: KEY });
-    const session = join(scratch.dir, 'keyed.jsonl');
+    const fake = await t.start({ expectKey: KEY });
+    const session = join(t.scratch.dir, 'keyed.jsonl');
     await writeSession(session, agentTurns(1, 4, 400, 80));
-    const result = await runCli(['compact', session, ...POLICY, '--json', '--verbose', ...fakeFlags(fake)], { env: { ...scratch.env, OPENAI_API_KEY: KEY } });
+    const result = await runCli(['compact', session, ...POLICY, '--json', '--verbose', ...fakeFlags(fake)], { env: { ...t.scratch.env, OPENAI_API_KEY: KEY } });
     expect(result.exitCode).toBe(0);
     expect(fake.requests[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(result.stderr).toContain(`compactor: llm: POST ${fake.url}/chat/completions model=fake-model`);
@@ -216,11 +202,11 @@ describe('the API key', () => {
   });
 
   test('is redacted from an error body that echoes it', async () => {
-    fake = await startFakeProvider({ expectKey: 'a-different-key' });
-    const session = join(scratch.dir, 'keyed.jsonl');
+    const fake = await t.start({ expectKey: 'a-different-key' });
+    const session = join(t.scratch.dir, 'keyed.jsonl');
     await writeSession(session, agentTurns(1, 4, 400, 80));
     const result = await runCli(['compact', session, ...POLICY, '--verbose', '--api-key-env', 'MY_KEY', ...fakeFlags(fake)], {
-      env: { ...scratch.env, MY_KEY: KEY },
+      env: { ...t.scratch.env, MY_KEY: KEY },
     });
     expect(result.exitCode).toBe(1);
     expect(fake.requests[0]!.answered).toBe('unauthorized');
@@ -229,9 +215,9 @@ describe('the API key', () => {
   });
 
   test('a named key variable that is not set is a usage error', async () => {
-    const session = join(scratch.dir, 'keyed.jsonl');
+    const session = join(t.scratch.dir, 'keyed.jsonl');
     await writeSession(session, agentTurns(1, 2, 400, 80));
-    const result = await runCli(['compact', session, '--api-key-env', 'NOT_SET_ANYWHERE', '--model', 'm', '--base-url', 'http://127.0.0.1:9/v1'], { env: scratch.env });
+    const result = await runCli(['compact', session, '--api-key-env', 'NOT_SET_ANYWHERE', '--model', 'm', '--base-url', 'http://127.0.0.1:9/v1'], { env: t.scratch.env });
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('the API key variable NOT_SET_ANYWHERE is not set');
   });

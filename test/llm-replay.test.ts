@@ -3,31 +3,19 @@
  * real summarizer against the fake provider, on the bundled seed-004 trace.
  */
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { FIXTURES, jsonLines, runCli } from './helpers/cli.js';
-import type { FakeProvider } from './helpers/fake-provider.js';
-import { startFakeProvider } from './helpers/fake-provider.js';
-import type { Scratch } from './helpers/llm.js';
-import { fakeFlags, llmScratch } from './helpers/llm.js';
+import { fakeFlags, useLlmTest } from './helpers/llm.js';
 
 const BUG = join(FIXTURES, 'bug.jsonl');
 const POLICY = ['--context-limit', '80000'];
 
-let scratch: Scratch;
-let fake: FakeProvider | null = null;
-beforeEach(async () => {
-  scratch = await llmScratch();
-});
-afterEach(async () => {
-  await fake?.close();
-  fake = null;
-  await scratch.cleanup();
-});
+const t = useLlmTest();
 
 const compactionsOf = (record: Record<string, any>) => record.turns.flatMap((turn: any) => turn.compactions);
 
 test('--summary-tokens N simulates summaries of N tokens and estimates what the summarizer would read', async () => {
-  const result = await runCli(['replay', BUG, ...POLICY, '--summary-tokens', '2000', '--json', '--price-input', '15', '--price-output', '75'], { env: scratch.env });
+  const result = await runCli(['replay', BUG, ...POLICY, '--summary-tokens', '2000', '--json', '--price-input', '15', '--price-output', '75'], { env: t.scratch.env });
   expect(result.exitCode).toBe(0);
   const [record] = jsonLines(result.stdout);
   expect(record).toMatchObject({ strategy: 'summarize', simulated_summary_tokens: 2000 });
@@ -38,7 +26,7 @@ test('--summary-tokens N simulates summaries of N tokens and estimates what the 
   expect(compactions.map((event: any) => event.summary_tokens)).toEqual([2063, 4138, 2111]);
   expect(record!.totals.summarizer_output_tokens).toBe(3 * 2000);
   expect(record!.totals.summarizer_input_tokens).toBe(11_515);
-  const truncate = jsonLines((await runCli(['replay', BUG, ...POLICY, '--json', '--price-input', '15', '--price-output', '75'], { env: scratch.env })).stdout)[0]!;
+  const truncate = jsonLines((await runCli(['replay', BUG, ...POLICY, '--json', '--price-input', '15', '--price-output', '75'], { env: t.scratch.env })).stdout)[0]!;
   expect(truncate.totals.summarizer_input_tokens).toBe(0);
   // Bigger summaries and the summarizer's own tokens cost more than truncate's one-liners.
   expect(record!.cost.after_usd).toBeGreaterThan(truncate.cost.after_usd);
@@ -47,8 +35,8 @@ test('--summary-tokens N simulates summaries of N tokens and estimates what the 
 });
 
 test('--strategy summarize replays with the real summarizer and charges its measured usage', async () => {
-  fake = await startFakeProvider();
-  const result = await runCli(['replay', BUG, ...POLICY, '--strategy', 'summarize', '--json', ...fakeFlags(fake)], { env: scratch.env });
+  const fake = await t.start();
+  const result = await runCli(['replay', BUG, ...POLICY, '--strategy', 'summarize', '--json', ...fakeFlags(fake)], { env: t.scratch.env });
   expect(result.exitCode).toBe(0);
   const [record] = jsonLines(result.stdout);
   expect(compactionsOf(record!)).toHaveLength(3);
@@ -61,7 +49,7 @@ test('--strategy summarize replays with the real summarizer and charges its meas
 });
 
 test('--summary-tokens with --strategy truncate is a usage error', async () => {
-  const result = await runCli(['replay', BUG, '--summary-tokens', '500', '--strategy', 'truncate'], { env: scratch.env });
+  const result = await runCli(['replay', BUG, '--summary-tokens', '500', '--strategy', 'truncate'], { env: t.scratch.env });
   expect(result.exitCode).toBe(2);
   expect(result.stderr).toContain('--summary-tokens simulates the summarize strategy');
 });

@@ -5,7 +5,9 @@
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FakeProvider } from './fake-provider.js';
+import { afterEach, beforeEach } from 'vitest';
+import type { FakeProvider, FakeProviderOptions } from './fake-provider.js';
+import { startFakeProvider } from './fake-provider.js';
 
 export interface Scratch {
   readonly dir: string;
@@ -36,4 +38,47 @@ export function fakeFlags(fake: FakeProvider, ...extra: string[]): string[] {
 /** File names in a directory, sorted: proves no temporary or partial sidecar was left behind. */
 export async function listDir(dir: string): Promise<string[]> {
   return (await readdir(dir)).sort();
+}
+
+export interface LlmTest {
+  /** A fresh scratch directory for each test. */
+  readonly scratch: Scratch;
+  /** The fake provider started by `start`, or null. */
+  readonly fake: FakeProvider | null;
+  /** Starts the fake provider for this test; it is closed after the test. */
+  start(options?: FakeProviderOptions): Promise<FakeProvider>;
+  /** Closes the fake and replaces the scratch directory, for a second scenario in one test. */
+  renew(): Promise<void>;
+}
+
+/** Registers per-test set-up and clean-up of a scratch directory and a fake provider. */
+export function useLlmTest(): LlmTest {
+  let scratch: Scratch | null = null;
+  let fake: FakeProvider | null = null;
+  const teardown = async () => {
+    await fake?.close();
+    fake = null;
+    await scratch?.cleanup();
+  };
+  beforeEach(async () => {
+    scratch = await llmScratch();
+  });
+  afterEach(teardown);
+  return {
+    get scratch() {
+      if (!scratch) throw new Error('useLlmTest: scratch is only available inside a test');
+      return scratch;
+    },
+    get fake() {
+      return fake;
+    },
+    async start(options = {}) {
+      fake = await startFakeProvider(options);
+      return fake;
+    },
+    async renew() {
+      await teardown();
+      scratch = await llmScratch();
+    },
+  };
 }
