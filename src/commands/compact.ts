@@ -41,7 +41,7 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
   describe: 'Write a compaction sidecar beside each session',
   builder: (yargs) =>
     withSummarizer(withPolicy(withInputs(yargs)))
-      .option('strategy', { describe: 'how to summarize [default: summarize when a summarizer is configured, else truncate]', choices: STRATEGY_NAMES })
+      .option('strategy', { describe: 'summarize (default if configured) or truncate', choices: STRATEGY_NAMES })
       .option('dry-run', { describe: 'decide and report, write nothing', type: 'boolean', default: false }) as never,
   handler: async (args) => {
     const policy = policyFromArgs(args);

@@ -43,11 +43,11 @@ export function withSummarizer<T>(yargs: Argv<T>) {
     .option('max-summary-tokens', { describe: 'reply budget per summarizer call [default: 8192]', type: 'number' })
     .option('instructions', { describe: 'focus for the summary: TEXT or @FILE', type: 'string' })
     .option('timeout', { describe: 'seconds per summarizer request [default: 300]', type: 'number' })
-    .option('summarizer-context', { describe: "summarizer's window in tokens [default: the model's, else 128000]", type: 'number' })
+    .option('summarizer-context', { describe: "summarizer's window [default: model's or 128000]", type: 'number' })
     .option('concurrency', { describe: 'sessions at once [default: 4]', type: 'number' })
     .option('on-error', { describe: 'when the summarizer fails [default: fail]', choices: ON_ERROR_CHOICES as unknown as string[] })
     .option('max-retries', { describe: 'retries on 429/5xx/connection errors [default: 2]', type: 'number' })
-    .option('verbose', { describe: 'log summarizer requests on stderr (never headers or keys)', type: 'boolean', default: false });
+    .option('verbose', { describe: 'log summarizer requests (no headers, no key)', type: 'boolean', default: false });
 }
 
 /** Flags > COMPACTOR_* variables > config file > defaults. */
