@@ -107,6 +107,25 @@ describe('seed 004 LLM tests against the fake provider', () => {
     expect(jsonLines(result.stdout)[0]).toMatchObject({ status: 'compacted', fallback: true, strategy: 'summarize' });
     expect(result.stderr).toContain('the summarize strategy failed for 1 session, given a truncate sidecar (fallback) (--on-error truncate):');
   });
+
+  test('a fallback after an LLM summary keeps that summary in front of the truncate line', async () => {
+    const good = await t.start();
+    const session = join(t.scratch.dir, 'keep.jsonl');
+    await writeSession(session, agentTurns(1, 6, 500, 100));
+    const flags = ['--force', '--keep-recent', '300', '--model', 'fake-model', '--on-error', 'truncate'];
+    expect((await runCli(['compact', session, ...flags, '--base-url', good.url], { env: t.scratch.env })).exitCode).toBe(0);
+    await good.close();
+    await appendToSession(session, agentTurns(7, 4, 500, 100));
+    // Nothing listens on the old port any more: a connection error after the SDK's retries.
+    const result = await runCli(['compact', session, ...flags, '--base-url', good.url, '--max-retries', '0'], { env: t.scratch.env });
+    expect(result.exitCode).toBe(0);
+    const state = await sidecarOf(session);
+    expect(state).toMatchObject({ strategy: 'truncate', fallback: true, compactions: 2, first_kept_message_id: 'u9' });
+    expect(state.details.fallback_reason).toMatch(/^cannot reach the summarizer at /);
+    expect(state.summary).toMatch(/^## Goal\nfake summary-1 by fake-model\n[\s\S]*\n\n\[Compacted 16 messages: 4 user, 8 assistant, 4 tool results\]\n\n<read-files>\n/);
+    expect(state.summary.match(/<read-files>/g)).toHaveLength(1);
+    expect(state.summary).toContain('src/module8.ts');
+  });
 });
 
 test('a transcript ten times the summarizer window compacts by chunked folding', async () => {
