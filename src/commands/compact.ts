@@ -4,23 +4,29 @@
  */
 import type { CommandModule } from 'yargs';
 import { planCompaction, runCompaction } from '../compaction/compact.js';
-import { ExitCode } from '../errors.js';
+import type { CompactionState } from '../compaction/state.js';
+import { describeError, ExitCode } from '../errors.js';
+import { SummarizerError } from '../llm/client.js';
 import { formatTokens } from '../report/format.js';
 import { createProgress, shouldShowProgress } from '../report/progress.js';
 import { saveSidecar } from '../sidecar/store.js';
 import type { StrategyName } from '../strategies/index.js';
 import { createStrategy, STRATEGY_NAMES } from '../strategies/index.js';
+import { truncateFallback } from '../strategies/fallback.js';
+import type { Strategy } from '../strategies/strategy.js';
 import { runBatch } from './batch.js';
 import { expandInputs } from './inputs.js';
 import { loadSession } from './load.js';
 import type { CommonArgs, PolicyArgs } from './options.js';
 import { policyFromArgs, withInputs, withPolicy } from './options.js';
 import { createOutput, reportFailure } from './output.js';
+import type { SummarizerArgs } from './summarizer.js';
+import { summarizeOptions, summarizerFromArgs, withSummarizer } from './summarizer.js';
 
 export type CompactStatus = 'compacted' | 'skipped' | 'up-to-date' | 'failed';
 
-interface CompactArgs extends CommonArgs, PolicyArgs {
-  strategy: StrategyName;
+interface CompactArgs extends CommonArgs, PolicyArgs, SummarizerArgs {
+  strategy?: StrategyName;
   'dry-run': boolean;
 }
 
@@ -34,12 +40,21 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
   command: 'compact <inputs..>',
   describe: 'Write a compaction sidecar beside each session',
   builder: (yargs) =>
-    withPolicy(withInputs(yargs))
-      .option('strategy', { describe: 'how to summarize', choices: STRATEGY_NAMES, default: 'truncate' as StrategyName })
+    withSummarizer(withPolicy(withInputs(yargs)))
+      .option('strategy', { describe: 'summarize (default if configured) or truncate', choices: STRATEGY_NAMES })
       .option('dry-run', { describe: 'decide and report, write nothing', type: 'boolean', default: false }) as never,
   handler: async (args) => {
     const policy = policyFromArgs(args);
-    const strategy = createStrategy(args.strategy);
+    const summarizer = await summarizerFromArgs(args);
+    const strategyName = args.strategy ?? (summarizer.configured ? 'summarize' : 'truncate');
+    if (!args.strategy && !summarizer.configured) {
+      process.stderr.write('compactor: no summarizer configured (--model / --base-url, COMPACTOR_MODEL or the config file); using --strategy truncate\n');
+    }
+    const strategy = createStrategy(strategyName, summarizer.configured && strategyName === 'summarize' ? summarizeOptions(summarizer.settings, args.verbose) : undefined);
+    const { concurrency, onError } = summarizer.configured ? summarizer.settings : summarizer;
+    /** Sessions whose summarizer failed but which --on-error skip/truncate kept out of the failures. */
+    const summarizerFailures: { path: string; error: string }[] = [];
+    const usageTotals = { input: 0, output: 0 };
     const paths = await expandInputs(args.inputs);
     const output = createOutput(args.json);
     const progress = createProgress(paths.length, shouldShowProgress(args.json));
@@ -65,7 +80,18 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
           line: `would compact ${path}: ${plan.cut.index - plan.start} messages, keep from ${firstKept}`,
         };
       }
-      const state = await runCompaction(loaded.subject, plan, strategy);
+      let state: CompactionState;
+      try {
+        state = await runCompaction(loaded.subject, plan, strategy);
+      } catch (error) {
+        if (!(error instanceof SummarizerError) || onError === 'fail') throw error;
+        summarizerFailures.push({ path, error: describeError(error) });
+        if (onError === 'skip') {
+          const reason = `summarizer failed: ${describeError(error)}`;
+          return { status: 'skipped', record: { ...base, status: 'skipped', reason }, line: `skipped    ${path} (${reason})` };
+        }
+        state = await runCompaction(loaded.subject, plan, truncateFallback(describeError(error)));
+      }
       const written = await saveSidecar(path, state);
       return {
         status: 'compacted',
@@ -77,6 +103,9 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
           first_kept_message_id: state.first_kept_message_id,
           messages_summarized: state.messages_summarized,
           summary_tokens: state.summary_tokens,
+          fallback: state.fallback,
+          summarizer_input_tokens: state.usage?.input_tokens ?? null,
+          summarizer_output_tokens: state.usage?.output_tokens ?? null,
         },
         line: `compacted  ${path}: ${formatTokens(state.tokens_before)} -> ${formatTokens(state.tokens_after)} tokens, sidecar ${written}`,
       };
@@ -89,17 +118,44 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
         return reportFailure(output, path, outcome.error);
       }
       counts[outcome.value.status]++;
+      usageTotals.input += Number(outcome.value.record['summarizer_input_tokens'] ?? 0);
+      usageTotals.output += Number(outcome.value.record['summarizer_output_tokens'] ?? 0);
       output.record(outcome.value.record, () => outcome.value.line);
-    });
+    }, concurrency);
     progress.stop();
     if (!output.json) {
       const verb = args['dry-run'] ? 'would be compacted' : 'compacted';
       process.stdout.write(
         `\n${counts.compacted} ${verb}, ${counts.skipped} skipped, ${counts['up-to-date']} up-to-date, ${counts.failed} failed\n`,
       );
+      if (usageTotals.input + usageTotals.output > 0) {
+        process.stdout.write(`summarizer tokens: ${formatTokens(usageTotals.input)} input, ${formatTokens(usageTotals.output)} output\n`);
+      }
     }
+    reportFailureSummary(outcomes, summarizerFailures, onError, strategy);
     await output.close();
     process.exitCode = outcomes.some((outcome) => !outcome.ok) ? ExitCode.failed : ExitCode.ok;
   },
 };
 
+
+/** The end-of-batch list on stderr: failed sessions, and summarizer failures --on-error absorbed. */
+function reportFailureSummary(
+  outcomes: readonly { path: string; ok: boolean; error?: string }[],
+  absorbed: readonly { path: string; error: string }[],
+  onError: string,
+  strategy: Strategy,
+): void {
+  const failed = outcomes.filter((outcome) => !outcome.ok);
+  const lines: string[] = [];
+  if (failed.length > 0) {
+    lines.push(`${failed.length} of ${outcomes.length} session${outcomes.length === 1 ? '' : 's'} failed:`);
+    for (const outcome of failed) lines.push(`  ${outcome.path}: ${outcome.error ?? ''}`);
+  }
+  if (absorbed.length > 0) {
+    const what = onError === 'skip' ? 'left without a new sidecar' : 'given a truncate sidecar (fallback)';
+    lines.push(`the ${strategy.name} strategy failed for ${absorbed.length} session${absorbed.length === 1 ? '' : 's'}, ${what} (--on-error ${onError}):`);
+    for (const failure of absorbed) lines.push(`  ${failure.path}: ${failure.error}`);
+  }
+  if (lines.length > 0) process.stderr.write(`compactor: ${lines.join('\ncompactor: ')}\n`);
+}

@@ -9,16 +9,19 @@ import { ExitCode, UsageError } from '../errors.js';
 import { formatPercent, formatTokens, formatUsd } from '../report/format.js';
 import { renderTable } from '../report/table.js';
 import type { StrategyName } from '../strategies/index.js';
-import { createStrategy, STRATEGY_NAMES } from '../strategies/index.js';
+import { STRATEGY_NAMES } from '../strategies/index.js';
 import { runBatch } from './batch.js';
 import { expandInputs } from './inputs.js';
 import { loadSession } from './load.js';
 import type { CommonArgs, PolicyArgs } from './options.js';
 import { policyFromArgs, policyJson, withInputs, withPolicy } from './options.js';
 import { createOutput, reportFailure } from './output.js';
+import type { SummarizerArgs } from './summarizer.js';
+import { replayStrategy, withSummarizer } from './summarizer.js';
 
-interface ReplayArgs extends CommonArgs, PolicyArgs {
-  strategy: StrategyName;
+interface ReplayArgs extends CommonArgs, PolicyArgs, SummarizerArgs {
+  strategy?: StrategyName;
+  'summary-tokens'?: number;
   'price-input'?: number;
   'price-output'?: number;
 }
@@ -120,14 +123,15 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
   command: 'replay <inputs..>',
   describe: 'Replay sessions under a compaction policy: tokens and cost before/after',
   builder: (yargs) =>
-    withPolicy(withInputs(yargs))
-      .option('strategy', { describe: 'summary used for the simulated compactions', choices: STRATEGY_NAMES, default: 'truncate' as StrategyName })
+    withSummarizer(withPolicy(withInputs(yargs)))
+      .option('strategy', { describe: 'summary used for the simulated compactions [default: truncate]', choices: STRATEGY_NAMES })
+      .option('summary-tokens', { describe: 'simulate summarize with summaries of N tokens (no LLM calls)', type: 'number' })
       .option('price-input', { describe: '$ per million input tokens', type: 'number' })
       .option('price-output', { describe: '$ per million output tokens', type: 'number' }) as never,
   handler: async (args) => {
     const policy = policyFromArgs(args);
     const prices = pricesFromArgs(args);
-    const strategy = createStrategy(args.strategy);
+    const { strategy, concurrency, simulatedSummaryTokens } = await replayStrategy(args, args['summary-tokens']);
     const paths = await expandInputs(args.inputs);
     const output = createOutput(args.json);
     const outcomes = await runBatch(
@@ -145,9 +149,16 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
       ({ path, ...outcome }) => {
         if (!outcome.ok) return reportFailure(output, path, outcome.error);
         const cost = prices ? costJson(outcome.value, prices) : null;
-        const record = { ...replayJson(path, outcome.value), policy: policyJson(policy), strategy: strategy.name, cost };
+        const record = {
+          ...replayJson(path, outcome.value),
+          policy: policyJson(policy),
+          strategy: strategy.name,
+          simulated_summary_tokens: simulatedSummaryTokens,
+          cost,
+        };
         output.record(record, () => humanReport(path, outcome.value, cost));
       },
+      concurrency,
     );
     await output.close();
     process.exitCode = outcomes.some((outcome) => !outcome.ok) ? ExitCode.failed : ExitCode.ok;
