@@ -14,7 +14,8 @@ export function formatPercent(fraction: number): string {
 }
 
 export function formatUsd(value: number): string {
-  return `$${value.toFixed(2)}`;
+  const cents = Math.abs(value).toFixed(2);
+  return `${value < 0 && cents !== '0.00' ? '-' : ''}$${cents}`;
 }
 
 /** Shortens a path from the left so it fits `width` columns: `…/archive/bug.jsonl`. */
