@@ -15,7 +15,7 @@ import type { Turn, TurnUsage } from '../audit/turns.js';
 import { groupTurns, totalUsage, turnUsage } from '../audit/turns.js';
 import { InputError, UsageError } from '../errors.js';
 import { renderBarChart } from '../report/chart.js';
-import { formatCostSplit, formatRates } from '../report/cost.js';
+import { firstTier, formatCostSplit, formatRates } from '../report/cost.js';
 import { formatTokens } from '../report/format.js';
 import { renderGrowth } from '../report/growth.js';
 import { renderTable } from '../report/table.js';
@@ -77,7 +77,10 @@ function humanReport(path: string, inspection: Inspection, args: InspectArgs): s
   if (inspection.overhead > 0) lines.push(`every call also carried ${formatTokens(inspection.overhead)} tokens before the first message (system prompt, tools)`);
   if (cost && pricing.rates) {
     const at = pricing.catalog ? `${pricing.catalog.id} prices` : 'the given prices';
-    lines.push('', `cost at ${at} (${formatRates(pricing.rates)}):`, `  ${formatCostSplit(cost)}`);
+    const tier = firstTier(pricing.rates);
+    lines.push('', `cost at ${at}:`, `  $ per million: ${formatRates(pricing.rates)}`);
+    if (tier !== null) lines.push(`  (higher rates for prompts above ${formatTokens(tier)} tokens)`);
+    lines.push(`  ${formatCostSplit(cost)}`);
   } else {
     lines.push('', 'cost: unknown model (pass --model or --price-input/--price-output)');
   }

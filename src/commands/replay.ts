@@ -64,6 +64,7 @@ function replayPolicyJson(policy: ReplayPolicy) {
     ...policyJson(policy.compaction),
     check: policy.check,
     carry_user_tokens: policy.carryUserTokens,
+    summarizer_input: policy.summarizerInput,
     prune: policy.prune && {
       protect_tokens: policy.prune.protectTokens,
       minimum_tokens: policy.prune.minimumTokens,
@@ -200,6 +201,7 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
           contextWindow: args['context-limit'] ?? pricing.contextWindow,
           strategy: strategy.name,
           recordedCost,
+          estimated: calls.some((call) => call.estimated),
           outcomes: policyOutcomes,
         };
         const record = {

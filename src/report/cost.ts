@@ -9,12 +9,14 @@ export function formatCostSplit(cost: CostSplit): string {
   return `input ${formatUsd(cost.input)}, cache write ${formatUsd(cost.cacheWrite)}, cache read ${formatUsd(cost.cacheRead)}, output ${formatUsd(cost.output)}, total ${formatUsd(cost.total)}`;
 }
 
-function formatRate(rate: Rate): string {
-  const tiers = rate.tiers.map((tier) => ` (${formatUsd(tier.price)} above ${Math.round(tier.start / 1000)}k)`).join('');
-  return `${formatUsd(rate.base)}${tiers}`;
+/** `input 15.00, output 75.00, cache read 1.50, cache write 18.75` ($ per million, base tier). */
+export function formatRates(rates: Rates): string {
+  const price = (rate: Rate) => rate.base.toFixed(2);
+  return `input ${price(rates.input)}, output ${price(rates.output)}, cache read ${price(rates.cacheRead)}, cache write ${price(rates.cacheWrite)}`;
 }
 
-/** `$15.00 in, $75.00 out, $1.50 cache read, $18.75 cache write per million` */
-export function formatRates(rates: Rates): string {
-  return `${formatRate(rates.input)} in, ${formatRate(rates.output)} out, ${formatRate(rates.cacheRead)} cache read, ${formatRate(rates.cacheWrite)} cache write per million`;
+/** The smallest prompt size above which some rate is higher, or null when prices are flat. */
+export function firstTier(rates: Rates): number | null {
+  const starts = [rates.input, rates.output, rates.cacheRead, rates.cacheWrite].flatMap((rate) => rate.tiers.map((tier) => tier.start));
+  return starts.length > 0 ? Math.min(...starts) : null;
 }

@@ -31,7 +31,7 @@ function turnsTable(report: GrowthReport): string {
     [
       { header: 'turn' },
       { header: 'added' },
-      { header: 'user' },
+      { header: 'user+sys' },
       { header: 'assistant' },
       { header: 'thinking' },
       { header: 'calls' },

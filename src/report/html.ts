@@ -76,11 +76,11 @@ function svgChart(view: ReplayView): string {
   const legend = series
     .map((line, i) => `<g transform="translate(${margin.left + 10 + i * 110},${margin.top + 4})"><rect width="14" height="4" y="4" fill="${line.colour}"/><text x="20" y="10">${escapeHtml(line.name)}</text></g>`)
     .join('');
-  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="baseline per turn">${parts.join('')}${legend}</svg>`;
+  return `<svg viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="baseline per turn">${parts.join('')}${legend}</svg>`;
 }
 
 function htmlTable(table: TableData): string {
-  const head = table.columns.map((column) => `<th>${escapeHtml(column.header.trim())}</th>`).join('');
+  const head = table.columns.map((column) => `<th class="${column.align === 'left' ? 'l' : 'r'}">${escapeHtml(column.header.trim())}</th>`).join('');
   const body = table.rows
     .map((row) => `<tr>${row.map((cell, i) => `<td class="${table.columns[i]?.align === 'left' ? 'l' : 'r'}">${escapeHtml(cell.trim())}</td>`).join('')}</tr>`)
     .join('\n');
@@ -93,11 +93,11 @@ function sessionSection(view: ReplayView): string {
   const recorded = [
     `${formatTokens(first?.requests ?? 0)} calls`,
     `<span class="total">${formatTokens(first?.inputTokensBefore ?? 0)}</span> input tokens`,
-    ...(view.recordedCost ? [`<span class="total">${formatUsd(view.recordedCost.total)}</span> as reported`] : []),
+    ...(view.recordedCost ? [`<span class="total">${formatUsd(view.recordedCost.total)}</span>`] : []),
   ].join(', ');
   return `<section>
 <h2>${escapeHtml(view.path)}</h2>
-<p>${escapeHtml(view.model ?? 'unknown model')}, window ${formatTokens(view.contextWindow)}, strategy ${escapeHtml(view.strategy)}. Recorded: ${recorded}.</p>
+<p>${escapeHtml(view.model ?? 'unknown model')}, window ${formatTokens(view.contextWindow)}, strategy ${escapeHtml(view.strategy)}. Recorded: ${recorded}${view.estimated ? ' (usage partly estimated)' : ' (as reported)'}.</p>
 <h3>Baseline per turn</h3>
 <p class="note">The input of each turn's first call, before and under each policy; a dot marks a turn with a compaction; the dashed line is the window.</p>
 ${svgChart(view)}
@@ -120,7 +120,7 @@ export function renderHtmlReport(views: readonly ReplayView[]): string {
 body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; background: #fff; }
 h1 { font-size: 1.4em; } h2 { font-size: 1.15em; border-bottom: 1px solid #ccc; } h3 { font-size: 1em; margin-top: 1.4em; }
 table { border-collapse: collapse; margin: 0.5em 0; } th, td { padding: 2px 10px; border-bottom: 1px solid #eee; }
-th { text-align: right; background: #f4f4f4; } td.r { text-align: right; font-variant-numeric: tabular-nums; } td.l { text-align: left; }
+th { background: #f4f4f4; } .r { text-align: right; font-variant-numeric: tabular-nums; } .l { text-align: left; }
 svg text { font: 11px system-ui, sans-serif; fill: #333; } .note { color: #555; font-size: 0.9em; } .total { font-weight: bold; }
 </style>
 </head>

@@ -27,6 +27,8 @@ export interface ReplayView {
   readonly strategy: string;
   /** The session as its usage reports it; null without prices. */
   readonly recordedCost: CostSplit | null;
+  /** True when some call reported no usage (its tokens are estimates). */
+  readonly estimated: boolean;
   readonly outcomes: readonly PolicyOutcome[];
 }
 
@@ -148,7 +150,8 @@ export function renderReplay(view: ReplayView, chart: boolean): string {
   const lines = [
     `${view.path} (${model}window ${formatTokens(view.contextWindow)}, strategy ${view.strategy})`,
     `recorded: ${formatTokens(first?.requests ?? 0)} calls, ${formatTokens(first?.inputTokensBefore ?? 0)} input tokens` +
-      (view.recordedCost ? `, ${formatUsd(view.recordedCost.total)} as reported` : ''),
+      (view.recordedCost ? `, ${formatUsd(view.recordedCost.total)}` : '') +
+      (view.estimated ? ' (usage partly estimated)' : ' (as reported)'),
     '',
     'baseline per turn (* = compacted before or during that turn)',
     baselineTables(view).join('\n\n'),
