@@ -16,7 +16,7 @@ import { groupTurns, totalUsage, turnUsage } from '../audit/turns.js';
 import { InputError, UsageError } from '../errors.js';
 import { renderBarChart } from '../report/chart.js';
 import { firstTier, formatCostSplit, formatRates } from '../report/cost.js';
-import { formatTokens } from '../report/format.js';
+import { formatTokens, titleLine } from '../report/format.js';
 import { renderGrowth } from '../report/growth.js';
 import { renderTable } from '../report/table.js';
 import type { Diagnostic, Session } from '../session/model.js';
@@ -72,9 +72,9 @@ function humanReport(path: string, inspection: Inspection, args: InspectArgs): s
     rows,
   );
   const model = pricing.model ? `, ${pricing.model}` : '';
-  const lines = [`${path} (${session.format}, ${formatTokens(session.messages.length)} messages, ${turns.length} turns${model})`, table];
+  const lines = [titleLine(path, `${session.format}, ${formatTokens(session.messages.length)} messages, ${turns.length} turns${model}`), table];
   if (turns.some((turn) => turn.estimated)) lines.push('* estimated (the file reports no usage for some calls)');
-  if (inspection.overhead > 0) lines.push(`every call also carried ${formatTokens(inspection.overhead)} tokens before the first message (system prompt, tools)`);
+  if (inspection.overhead > 0) lines.push(`every call also carried ${formatTokens(inspection.overhead)} tokens of system prompt and tool schemas`);
   if (cost && pricing.rates) {
     const at = pricing.catalog ? `${pricing.catalog.id} prices` : 'the given prices';
     const tier = firstTier(pricing.rates);

@@ -28,3 +28,9 @@ export function fitPath(path: string, width: number): string {
 export function outputWidth(stream: NodeJS.WriteStream = process.stdout): number {
   return Math.min(stream.isTTY && stream.columns ? stream.columns : 80, 100);
 }
+
+/** `path (details)` on one line, or the details on a second line when that would pass `width`. */
+export function titleLine(path: string, details: string, width = 80): string {
+  const line = `${path} (${details})`;
+  return line.length <= width ? line : `${path}\n  (${details})`;
+}

@@ -15,7 +15,7 @@ function fitTarget(target: string, width: number): string {
 function turnsTable(report: GrowthReport): string {
   const rows = report.turns.map((turn) => {
     const top = turn.toolResults[0];
-    const share = top && turn.total > 0 ? `${fitTarget(top.tool, 12)} ${formatPercent(top.tokens / turn.total)}` : '';
+    const share = top && turn.total > 0 ? `${fitTarget(top.tool, 12)} ${Math.round((top.tokens / turn.total) * 100)}%` : '';
     return [
       String(turn.turn),
       formatTokens(turn.total),
@@ -31,7 +31,7 @@ function turnsTable(report: GrowthReport): string {
     [
       { header: 'turn' },
       { header: 'added' },
-      { header: 'user+sys' },
+      { header: 'user' },
       { header: 'assistant' },
       { header: 'thinking' },
       { header: 'calls' },
@@ -66,7 +66,7 @@ function readsTable(report: GrowthReport, top: number): string {
 }
 
 export function renderGrowth(report: GrowthReport, top: number): string {
-  const sections = [`what each turn added (estimated tokens; largest = the tool whose results added most)\n${turnsTable(report)}`];
+  const sections = [`what each turn added (estimated tokens; largest: the tool that added most)\n${turnsTable(report)}`];
   if (report.tools.length > 0) sections.push(`tool results by tool\n${toolsTable(report)}`);
   if (report.outputs.length > 0) {
     sections.push(`largest tool outputs (re-sent = tokens x the later calls that carried them)\n${outputsTable(report, top)}`);

@@ -9,7 +9,7 @@ import type { ReplayResult } from '../audit/replay.js';
 import type { PolicyCosts } from '../audit/savings.js';
 import type { ThrashReport } from '../audit/thrash.js';
 import { renderBarChart } from './chart.js';
-import { formatPercent, formatTokens, formatUsd } from './format.js';
+import { formatPercent, formatTokens, formatUsd, titleLine } from './format.js';
 import type { Column } from './table.js';
 import { renderTable } from './table.js';
 
@@ -148,7 +148,7 @@ export function renderReplay(view: ReplayView, chart: boolean): string {
   const model = view.model ? `${view.model}, ` : '';
   const first = view.outcomes[0]?.result.totals;
   const lines = [
-    `${view.path} (${model}window ${formatTokens(view.contextWindow)}, strategy ${view.strategy})`,
+    titleLine(view.path, `${model}window ${formatTokens(view.contextWindow)}, strategy ${view.strategy}`),
     `recorded: ${formatTokens(first?.requests ?? 0)} calls, ${formatTokens(first?.inputTokensBefore ?? 0)} input tokens` +
       (view.recordedCost ? `, ${formatUsd(view.recordedCost.total)}` : '') +
       (view.estimated ? ' (usage partly estimated)' : ' (as reported)'),
