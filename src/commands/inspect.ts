@@ -167,7 +167,7 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
         const calls = providerCalls(messages, loaded.tokens);
         const groups = groupTurns(messages, calls);
         const turns = groups.map(turnUsage);
-        const pricing = resolvePricing(loaded.session, args.model, overrides);
+        const pricing = await resolvePricing(loaded.session, args.model, overrides);
         if (limits.maxCostUsd !== undefined && !pricing.rates) {
           throw new InputError('--max-cost needs prices: the model is unknown (pass --model or --price-input/--price-output)', path);
         }

@@ -64,9 +64,9 @@ function sessionDate(session: Session): Date | undefined {
   return stamp ? new Date(stamp) : undefined;
 }
 
-export function resolvePricing(session: Session, model: string | undefined, overrides: PriceOverrides): Pricing {
+export async function resolvePricing(session: Session, model: string | undefined, overrides: PriceOverrides): Promise<Pricing> {
   const name = model ?? session.model ?? null;
-  const catalog = name ? lookupModel(name, sessionDate(session)) : null;
+  const catalog = name ? await lookupModel(name, sessionDate(session)) : null;
   const flagged = Object.keys(overrides).length > 0;
   const pick = (key: keyof Rates, fallback: Rate): Rate => (overrides[key] !== undefined ? flatRate(overrides[key]) : (catalog?.rates[key] ?? fallback));
   let rates: Rates | null = null;

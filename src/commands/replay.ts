@@ -172,7 +172,7 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
       async (path): Promise<Replayed> => {
         const loaded = await loadSession(path, { format: args.format, withSidecar: false });
         const { messages } = loaded.session;
-        const pricing = resolvePricing(loaded.session, args.model, overrides);
+        const pricing = await resolvePricing(loaded.session, args.model, overrides);
         const rates = pricing.rates;
         if (limits.maxCostUsd !== undefined && !rates) {
           throw new InputError('--max-cost needs prices: the model is unknown (pass --model or --price-input/--price-output)', path);

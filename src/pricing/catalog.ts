@@ -3,8 +3,10 @@
  * Only the bundled data is read (the package's optional remote update is never enabled), so a
  * lookup needs no network. Cost arithmetic is left to src/audit/cost.ts.
  */
-import { calcPrice } from '@pydantic/genai-prices';
 import type { ModelPrice } from '@pydantic/genai-prices';
+
+/** The catalog is 800 kB of data: loaded on the first lookup, so commands without prices skip it. */
+let catalog: Promise<typeof import('@pydantic/genai-prices')> | null = null;
 
 /** A price in $ per million tokens that may step up once a request's prompt passes `start` tokens. */
 export interface Rate {
@@ -44,7 +46,9 @@ function rateOf(value: ModelPrice[string]): Rate | null {
  * A provider that lists no cache prices bills cached tokens as plain input: OpenAI has no
  * cache-write surcharge, and a model without caching reads nothing cheaper.
  */
-export function lookupModel(name: string, at?: Date): CatalogModel | null {
+export async function lookupModel(name: string, at?: Date): Promise<CatalogModel | null> {
+  catalog ??= import('@pydantic/genai-prices');
+  const { calcPrice } = await catalog;
   const slash = name.indexOf('/');
   const attempts: { modelId: string; providerId?: string }[] = [{ modelId: name }];
   if (slash > 0) attempts.push({ modelId: name.slice(slash + 1), providerId: name.slice(0, slash) }, { modelId: name.slice(slash + 1) });
