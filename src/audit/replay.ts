@@ -25,6 +25,7 @@ import type { ProviderCall } from '../tokens/provider-calls.js';
 import { providerCalls } from '../tokens/provider-calls.js';
 import { stablePrefixTokens } from './cache.js';
 import type { ReplayPolicy } from './presets.js';
+import { customPolicy } from './presets.js';
 import { findPrunable, toolNamesById } from './prune.js';
 import type { Turn } from './turns.js';
 import { groupTurns } from './turns.js';
@@ -117,7 +118,8 @@ export interface ReplayInput {
   readonly sessionName: string;
   readonly messages: readonly Message[];
   readonly tokens: readonly number[];
-  readonly policy: ReplayPolicy;
+  /** A preset or custom replay policy; a bare CompactionPolicy is replayed as `custom`. */
+  readonly policy: ReplayPolicy | CompactionPolicy;
   readonly strategy: Strategy;
   readonly count?: TextCounter;
 }
@@ -145,7 +147,7 @@ class Simulation {
   pendingUnchanged: number | null = null;
 
   constructor(
-    readonly input: ReplayInput,
+    readonly input: ReplayInput & { readonly policy: ReplayPolicy },
     readonly stablePrefix: number,
   ) {
     this.current = [...input.tokens];
@@ -235,8 +237,10 @@ class Simulation {
   }
 }
 
-export async function replaySession(input: ReplayInput): Promise<ReplayResult> {
-  const { messages, tokens, policy } = input;
+export async function replaySession(request: ReplayInput): Promise<ReplayResult> {
+  const policy = 'compaction' in request.policy ? request.policy : customPolicy(request.policy);
+  const input = { ...request, policy };
+  const { messages, tokens } = input;
   const allCalls = providerCalls(messages, tokens);
   const turns = groupTurns(messages, allCalls);
   const stablePrefix = stablePrefixTokens(allCalls, tokens);
