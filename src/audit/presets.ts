@@ -51,6 +51,9 @@ function preset(
   };
 }
 
+/** Codex, Claude Code and opencode summarize everything, check before every call, and send the conversation itself. */
+const SUMMARIZE_EVERYTHING = { keepRecentTokens: 0, cutRule: 'tool-safe', check: 'every-call', summarizerInput: 'conversation' } as const;
+
 /** A named preset for a model with this context window. */
 export function presetPolicy(name: PresetName, contextLimit: number): ReplayPolicy {
   switch (name) {
@@ -60,34 +63,14 @@ export function presetPolicy(name: PresetName, contextLimit: number): ReplayPoli
     case 'codex':
       // Auto-compacts at 90% of the window, mid-turn too; the new history is the summary plus the
       // user's recent messages (up to 20,000 tokens), nothing else verbatim.
-      return preset(name, contextLimit, {
-        trigger: { kind: 'percent', percent: 90 },
-        keepRecentTokens: 0,
-        cutRule: 'tool-safe',
-        check: 'every-call',
-        carryUserTokens: 20_000,
-        summarizerInput: 'conversation',
-      });
+      return preset(name, contextLimit, { ...SUMMARIZE_EVERYTHING, trigger: { kind: 'percent', percent: 90 }, carryUserTokens: 20_000 });
     case 'claude-code':
       // Auto-compact leaves about 33,000 tokens of the window free and summarizes the whole conversation.
-      return preset(name, contextLimit, {
-        trigger: { kind: 'reserve', tokens: 33_000 },
-        keepRecentTokens: 0,
-        cutRule: 'tool-safe',
-        check: 'every-call',
-        summarizerInput: 'conversation',
-      });
+      return preset(name, contextLimit, { ...SUMMARIZE_EVERYTHING, trigger: { kind: 'reserve', tokens: 33_000 } });
     case 'opencode':
       // Overflow when the prompt passes the window minus the output reserve (at most 32,000);
       // prunes old tool outputs after every turn; the summary replaces everything before it.
-      return preset(name, contextLimit, {
-        trigger: { kind: 'reserve', tokens: 32_000 },
-        keepRecentTokens: 0,
-        cutRule: 'tool-safe',
-        check: 'every-call',
-        prune: OPENCODE_PRUNE,
-        summarizerInput: 'conversation',
-      });
+      return preset(name, contextLimit, { ...SUMMARIZE_EVERYTHING, trigger: { kind: 'reserve', tokens: 32_000 }, prune: OPENCODE_PRUNE });
     case 'opal':
       // Seed 000: at 80% of the window, keep window / 4, cut at turn boundaries.
       return preset(name, contextLimit, { trigger: { kind: 'percent', percent: 80 }, keepRecentTokens: Math.floor(contextLimit / 4), cutRule: 'conservative' });

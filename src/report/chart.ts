@@ -18,6 +18,8 @@ export interface ChartOptions {
 }
 
 const FILL = '#';
+/** A limit more than this many times the largest bar is named, not drawn. */
+const OFF_SCALE = 3;
 
 /** Renders groups of bars; every line fits `width` columns. */
 export function renderBarChart(groups: readonly ChartGroup[], options: ChartOptions): string {
@@ -28,13 +30,17 @@ export function renderBarChart(groups: readonly ChartGroup[], options: ChartOpti
   const valueWidth = Math.max(1, ...values.map((value) => formatTokens(value).length)) + 2;
   const prefix = labelWidth + (seriesWidth > 0 ? seriesWidth + 1 : 0) + 2;
   const barWidth = Math.max(10, width - prefix - valueWidth - 2);
-  const scaleMax = Math.max(1, ...values, options.limit?.value ?? 0);
+  const largest = Math.max(1, ...values);
+  // A limit far above every bar (a 1M window over 90k baselines) would squash them: leave it off the scale.
+  const limit = options.limit && options.limit.value <= largest * OFF_SCALE ? options.limit : null;
+  const scaleMax = Math.max(largest, limit?.value ?? 0);
   const columns = (value: number) => Math.round((value / scaleMax) * barWidth);
-  const limitColumn = options.limit ? Math.min(barWidth, columns(options.limit.value)) : null;
+  const limitColumn = limit ? Math.min(barWidth, columns(limit.value)) : null;
 
   const perChar = Math.max(1, Math.round(scaleMax / barWidth));
   const legend = [`${FILL} = ${formatTokens(perChar)} tokens`];
-  if (options.limit) legend.push(`| = ${options.limit.label} ${formatTokens(options.limit.value)}`);
+  if (limit) legend.push(`| = ${limit.label} ${formatTokens(limit.value)}`);
+  else if (options.limit) legend.push(`${options.limit.label} ${formatTokens(options.limit.value)} off the scale`);
   const lines = [`${options.title} (${legend.join(', ')})`];
   for (const group of groups) {
     group.bars.forEach((bar, position) => {
