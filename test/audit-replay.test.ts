@@ -45,6 +45,19 @@ describe('replay --policy pi,codex,coop', () => {
     expect(presetPolicy('codex', 128_000).summarizerInput).toBe('conversation');
   });
 
+  it('charges no summarizer call to custom with truncate, and an estimated one to a preset', async () => {
+    const [record] = jsonLines((await runCli(['replay', '--json', '--policy', 'custom,coop', '--context-limit', '80000', BUG])).stdout);
+    const [custom, coop] = record!.policies;
+    expect(custom.totals.summarizer_input_tokens).toBe(0);
+    expect(custom.costs.summarizer.total_usd).toBe(0);
+    expect(coop.totals.summarizer_input_tokens).toBeGreaterThan(0);
+    expect(coop.turns[2].compactions[0]).toMatchObject({ summarizer_estimated: true, summarizer_cached: false });
+    // The first policy also stays at the top level, as one-policy replays had it.
+    expect(record!.totals).toEqual(custom.totals);
+    expect(record!.turns).toEqual(custom.turns);
+    expect(record!.policy).toEqual(custom.policy);
+  });
+
   it('rejects an unknown policy as a usage error', async () => {
     const result = await runCli(['replay', '--policy', 'pi,gemini', BUG]);
     expect(result.exitCode).toBe(2);

@@ -22,12 +22,12 @@ export interface ReplayPolicy {
   /** opencode prunes old tool outputs at the end of every turn; null elsewhere. */
   readonly prune: PruneRules | null;
   /**
-   * How the agent asks for its summary: `conversation` sends the conversation itself plus an
+   * The summarizer call the agent makes: `conversation` sends the conversation itself plus an
    * instruction (Codex, Claude Code, opencode), so the provider's cache serves the prompt;
-   * `serialized` sends the span as text (pi, seeds 000 and 004, our summarize strategy), which
-   * no cache holds.
+   * `serialized` sends the span as text (pi, seeds 000 and 004), which no cache holds;
+   * `strategy` (custom) is whatever --strategy reports, and nothing for an offline one.
    */
-  readonly summarizerInput: 'conversation' | 'serialized';
+  readonly summarizerInput: 'conversation' | 'serialized' | 'strategy';
 }
 
 export const PRESET_NAMES = ['pi', 'codex', 'claude-code', 'opencode', 'opal', 'coop'] as const;
@@ -82,7 +82,7 @@ export function presetPolicy(name: PresetName, contextLimit: number): ReplayPoli
 
 /** The flag-built policy as a replay policy (checked at turn starts, like seed 004). */
 export function customPolicy(compaction: CompactionPolicy): ReplayPolicy {
-  return { name: CUSTOM_POLICY_NAME, compaction, check: 'turn-start', carryUserTokens: 0, prune: null, summarizerInput: 'serialized' };
+  return { name: CUSTOM_POLICY_NAME, compaction, check: 'turn-start', carryUserTokens: 0, prune: null, summarizerInput: 'strategy' };
 }
 
 export function isPresetName(name: string): name is PresetName {

@@ -54,7 +54,8 @@ export interface ReplayCompaction {
   /** Summary + acknowledgement messages, plus any carried user messages. */
   readonly summaryTokens: number;
   readonly carriedUserTokens: number;
-  readonly summarizer: SummarizerCall;
+  /** null when no model wrote the summary (custom policy, offline strategy). */
+  readonly summarizer: SummarizerCall | null;
 }
 
 export interface ReplayPrune {
@@ -219,13 +220,17 @@ class Simulation {
   }
 
   /**
-   * The summarizer's own call: what the strategy reports, or the call the policy's agent would
-   * make: the whole current prompt (served by the cache), or the span and previous summary as text.
+   * The summarizer's own call, as the policy's agent makes it: the whole current prompt (served
+   * by the cache), or the span and previous summary as text, or (custom) what the strategy
+   * reports. An offline strategy reports nothing, so an agent's call is estimated from the span.
    */
-  private summarizerCall(state: CompactionState, spanTokens: number, prompt: number): SummarizerCall {
-    if (state.usage) return { input: state.usage.input_tokens, output: state.usage.output_tokens, cached: false, estimated: false };
-    const output = state.summary_tokens;
-    if (this.input.policy.summarizerInput === 'conversation') return { input: prompt, output, cached: true, estimated: true };
+  private summarizerCall(state: CompactionState, spanTokens: number, prompt: number): SummarizerCall | null {
+    const mode = this.input.policy.summarizerInput;
+    const reported = state.usage;
+    const output = reported?.output_tokens ?? state.summary_tokens;
+    if (mode === 'conversation') return { input: prompt, output, cached: true, estimated: !reported };
+    if (reported) return { input: reported.input_tokens, output, cached: false, estimated: false };
+    if (mode === 'strategy') return null;
     return { input: spanTokens + (this.previous ? this.summaryTokens : 0), output, cached: false, estimated: true };
   }
 
@@ -315,8 +320,8 @@ function totalsOf(turns: readonly ReplayTurn[]): ReplayTotals {
     totals.maxBaselineAfter = Math.max(totals.maxBaselineAfter, turn.baselineAfter);
     for (const prune of turn.prunes) totals.tokensPruned += prune.tokensSaved;
     for (const event of turn.compactions) {
-      totals.summarizerInputTokens += event.summarizer.input;
-      totals.summarizerOutputTokens += event.summarizer.output;
+      totals.summarizerInputTokens += event.summarizer?.input ?? 0;
+      totals.summarizerOutputTokens += event.summarizer?.output ?? 0;
     }
   }
   const reduction = totals.inputTokensBefore > 0 ? 1 - totals.inputTokensAfter / totals.inputTokensBefore : 0;

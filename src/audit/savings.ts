@@ -4,8 +4,8 @@
  *
  * The summarizer's calls are charged to "after": naively, input at the input price; cache-aware,
  * a summarizer sent the conversation itself reads it from the cache, one sent the span as text
- * pays the input price (see ReplayPolicy.summarizerInput). Output at the output price. Break-even of a compaction: how many calls after it (up to the next compaction) it
- * takes for the cache-aware savings of those calls, against the same calls without that
+ * pays the input price (see ReplayPolicy.summarizerInput). Output at the output price.
+ * Break-even of a compaction: how many calls after it (up to the next compaction) it takes for the cache-aware savings of those calls, against the same calls without that
  * compaction, to cover its summarizer call. The cache write the compaction forces is part of
  * those savings (the first call after it reads only the stable prefix), so it can be negative.
  */
@@ -13,7 +13,7 @@ import type { Rates } from '../pricing/catalog.js';
 import type { PromptStep } from './cache.js';
 import { cachedTokens } from './cache.js';
 import type { CostSplit } from './cost.js';
-import { callCost, naiveTokens, sumCosts } from './cost.js';
+import { callCost, naiveTokens, sumCosts, ZERO_COST } from './cost.js';
 import type { ReplayCompaction, ReplayResult, SimulatedCall } from './replay.js';
 
 export interface BreakEven {
@@ -64,6 +64,7 @@ function costPair(steps: readonly PromptStep[], rates: Rates): { pair: CostPair;
 
 /** Cache-aware: a summarizer sent the conversation reads it from the cache; one sent text pays full input. */
 function summarizerCost(event: ReplayCompaction, rates: Rates, cacheAware: boolean): CostSplit {
+  if (!event.summarizer) return ZERO_COST;
   const { input, output, cached } = event.summarizer;
   if (cacheAware && cached) return callCost({ input: 0, cacheRead: input, cacheWrite: 0, output }, rates);
   return callCost(naiveTokens(input, output), rates);

@@ -91,10 +91,10 @@ function resultJson(result: ReplayResult) {
         tokens_after: event.tokensAfter,
         summary_tokens: event.summaryTokens,
         carried_user_tokens: event.carriedUserTokens,
-        summarizer_input_tokens: event.summarizer.input,
-        summarizer_output_tokens: event.summarizer.output,
-        summarizer_estimated: event.summarizer.estimated,
-        summarizer_cached: event.summarizer.cached,
+        summarizer_input_tokens: event.summarizer?.input ?? 0,
+        summarizer_output_tokens: event.summarizer?.output ?? 0,
+        summarizer_estimated: event.summarizer?.estimated ?? false,
+        summarizer_cached: event.summarizer?.cached ?? false,
       })),
       prunes: turn.prunes.map((prune) => ({ messages: prune.messages, tokens_saved: prune.tokensSaved })),
     })),
@@ -214,6 +214,9 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
           input_tokens: calls.reduce((total, call) => total + call.input, 0),
           output_tokens: calls.reduce((total, call) => total + call.output, 0),
           cost: recordedCost ? costJson(recordedCost) : null,
+          // The first policy's turns and totals stay at the top level, where one-policy replays had them.
+          ...resultJson(policyOutcomes[0]!.result),
+          policy: replayPolicyJson(policyOutcomes[0]!.result.policy),
           policies: policyOutcomes.map(outcomeJson),
         };
         return { view, record, warnings: [...loaded.warnings, pricingWarning(pricing) ?? []].flat() };
