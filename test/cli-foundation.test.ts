@@ -70,8 +70,10 @@ describe('compactor replay', () => {
     const result = await runCli(['replay', '--json', '--context-limit', '10000000', '--price-input', '15', '--price-output', '75', BUG]);
     const [record] = jsonLines(result.stdout);
     const expected = (record!.totals.input_tokens_before * 15 + record!.totals.output_tokens * 75) / 1e6;
-    expect(record!.cost.before_usd).toBeCloseTo(expected, 6);
-    expect(record!.cost.saved_usd).toBeCloseTo(0, 6);
+    const costs = record!.policies[0].costs;
+    expect(costs.before_naive.total_usd).toBeCloseTo(expected, 6);
+    expect(costs.after_naive.total_usd).toBeCloseTo(expected, 6);
+    expect(record!.policies[0].savings.naive_usd).toBeCloseTo(0, 6);
   });
 
   it('compacts further with the tool-safe cut rule', async () => {

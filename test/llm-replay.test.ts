@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { FIXTURES, jsonLines, runCli } from './helpers/cli.js';
-import { fakeFlags, useLlmTest } from './helpers/llm.js';
+import { useLlmTest } from './helpers/llm.js';
 
 const BUG = join(FIXTURES, 'bug.jsonl');
 const POLICY = ['--context-limit', '80000'];
@@ -29,14 +29,18 @@ test('--summary-tokens N simulates summaries of N tokens and estimates what the 
   const truncate = jsonLines((await runCli(['replay', BUG, ...POLICY, '--json', '--price-input', '15', '--price-output', '75'], { env: t.scratch.env })).stdout)[0]!;
   expect(truncate.totals.summarizer_input_tokens).toBe(0);
   // Bigger summaries and the summarizer's own tokens cost more than truncate's one-liners.
-  expect(record!.cost.after_usd).toBeGreaterThan(truncate.cost.after_usd);
+  const afterUsd = (r: Record<string, any>) => r.policies[0].costs.after_naive.total_usd as number;
+  expect(afterUsd(record!)).toBeGreaterThan(afterUsd(truncate));
   const summarizerCost = (11_515 * 15 + 6_000 * 75) / 1_000_000;
-  expect(record!.cost.after_usd).toBeCloseTo((record!.totals.input_tokens_after * 15 + record!.totals.output_tokens * 75) / 1_000_000 + summarizerCost, 6);
+  expect(afterUsd(record!)).toBeCloseTo((record!.totals.input_tokens_after * 15 + record!.totals.output_tokens * 75) / 1_000_000 + summarizerCost, 6);
 });
 
 test('--strategy summarize replays with the real summarizer and charges its measured usage', async () => {
   const fake = await t.start();
-  const result = await runCli(['replay', BUG, ...POLICY, '--strategy', 'summarize', '--json', ...fakeFlags(fake)], { env: t.scratch.env });
+  // On replay, --model names the session's model (prices, window); the summarizer's is --summarizer-model.
+  const result = await runCli(['replay', BUG, ...POLICY, '--strategy', 'summarize', '--json', '--base-url', fake.url, '--summarizer-model', 'fake-model'], {
+    env: t.scratch.env,
+  });
   expect(result.exitCode).toBe(0);
   const [record] = jsonLines(result.stdout);
   expect(compactionsOf(record!)).toHaveLength(3);

@@ -14,7 +14,8 @@ export interface CommonArgs {
 }
 
 export interface PolicyArgs {
-  'context-limit': number;
+  /** Undefined unless given: the model's window from the catalog is the default (README). */
+  'context-limit'?: number;
   reserve: number;
   'keep-recent': number;
   'trigger-percent'?: number;
@@ -31,7 +32,7 @@ export function withInputs<T>(yargs: Argv<T>) {
 
 export function withPolicy<T>(yargs: Argv<T>) {
   return yargs
-    .option('context-limit', { describe: 'model context window (tokens)', type: 'number', default: DEFAULT_CONTEXT_LIMIT })
+    .option('context-limit', { describe: `model context window (tokens; default: the model's, else ${DEFAULT_CONTEXT_LIMIT})`, type: 'number' })
     .option('reserve', { describe: 'compact when context > limit - reserve', type: 'number', default: DEFAULT_RESERVE_TOKENS })
     .option('keep-recent', { describe: 'recent tokens kept verbatim', type: 'number', default: DEFAULT_KEEP_RECENT_TOKENS })
     .option('trigger-percent', { describe: 'compact at >= P% of the window (instead of --reserve)', type: 'number' })
@@ -50,8 +51,9 @@ function wholeNumber(name: string, value: number, min: number): number {
   return value;
 }
 
-export function policyFromArgs(args: PolicyArgs): CompactionPolicy {
-  const contextLimit = wholeNumber('context-limit', args['context-limit'], 1);
+/** `modelWindow`: the session's model window from the catalog, used when --context-limit is not given. */
+export function policyFromArgs(args: PolicyArgs, modelWindow = DEFAULT_CONTEXT_LIMIT): CompactionPolicy {
+  const contextLimit = wholeNumber('context-limit', args['context-limit'] ?? modelWindow, 1);
   const keepRecentTokens = wholeNumber('keep-recent', args['keep-recent'], 0);
   const percent = args['trigger-percent'];
   if (percent !== undefined && !(Number.isFinite(percent) && percent > 0 && percent <= 100)) {

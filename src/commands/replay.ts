@@ -1,62 +1,84 @@
 /**
- * `compactor replay`: what-if. The same session under a compaction policy, turn by turn, with
- * input tokens (and cost, given prices) before and after.
+ * `compactor replay`: what-if. The same session under one or more compaction policies (the
+ * flag-built `custom` one, or peer agents' presets), turn by turn, with tokens, naive and
+ * cache-aware cost, break-even, thrash, an optional chart and HTML page, and CI gates.
  */
+import writeFileAtomic from 'write-file-atomic';
 import type { CommandModule } from 'yargs';
+import { cacheExpiry } from '../audit/cache.js';
+import { callCost, costJson, recordedTokens, sumCosts } from '../audit/cost.js';
+import { checkGates } from '../audit/gates.js';
+import type { ReplayPolicy } from '../audit/presets.js';
+import { CUSTOM_POLICY_NAME, customPolicy, isPresetName, presetPolicy, PRESET_NAMES } from '../audit/presets.js';
 import type { ReplayResult } from '../audit/replay.js';
 import { replaySession } from '../audit/replay.js';
-import { ExitCode, UsageError } from '../errors.js';
-import { formatPercent, formatTokens, formatUsd } from '../report/format.js';
-import { renderTable } from '../report/table.js';
+import { policyCosts } from '../audit/savings.js';
+import { detectThrash } from '../audit/thrash.js';
+import { InputError, UsageError } from '../errors.js';
+import { renderHtmlReport } from '../report/html.js';
+import type { PolicyOutcome, ReplayView } from '../report/replay.js';
+import { renderReplay } from '../report/replay.js';
+import type { Diagnostic } from '../session/model.js';
 import type { StrategyName } from '../strategies/index.js';
 import { STRATEGY_NAMES } from '../strategies/index.js';
+import { providerCalls } from '../tokens/provider-calls.js';
 import { runBatch } from './batch.js';
+import type { GateArgs } from './gates.js';
+import { breachJson, breachLine, exitCodeFor, gateLimits, withGates } from './gates.js';
 import { expandInputs } from './inputs.js';
 import { loadSession } from './load.js';
 import type { CommonArgs, PolicyArgs } from './options.js';
 import { policyFromArgs, policyJson, withInputs, withPolicy } from './options.js';
 import { createOutput, reportFailure } from './output.js';
+import type { PricingArgs } from './pricing.js';
+import { priceOverrides, pricingJson, pricingWarning, resolvePricing, withPricing } from './pricing.js';
 import type { SummarizerArgs } from './summarizer.js';
 import { replayStrategy, withSummarizer } from './summarizer.js';
 
-interface ReplayArgs extends CommonArgs, PolicyArgs, SummarizerArgs {
+interface ReplayArgs extends CommonArgs, PolicyArgs, PricingArgs, GateArgs, SummarizerArgs {
   strategy?: StrategyName;
   'summary-tokens'?: number;
-  'price-input'?: number;
-  'price-output'?: number;
+  policy: string;
+  chart: boolean;
+  html?: string;
 }
 
-interface Prices {
-  readonly input: number;
-  readonly output: number;
-}
+const POLICY_CHOICES = [CUSTOM_POLICY_NAME, ...PRESET_NAMES];
 
-function pricesFromArgs(args: ReplayArgs): Prices | null {
-  const input = args['price-input'];
-  const output = args['price-output'];
-  if (input === undefined && output === undefined) return null;
-  for (const [name, value] of [['price-input', input], ['price-output', output]] as const) {
-    if (value !== undefined && !(Number.isFinite(value) && value >= 0)) throw new UsageError(`--${name} must be a number >= 0`);
+/** `pi,codex,coop` → validated, de-duplicated names, in the order given. */
+function policyNames(value: string): string[] {
+  const names = [...new Set(value.split(',').map((name) => name.trim()).filter(Boolean))];
+  if (names.length === 0) throw new UsageError(`--policy needs at least one of ${POLICY_CHOICES.join(', ')}`);
+  for (const name of names) {
+    if (name !== CUSTOM_POLICY_NAME && !isPresetName(name)) {
+      throw new UsageError(`unknown policy ${JSON.stringify(name)} (known: ${POLICY_CHOICES.join(', ')})`);
+    }
   }
-  return { input: input ?? 0, output: output ?? 0 };
+  return names;
 }
 
-/** Dollars: tokens × $ per million. The summarizer's own calls are charged to "after". */
-function costJson(result: ReplayResult, prices: Prices) {
-  const { totals } = result;
-  const perToken = (tokens: number, price: number) => (tokens * price) / 1_000_000;
-  const output = perToken(totals.outputTokens, prices.output);
-  const before = perToken(totals.inputTokensBefore, prices.input) + output;
-  const after =
-    perToken(totals.inputTokensAfter + totals.summarizerInputTokens, prices.input) +
-    output +
-    perToken(totals.summarizerOutputTokens, prices.output);
-  return { before_usd: before, after_usd: after, saved_usd: before - after };
+function replayPolicies(names: readonly string[], args: ReplayArgs, window: number): ReplayPolicy[] {
+  const limit = args['context-limit'] ?? window;
+  return names.map((name) => (isPresetName(name) ? presetPolicy(name, limit) : customPolicy(policyFromArgs(args, window))));
 }
 
-function replayJson(path: string, result: ReplayResult) {
+function replayPolicyJson(policy: ReplayPolicy) {
   return {
-    session: path,
+    ...policyJson(policy.compaction),
+    check: policy.check,
+    carry_user_tokens: policy.carryUserTokens,
+    summarizer_input: policy.summarizerInput,
+    prune: policy.prune && {
+      protect_tokens: policy.prune.protectTokens,
+      minimum_tokens: policy.prune.minimumTokens,
+      protect_turns: policy.prune.protectTurns,
+    },
+  };
+}
+
+function resultJson(result: ReplayResult) {
+  const { totals } = result;
+  return {
     turns: result.turns.map((turn) => ({
       turn: turn.turn,
       requests: turn.requests,
@@ -71,96 +93,153 @@ function replayJson(path: string, result: ReplayResult) {
         tokens_before: event.tokensBefore,
         tokens_after: event.tokensAfter,
         summary_tokens: event.summaryTokens,
+        carried_user_tokens: event.carriedUserTokens,
+        summarizer_input_tokens: event.summarizer?.input ?? 0,
+        summarizer_output_tokens: event.summarizer?.output ?? 0,
+        summarizer_estimated: event.summarizer?.estimated ?? false,
+        summarizer_cached: event.summarizer?.cached ?? false,
       })),
+      prunes: turn.prunes.map((prune) => ({ messages: prune.messages, tokens_saved: prune.tokensSaved })),
     })),
     totals: {
-      requests: result.totals.requests,
-      input_tokens_before: result.totals.inputTokensBefore,
-      input_tokens_after: result.totals.inputTokensAfter,
-      output_tokens: result.totals.outputTokens,
-      reduction: result.totals.reduction,
-      compactions: result.totals.compactions,
-      summarizer_input_tokens: result.totals.summarizerInputTokens,
-      summarizer_output_tokens: result.totals.summarizerOutputTokens,
+      requests: totals.requests,
+      input_tokens_before: totals.inputTokensBefore,
+      input_tokens_after: totals.inputTokensAfter,
+      output_tokens: totals.outputTokens,
+      reduction: totals.reduction,
+      compactions: totals.compactions,
+      prunes: totals.prunes,
+      tokens_pruned: totals.tokensPruned,
+      summarizer_input_tokens: totals.summarizerInputTokens,
+      summarizer_output_tokens: totals.summarizerOutputTokens,
+      max_baseline_before: totals.maxBaselineBefore,
+      max_baseline_after: totals.maxBaselineAfter,
+      stable_prefix_tokens: result.stablePrefix,
     },
   };
 }
 
-function humanReport(path: string, result: ReplayResult, cost: ReturnType<typeof costJson> | null): string {
-  const rows = result.turns.map((turn) => [
-    String(turn.turn),
-    formatTokens(turn.requests),
-    formatTokens(turn.baselineBefore),
-    formatTokens(turn.baselineAfter),
-    formatTokens(turn.inputTokensBefore),
-    formatTokens(turn.inputTokensAfter),
-    turn.compactions.map((event) => (event.trigger === 'overflow' ? 'overflow' : 'yes')).join(',') || '',
-  ]);
-  const table = renderTable(
-    [
-      { header: 'turn' },
-      { header: 'calls' },
-      { header: 'base before' },
-      { header: 'base after' },
-      { header: 'input before' },
-      { header: 'input after' },
-      { header: 'compacted', align: 'left' },
-    ],
-    rows,
-  );
-  const { totals } = result;
-  const lines = [
-    path,
-    table,
-    `input tokens ${formatTokens(totals.inputTokensBefore)} -> ${formatTokens(totals.inputTokensAfter)} ` +
-      `(-${formatPercent(totals.reduction)}), ${totals.compactions} compaction${totals.compactions === 1 ? '' : 's'}`,
-  ];
-  if (cost) lines.push(`cost ${formatUsd(cost.before_usd)} -> ${formatUsd(cost.after_usd)} (saved ${formatUsd(cost.saved_usd)})`);
-  return `${lines.join('\n')}\n`;
+function outcomeJson(outcome: PolicyOutcome) {
+  const { result, costs, thrash } = outcome;
+  return {
+    name: result.policy.name,
+    policy: replayPolicyJson(result.policy),
+    ...resultJson(result),
+    costs: costs && {
+      before_naive: costJson(costs.before.naive),
+      before_cached: costJson(costs.before.cached),
+      after_naive: costJson(costs.after.naive),
+      after_cached: costJson(costs.after.cached),
+      summarizer: costJson(costs.summarizer),
+    },
+    savings: costs && { naive_usd: costs.savedNaiveUsd, cache_aware_usd: costs.savedCachedUsd },
+    break_even: (costs?.breakEven ?? []).map((entry) => ({ turn: entry.turn, cost_usd: entry.costUsd, calls: entry.calls })),
+    thrash: {
+      detected: thrash.detected,
+      fastest_refill_turns: thrash.fastest,
+      refills: thrash.refills.map((refill) => ({ turn: refill.turn, refill_turns: refill.turns })),
+    },
+    gates: outcome.breaches.map((breach) => breachJson(breach, result.policy.name)),
+  };
+}
+
+interface Replayed {
+  readonly view: ReplayView;
+  readonly record: Record<string, unknown>;
+  readonly warnings: readonly (Diagnostic | string)[];
 }
 
 export const replayCommand: CommandModule<object, ReplayArgs> = {
   command: 'replay <inputs..>',
-  describe: 'Replay sessions under a compaction policy: tokens and cost before/after',
+  describe: 'Replay sessions under compaction policies: tokens, naive and cache-aware cost before/after',
   builder: (yargs) =>
-    withSummarizer(withPolicy(withInputs(yargs)))
+    withSummarizer(withGates(withPricing(withPolicy(withInputs(yargs)))), 'summarizer-model')
+      .option('policy', {
+        describe: `comma-separated policies to compare: ${POLICY_CHOICES.join(', ')} (custom = the policy flags)`,
+        type: 'string',
+        default: CUSTOM_POLICY_NAME,
+      })
       .option('strategy', { describe: 'summary used for the simulated compactions [default: truncate]', choices: STRATEGY_NAMES })
       .option('summary-tokens', { describe: 'simulate summarize with summaries of N tokens (no LLM calls)', type: 'number' })
-      .option('price-input', { describe: '$ per million input tokens', type: 'number' })
-      .option('price-output', { describe: '$ per million output tokens', type: 'number' }) as never,
+      .option('chart', { describe: 'draw the baseline per turn, before and under each policy, as a text chart', type: 'boolean', default: false })
+      .option('html', { describe: 'also write a self-contained HTML report to FILE', type: 'string' }) as never,
   handler: async (args) => {
-    const policy = policyFromArgs(args);
-    const prices = pricesFromArgs(args);
+    policyFromArgs(args); // validates the policy flags up front (exit 2), before any session is read
+    const names = policyNames(args.policy);
+    const overrides = priceOverrides(args);
+    const limits = gateLimits(args);
     const { strategy, concurrency, simulatedSummaryTokens } = await replayStrategy(args, args['summary-tokens']);
     const paths = await expandInputs(args.inputs);
     const output = createOutput(args.json);
     const outcomes = await runBatch(
       paths,
-      async (path) => {
+      async (path): Promise<Replayed> => {
         const loaded = await loadSession(path, { format: args.format, withSidecar: false });
-        return replaySession({
-          sessionName: loaded.subject.sessionName,
-          messages: loaded.session.messages,
-          tokens: loaded.tokens,
-          policy,
-          strategy,
-        });
+        const { messages } = loaded.session;
+        const pricing = await resolvePricing(loaded.session, args.model, overrides);
+        const rates = pricing.rates;
+        if (limits.maxCostUsd !== undefined && !rates) {
+          throw new InputError('--max-cost needs prices: the model is unknown (pass --model or --price-input/--price-output)', path);
+        }
+        const calls = providerCalls(messages, loaded.tokens);
+        const expired = cacheExpiry(messages, calls);
+        const policyOutcomes: PolicyOutcome[] = [];
+        for (const policy of replayPolicies(names, args, pricing.contextWindow)) {
+          const result = await replaySession({ sessionName: loaded.subject.sessionName, messages, tokens: loaded.tokens, policy, strategy });
+          const costs = rates ? policyCosts(result, rates, expired) : null;
+          const { totals } = result;
+          const breaches = checkGates(
+            {
+              baseline: totals.maxBaselineAfter,
+              inputTokens: totals.inputTokensAfter + totals.summarizerInputTokens,
+              costUsd: costs?.after.cached.total ?? null,
+            },
+            limits,
+          );
+          policyOutcomes.push({ result, costs, thrash: detectThrash(result), breaches });
+        }
+        const recordedCost = rates ? sumCosts(calls.map((call) => callCost(recordedTokens(call), rates))) : null;
+        const view: ReplayView = {
+          path,
+          model: pricing.model,
+          contextWindow: args['context-limit'] ?? pricing.contextWindow,
+          strategy: strategy.name,
+          recordedCost,
+          estimated: calls.some((call) => call.estimated),
+          outcomes: policyOutcomes,
+        };
+        const record = {
+          session: path,
+          format: loaded.session.format,
+          model: loaded.session.model ?? null,
+          strategy: strategy.name,
+          simulated_summary_tokens: simulatedSummaryTokens,
+          pricing: pricingJson(pricing),
+          requests: calls.length,
+          input_tokens: calls.reduce((total, call) => total + call.input, 0),
+          output_tokens: calls.reduce((total, call) => total + call.output, 0),
+          cost: recordedCost ? costJson(recordedCost) : null,
+          // The first policy's turns and totals stay at the top level, where one-policy replays had them.
+          ...resultJson(policyOutcomes[0]!.result),
+          policy: replayPolicyJson(policyOutcomes[0]!.result.policy),
+          policies: policyOutcomes.map(outcomeJson),
+        };
+        return { view, record, warnings: [...loaded.warnings, pricingWarning(pricing) ?? []].flat() };
       },
       ({ path, ...outcome }) => {
         if (!outcome.ok) return reportFailure(output, path, outcome.error);
-        const cost = prices ? costJson(outcome.value, prices) : null;
-        const record = {
-          ...replayJson(path, outcome.value),
-          policy: policyJson(policy),
-          strategy: strategy.name,
-          simulated_summary_tokens: simulatedSummaryTokens,
-          cost,
-        };
-        output.record(record, () => humanReport(path, outcome.value, cost));
+        outcome.value.warnings.forEach((warning) => output.warn(warning));
+        output.record(outcome.value.record, () => renderReplay(outcome.value.view, args.chart));
+        for (const policy of outcome.value.view.outcomes) {
+          for (const breach of policy.breaches) process.stderr.write(`${breachLine(path, breach, policy.result.policy.name)}\n`);
+        }
       },
       concurrency,
     );
     await output.close();
-    process.exitCode = outcomes.some((outcome) => !outcome.ok) ? ExitCode.failed : ExitCode.ok;
+    const views = outcomes.flatMap((outcome) => (outcome.ok ? [outcome.value.view] : []));
+    if (args.html) await writeFileAtomic(args.html, renderHtmlReport(views));
+    const breached = views.some((view) => view.outcomes.some((policy) => policy.breaches.length > 0));
+    process.exitCode = exitCodeFor(outcomes.some((outcome) => !outcome.ok), breached);
   },
 };

@@ -22,6 +22,7 @@ export interface SummarizerArgs {
   config?: string;
   'base-url'?: string;
   model?: string;
+  'summarizer-model'?: string;
   'api-key-env'?: string;
   'max-summary-tokens'?: number;
   instructions?: string;
@@ -33,12 +34,18 @@ export interface SummarizerArgs {
   verbose: boolean;
 }
 
+/**
+ * Which flag names the summarizer's model. `compact` uses `--model`; `replay`, where `--model`
+ * names the session's model for prices and window (see pricing.ts), uses `--summarizer-model`.
+ */
+export type SummarizerModelFlag = 'model' | 'summarizer-model';
+
 /** No yargs defaults here: an unset flag must fall through to the environment and the config file. */
-export function withSummarizer<T>(yargs: Argv<T>) {
+export function withSummarizer<T>(yargs: Argv<T>, modelFlag: SummarizerModelFlag = 'model') {
   return yargs
     .option('config', { describe: 'config file [default: $XDG_CONFIG_HOME/session-compactor/config.json]', type: 'string' })
     .option('base-url', { describe: 'OpenAI-compatible endpoint, e.g. http://localhost:11434/v1', type: 'string' })
-    .option('model', { describe: 'summarizer model', type: 'string' })
+    .option(modelFlag, { describe: 'summarizer model', type: 'string' })
     .option('api-key-env', { describe: 'variable holding the API key [default: OPENAI_API_KEY]', type: 'string' })
     .option('max-summary-tokens', { describe: 'reply budget per summarizer call [default: 8192]', type: 'number' })
     .option('instructions', { describe: 'focus for the summary: TEXT or @FILE', type: 'string' })
@@ -51,10 +58,14 @@ export function withSummarizer<T>(yargs: Argv<T>) {
 }
 
 /** Flags > COMPACTOR_* variables > config file > defaults. */
-export async function summarizerFromArgs(args: SummarizerArgs, env: NodeJS.ProcessEnv = process.env): Promise<ResolvedSummarizer> {
+export async function summarizerFromArgs(
+  args: SummarizerArgs,
+  env: NodeJS.ProcessEnv = process.env,
+  modelFlag: SummarizerModelFlag = 'model',
+): Promise<ResolvedSummarizer> {
   const flags = validateFlags({
     base_url: args['base-url'],
-    model: args.model,
+    model: args[modelFlag],
     api_key_env: args['api-key-env'],
     max_summary_tokens: args['max-summary-tokens'],
     instructions: args.instructions,
@@ -102,7 +113,7 @@ export interface ReplayStrategy {
  * `--summary-tokens N` runs summarize over a client that answers N-token summaries without a call.
  */
 export async function replayStrategy(args: SummarizerArgs & { strategy?: StrategyName }, summaryTokens: number | undefined): Promise<ReplayStrategy> {
-  const resolved = await summarizerFromArgs(args);
+  const resolved = await summarizerFromArgs(args, process.env, 'summarizer-model');
   const concurrency = resolved.configured ? resolved.settings.concurrency : resolved.concurrency;
   if (summaryTokens === undefined) {
     const name = args.strategy ?? 'truncate';
