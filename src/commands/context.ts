@@ -7,6 +7,7 @@ import { ExitCode, InputError } from '../errors.js';
 import { buildProviderContext } from '../session/provider-view.js';
 import { sidecarPath } from '../sidecar/store.js';
 import { loadSession } from './load.js';
+import { STRICT_OPTION } from './options.js';
 import { formatDiagnostic } from './output.js';
 import { toCanonicalRecord } from '../formats/canonical.js';
 import { FORMAT_NAMES } from '../formats/index.js';
@@ -15,6 +16,7 @@ import { jsonLinesWriter } from '../report/json-lines.js';
 interface ContextArgs {
   session: string;
   format: string;
+  strict: boolean;
 }
 
 export const contextCommand: CommandModule<object, ContextArgs> = {
@@ -23,9 +25,10 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
   builder: (yargs) =>
     yargs
       .positional('session', { describe: 'one session file', type: 'string', demandOption: true })
-      .option('format', { describe: 'session format', choices: FORMAT_NAMES as string[], default: 'auto' }) as never,
+      .option('format', { describe: 'session format', choices: FORMAT_NAMES as string[], default: 'auto' })
+      .option('strict', STRICT_OPTION) as never,
   handler: async (args) => {
-    const loaded = await loadSession(args.session, { format: args.format, withSidecar: true });
+    const loaded = await loadSession(args.session, { format: args.format, withSidecar: true, strict: args.strict });
     loaded.warnings.forEach((warning) => process.stderr.write(`compactor: warning: ${formatDiagnostic(warning)}\n`));
     if (loaded.staleSidecar) throw new InputError('the sidecar no longer matches the session; run compact again', sidecarPath(args.session));
     const writer = jsonLinesWriter();

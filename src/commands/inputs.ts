@@ -1,6 +1,9 @@
 /**
  * Expands the paths users give (files, directories, globs) into session files, sorted and
  * without duplicates. Directories are walked for `.jsonl` files; our own sidecars are skipped.
+ * A walk keeps what it cannot read (a dangling symlink, a file without read permission) so the
+ * session fails with a one-line error instead of vanishing; it skips directories named *.jsonl
+ * (it walks into them) and FIFOs, sockets and devices (reading them could block forever).
  */
 import { stat } from 'node:fs/promises';
 import fg from 'fast-glob';
@@ -19,6 +22,12 @@ async function kindOf(path: string): Promise<'file' | 'directory' | 'missing'> {
   }
 }
 
+/** Regular files, and symlinks that lead nowhere (reported when read); see the header. */
+async function walk(pattern: string, cwd?: string): Promise<string[]> {
+  const entries = await fg(pattern, { ...(cwd ? { cwd } : {}), ignore: IGNORED, dot: true, onlyFiles: false, objectMode: true, suppressErrors: true });
+  return entries.filter((entry) => entry.dirent.isFile() || entry.dirent.isSymbolicLink()).map((entry) => entry.path);
+}
+
 export async function expandInputs(inputs: readonly string[]): Promise<string[]> {
   const found = new Set<string>();
   for (const input of inputs) {
@@ -29,10 +38,8 @@ export async function expandInputs(inputs: readonly string[]): Promise<string[]>
     }
     const matches =
       kind === 'directory'
-        ? await fg(SESSION_GLOB, { cwd: input, ignore: IGNORED, dot: true, onlyFiles: true, suppressErrors: true }).then((names) =>
-            names.map((name) => `${input.replace(/\/+$/, '')}/${name}`),
-          )
-        : await fg(input, { ignore: IGNORED, dot: true, onlyFiles: true, suppressErrors: true });
+        ? (await walk(SESSION_GLOB, input)).map((name) => `${input.replace(/\/+$/, '')}/${name}`)
+        : await walk(input);
     const sessions = matches.filter((path) => !isSidecarPath(path));
     if (sessions.length === 0) {
       throw new UsageError(kind === 'directory' ? `${input}: no .jsonl session files in this directory` : `${input}: no such file, and no file matches it as a glob`);

@@ -43,7 +43,7 @@ export const inspectCommand: CommandModule<object, CommonArgs> = {
     const outcomes = await runBatch(
       paths,
       async (path) => {
-        const loaded = await loadSession(path, { format: args.format, withSidecar: false });
+        const loaded = await loadSession(path, { format: args.format, withSidecar: false, strict: args.strict });
         const calls = providerCalls(loaded.session.messages, loaded.tokens);
         return { loaded, turns: groupTurns(loaded.session.messages, calls).map(turnUsage) };
       },

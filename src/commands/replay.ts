@@ -133,7 +133,8 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
     const outcomes = await runBatch(
       paths,
       async (path) => {
-        const loaded = await loadSession(path, { format: args.format, withSidecar: false });
+        const loaded = await loadSession(path, { format: args.format, withSidecar: false, strict: args.strict });
+        loaded.warnings.forEach((warning) => output.warn(warning));
         return replaySession({
           sessionName: loaded.subject.sessionName,
           messages: loaded.session.messages,
