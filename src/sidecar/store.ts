@@ -41,12 +41,13 @@ async function checkSidecarPath(path: string, doing: 'read' | 'write'): Promise<
   return true;
 }
 
-/** The line of a JSON.parse error's "at position N" (V8), when it says one. */
+/** The line of a JSON.parse error: V8 says "at position N", or "end of JSON input" for a cut-off file. */
 function jsonErrorLine(text: string, error: unknown): number | undefined {
-  const match = /at position (\d+)/.exec((error as Error).message ?? '');
-  if (!match) return undefined;
+  const message = (error as Error).message ?? '';
+  const match = /at position (\d+)/.exec(message);
+  if (!match && !message.includes('end of JSON input')) return undefined;
   let line = 1;
-  const end = Math.min(Number(match[1]), text.length);
+  const end = Math.min(match ? Number(match[1]) : text.trimEnd().length, text.length);
   for (let i = 0; i < end; i++) if (text.charCodeAt(i) === 0x0a) line++;
   return line;
 }
