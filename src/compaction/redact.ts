@@ -1,6 +1,6 @@
 /**
  * Masks secrets in text before it leaves the machine or is stored: API keys (OpenAI, Anthropic,
- * AWS, GitHub, Slack, Google), bearer tokens, private key blocks, passwords in URLs and
+ * AWS, GitHub, Slack, Google), JSON Web Tokens, bearer tokens, private key blocks, passwords in URLs and
  * `.env`-style assignments. Each secret becomes `[REDACTED:<kind>]`; the text around it is kept,
  * and redacting twice changes nothing. Pure. Callers decide when to apply it (`--redact`,
  * `defaultRedaction`); see README "Secrets".
@@ -19,6 +19,7 @@ export type SecretKind =
   | 'github-token'
   | 'slack-token'
   | 'google-api-key'
+  | 'jwt'
   | 'bearer-token'
   | 'secret-assignment'
   | 'secret-parameter';
@@ -70,6 +71,8 @@ const RULES: readonly Rule[] = [
   { kind: 'github-token', pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})/g },
   { kind: 'slack-token', pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g },
   { kind: 'google-api-key', pattern: /\bAIza[0-9A-Za-z_-]{35}/g },
+  // A JSON Web Token anywhere (header and payload are base64url JSON, so both start with eyJ).
+  { kind: 'jwt', pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{10,}/g },
   {
     // A token has a digit or a symbol in it: "Bearer authentication" is prose and stays.
     kind: 'bearer-token',
