@@ -233,7 +233,9 @@ describe('properties over random sessions', () => {
     );
   });
 
-  it('with --force, compaction reaches a fixed point within two runs (see README "Cut point")', async () => {
+  // On this branch a second forced run may apply the last-2 fallback to what the first kept
+  // (1,258 of 2,000 sessions did); main's `at-previous-cut` rule stops that: tighten to one run there.
+  it('with --force, compaction reaches a fixed point within two runs', async () => {
     await fc.assert(
       fc.asyncProperty(sessionSpec, policyArb, async (spec, options) => {
         const messages = buildSession(spec);
