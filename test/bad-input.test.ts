@@ -3,7 +3,7 @@
  * command: each kind gives its documented one-line warning or error naming file and line, no
  * stack trace, and `--strict` turns the warnings into failures.
  */
-import { mkdtemp, open, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import { readSession } from '../src/formats/index.js';
 import type { BadInput, Corpus } from './corpus/make-bad-inputs.js';
 import { goodLines, makeBadInputs } from './corpus/make-bad-inputs.js';
 import { jsonLines, runCli } from './helpers/cli.js';
+import { makeFifo } from './helpers/fifo.js';
 
 let root: string;
 let corpus: Corpus;
@@ -37,6 +38,11 @@ function expectOneLineDiagnostics(stderr: string): void {
   for (const line of lines) expect(line).toMatch(/^compactor: (warning|error): \S/);
   expect(stderr).not.toMatch(/^\s+at /m);
   expect(stderr).not.toContain('Error:');
+}
+
+/** Every corpus session named on the command line: a named file is always read (a walk may skip some). */
+function allSessions(): string[] {
+  return corpus.sessions.map((entry) => entry.path);
 }
 
 function casesWith(outcome: BadInput['outcome']): BadInput[] {
@@ -116,7 +122,7 @@ describe('the reader over the corpus', () => {
 
 describe('the CLI over the corpus', () => {
   it('estimate --json: one record per session, warnings on stderr, exit 1 for the failures', async () => {
-    const result = await runCli(['estimate', '--json', corpus.sessionsDir]);
+    const result = await runCli(['estimate', '--json', ...allSessions()]);
     expect(result.exitCode).toBe(1);
     expectOneLineDiagnostics(result.stderr);
     const records = new Map(jsonLines(result.stdout).map((record) => [record['session'] as string, record]));
@@ -144,7 +150,7 @@ describe('the CLI over the corpus', () => {
   });
 
   it('estimate --json --strict: every warning case fails too', async () => {
-    const result = await runCli(['estimate', '--json', '--strict', corpus.sessionsDir]);
+    const result = await runCli(['estimate', '--json', '--strict', ...allSessions()]);
     expect(result.exitCode).toBe(1);
     expectOneLineDiagnostics(result.stderr);
     const records = new Map(jsonLines(result.stdout).map((record) => [record['session'] as string, record]));
@@ -168,7 +174,7 @@ describe('the CLI over the corpus', () => {
   });
 
   it.each(['inspect', 'compact', 'replay'])('%s over the corpus: one line per problem, no stack trace, exit 1', async (command) => {
-    const result = await runCli([command, corpus.sessionsDir]);
+    const result = await runCli([command, ...allSessions()]);
     expect(result.exitCode).toBe(1);
     expectOneLineDiagnostics(result.stderr);
     for (const entry of casesWith('error')) {
@@ -195,6 +201,25 @@ describe('the CLI over the corpus', () => {
     expect(strict.exitCode).toBe(1);
     expect(strict.stdout).toBe('');
     expect(strict.stderr).toBe(`compactor: ${truncated.path}:7: last line is incomplete (file still being written?); skipped (--strict)`);
+  });
+
+  it('a directory walk reports what it cannot read and skips what is not a file', async () => {
+    const dir = join(root, 'walk');
+    await mkdir(join(dir, 'a-directory.jsonl'), { recursive: true });
+    const good = goodLines().map((line) => JSON.stringify(line)).join('\n') + '\n';
+    await writeFile(join(dir, 'good.jsonl'), good);
+    await writeFile(join(dir, 'a-directory.jsonl', 'inside.jsonl'), good);
+    await symlink(join(dir, 'gone.jsonl'), join(dir, 'dangling.jsonl'));
+    // A FIFO would block a reader forever: a walk must not even open it.
+    await makeFifo(join(dir, 'pipe.jsonl'));
+    const result = await runCli(['estimate', '--json', dir]);
+    expect(result.exitCode).toBe(1);
+    expect(jsonLines(result.stdout).map((record) => [record['session'], record['status'] ?? 'ok'])).toEqual([
+      [join(dir, 'a-directory.jsonl', 'inside.jsonl'), 'ok'],
+      [join(dir, 'dangling.jsonl'), 'failed'],
+      [join(dir, 'good.jsonl'), 'ok'],
+    ]);
+    expect(jsonLines(result.stdout)[1]!['error']).toBe(`${join(dir, 'dangling.jsonl')}: cannot read: no such file (or a dangling symbolic link)`);
   });
 
   it('a file without read permission fails with one line', async (context) => {

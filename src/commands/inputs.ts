@@ -1,11 +1,12 @@
 /**
  * Expands the paths users give (files, directories, globs) into session files, sorted and
  * without duplicates. Directories are walked for `.jsonl` files; our own sidecars are skipped.
- * A walk keeps what it cannot read (a dangling symlink, a file without read permission) so the
- * session fails with a one-line error instead of vanishing; it skips directories named *.jsonl
- * (it walks into them) and FIFOs, sockets and devices (reading them could block forever).
+ * What cannot be read (a dangling symlink, a file without read permission), named or walked, is
+ * kept so its session fails with a one-line error instead of vanishing or stopping the run. A
+ * walk skips directories named *.jsonl (it walks into them) and FIFOs, sockets and devices
+ * (reading them could block forever).
  */
-import { stat } from 'node:fs/promises';
+import { lstat, stat } from 'node:fs/promises';
 import fg from 'fast-glob';
 import { UsageError } from '../errors.js';
 import { isSidecarPath } from '../sidecar/store.js';
@@ -18,7 +19,11 @@ async function kindOf(path: string): Promise<'file' | 'directory' | 'missing'> {
     const info = await stat(path);
     return info.isDirectory() ? 'directory' : 'file';
   } catch {
-    return 'missing';
+    // A named link that leads nowhere (say from a shell's `*.jsonl`) fails as a session, not the run.
+    return lstat(path).then(
+      () => 'file' as const,
+      () => 'missing' as const,
+    );
   }
 }
 

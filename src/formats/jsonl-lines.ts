@@ -6,6 +6,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { describeFsError, InputError } from '../errors.js';
 import type { Diagnostic } from '../session/model.js';
 
@@ -57,14 +58,19 @@ function jsonErrorMessage(error: unknown): string {
   return message.length > MAX_MESSAGE_CHARS ? `${message.slice(0, MAX_MESSAGE_CHARS)}…` : message;
 }
 
-function decode(raw: RawLine, file: string, warn: (diagnostic: Diagnostic) => void): string {
-  const { bytes, line } = raw;
-  if (bytes.includes(NUL)) throw new InputError('binary data (a NUL byte), not a JSONL session', file, line);
-  if (!isUtf8(bytes)) warn({ file, line, message: 'invalid UTF-8; the bad bytes were replaced with U+FFFD' });
+/** A line's text without a byte-order mark (first line) or a CR (CRLF files). */
+function lineText(bytes: Buffer, line: number): string {
   let text = bytes.toString('utf8');
   if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (text.endsWith('\r')) text = text.slice(0, -1);
   return text;
+}
+
+function decode(raw: RawLine, file: string, warn: (diagnostic: Diagnostic) => void): string {
+  const { bytes, line } = raw;
+  if (bytes.includes(NUL)) throw new InputError('binary data (a NUL byte), not a JSONL session', file, line);
+  if (!isUtf8(bytes)) warn({ file, line, message: 'invalid UTF-8; the bad bytes were replaced with U+FFFD' });
+  return lineText(bytes, line);
 }
 
 /**
@@ -104,18 +110,35 @@ export async function forEachJsonLine(file: string, visit: LineVisitor): Promise
   return warnings;
 }
 
-/** The first `count` JSON values of a file, for format detection; stops quietly at a bad line. */
-export async function peekJsonLines(file: string, count: number): Promise<unknown[]> {
-  const values: unknown[] = [];
+/**
+ * The first `count` JSON values among the first `maxBytes` of a file, for sniffing what a file
+ * is without reading all of it. Lines that do not parse (or are cut by `maxBytes`) are skipped.
+ */
+export async function peekJsonLines(file: string, count: number, maxBytes = 4 << 20): Promise<unknown[]> {
+  const handle = await open(file, 'r').catch((error: unknown) => {
+    throw new InputError(`cannot read: ${describeFsError(error)}`, file);
+  });
   try {
-    for await (const { value } of readJsonLines(file, () => {})) {
-      values.push(value);
-      if (values.length >= count) break;
+    const buffer = Buffer.alloc(maxBytes);
+    const { bytesRead } = await handle.read(buffer, 0, maxBytes, 0);
+    const values: unknown[] = [];
+    let line = 0;
+    for (let from = 0; from < bytesRead && values.length < count; ) {
+      let end = buffer.indexOf(NEWLINE, from);
+      if (end < 0 || end > bytesRead) end = bytesRead;
+      const text = lineText(buffer.subarray(from, end), ++line);
+      from = end + 1;
+      if (text.trim() === '') continue;
+      try {
+        values.push(JSON.parse(text));
+      } catch {
+        // A bad line, or one cut by maxBytes: sniffing works on what parses.
+      }
     }
-  } catch (error) {
-    if (!(error instanceof InputError)) throw error;
+    return values;
+  } finally {
+    await handle.close();
   }
-  return values;
 }
 
 /** `object`, `array`, `string`… as a message says it. */

@@ -25,7 +25,7 @@ export interface BadInput {
 }
 
 export interface Corpus {
-  /** Session-level cases, all in one directory (read with the session's own format detection). */
+  /** Session-level cases, all in one directory (each read with format detection). Walks: bad-input.test.ts. */
   readonly sessionsDir: string;
   readonly sessions: readonly BadInput[];
   /** Sidecar cases: a good session beside a bad sidecar. */
@@ -217,10 +217,6 @@ export async function makeBadInputs(root: string): Promise<Corpus> {
     outcome: 'error',
     message: /^cannot read: no such file \(or a dangling symbolic link\)$/,
   });
-  // Walked into, not read: its own sessions count, the directory itself is not a session.
-  await mkdir(join(sessionsDir, 'a-directory.jsonl'));
-  await writeFile(join(sessionsDir, 'a-directory.jsonl', 'inside.jsonl'), goodText);
-  sessions.push({ name: 'a-directory.jsonl/inside.jsonl', path: join(sessionsDir, 'a-directory.jsonl', 'inside.jsonl'), what: 'a session inside a directory named *.jsonl', outcome: 'ok' });
 
   const noPermission = join(root, 'no-permission.jsonl');
   await writeFile(noPermission, goodText);
