@@ -123,6 +123,7 @@ describe('writes stay beside the session', () => {
     const dir = join(root, 'deep', 'sessions');
     for (const name of names) await writeSession(join(dir, name), hostile);
     const before = await tree(root);
+    const contents = await Promise.all(names.map((name) => readFile(join(dir, name), 'utf8')));
     const result = await runCli([...COMPACT, dir]);
     expect(result.exitCode).toBe(0);
     const records = jsonLines(result.stdout);
@@ -130,5 +131,7 @@ describe('writes stay beside the session', () => {
     const created = (await tree(root)).filter((path) => !before.includes(path));
     expect(created.sort()).toEqual(names.map((name) => relative(root, sidecarPath(join(dir, name)))).sort());
     for (const record of records) expect(dirname(record['sidecar'] as string)).toBe(dir);
+    // The sessions themselves are only read.
+    expect(await Promise.all(names.map((name) => readFile(join(dir, name), 'utf8')))).toEqual(contents);
   });
 });
