@@ -12,6 +12,7 @@ export * from './compaction/file-ops.js';
 export * from './compaction/serialize.js';
 export * from './compaction/state.js';
 export * from './compaction/compact.js';
+export * from './compaction/redact.js';
 export type { Strategy, SummaryInput, SummaryOutput } from './strategies/strategy.js';
 export { createStrategy, STRATEGY_NAMES, type StrategyName } from './strategies/index.js';
 export { truncateStrategy, truncateSummary } from './strategies/truncate.js';

@@ -39,7 +39,7 @@ async function expectFailedKeepingSidecar(result: Awaited<ReturnType<typeof runC
   expect(record!.error).toMatch(error);
   expect(await readFile(fixture.sidecar, 'utf8')).toBe(fixture.before);
   expect(await listDir(t.scratch.dir)).toEqual(['faulty.jsonl', 'faulty_compaction.json']);
-  expect(result.stderr).toContain('compactor: 1 of 1 session failed:');
+  expect(result.stderr).toContain('compactor: error: 1 of 1 session failed:');
 }
 
 async function expectCompacted(result: Awaited<ReturnType<typeof runCli>>, fixture: { sidecar: string }) {
@@ -158,7 +158,7 @@ describe('a batch with failures', () => {
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toContain('2 compacted, 0 skipped, 0 up-to-date, 1 failed');
     expect(result.stderr).toContain(
-      `compactor: 1 of 3 sessions failed:\ncompactor:   ${sessions[0]}: the reply continued the conversation instead of summarizing it, twice`,
+      `compactor: error: 1 of 3 sessions failed:\ncompactor: error: ${sessions[0]}: the reply continued the conversation instead of summarizing it, twice`,
     );
     expect(await listDir(t.scratch.dir)).toEqual(['a.jsonl', 'b.jsonl', 'b_compaction.json', 'c.jsonl', 'c_compaction.json']);
   });

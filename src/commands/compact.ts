@@ -9,25 +9,30 @@ import { describeError, ExitCode } from '../errors.js';
 import { SummarizerError } from '../llm/client.js';
 import { formatTokens } from '../report/format.js';
 import { createProgress, shouldShowProgress } from '../report/progress.js';
-import { saveSidecar } from '../sidecar/store.js';
+import { shouldRedact } from '../compaction/redact.js';
+import { lockSidecar } from '../sidecar/lock.js';
+import { createTempSweeper, saveSidecar } from '../sidecar/store.js';
 import type { StrategyName } from '../strategies/index.js';
 import { createStrategy, STRATEGY_NAMES } from '../strategies/index.js';
 import { truncateFallback } from '../strategies/fallback.js';
 import type { Strategy } from '../strategies/strategy.js';
 import { runBatch } from './batch.js';
 import { expandInputs } from './inputs.js';
+import { interruption } from './interrupt.js';
 import { loadSession } from './load.js';
 import type { CommonArgs, PolicyArgs } from './options.js';
 import { policyFromArgs, withInputs, withPolicy } from './options.js';
-import { createOutput, reportFailure } from './output.js';
+import { createOutput, locatedError, reportFailure } from './output.js';
 import type { SummarizerArgs } from './summarizer.js';
 import { summarizeOptions, summarizerFromArgs, withSummarizer } from './summarizer.js';
 
-export type CompactStatus = 'compacted' | 'skipped' | 'up-to-date' | 'failed';
+/** `locked`: another compactor process holds the session's sidecar lock; this run left it alone. */
+export type CompactStatus = 'compacted' | 'skipped' | 'up-to-date' | 'locked' | 'failed';
 
 interface CompactArgs extends CommonArgs, PolicyArgs, SummarizerArgs {
   strategy?: StrategyName;
   'dry-run': boolean;
+  redact?: boolean;
 }
 
 interface CompactResult {
@@ -42,7 +47,8 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
   builder: (yargs) =>
     withSummarizer(withPolicy(withInputs(yargs)))
       .option('strategy', { describe: 'summarize (default if configured) or truncate', choices: STRATEGY_NAMES })
-      .option('dry-run', { describe: 'decide and report, write nothing', type: 'boolean', default: false }) as never,
+      .option('dry-run', { describe: 'decide and report, write nothing', type: 'boolean', default: false })
+      .option('redact', { describe: 'mask secrets in what is summarized and stored (default: on for remote endpoints)', type: 'boolean' }) as never,
   handler: async (args) => {
     const policy = policyFromArgs(args);
     const summarizer = await summarizerFromArgs(args);
@@ -58,10 +64,34 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
     const paths = await expandInputs(args.inputs);
     const output = createOutput(args.json);
     const progress = createProgress(paths.length, shouldShowProgress(args.json));
-    const counts: Record<CompactStatus, number> = { compacted: 0, skipped: 0, 'up-to-date': 0, failed: 0 };
+    const counts: Record<CompactStatus, number> = { compacted: 0, skipped: 0, 'up-to-date': 0, locked: 0, failed: 0 };
+    // Redaction defaults on when the transcript goes to a remote endpoint; truncate sends nothing.
+    const endpoint = strategyName === 'summarize' && summarizer.configured ? summarizer.settings.baseUrl : null;
+    const redact = shouldRedact(args.redact, endpoint);
+    const sweepTemps = createTempSweeper();
+
+    /** One writer per sidecar: the session is read, planned and written while holding its lock. */
+    const compactLocked = async (path: string): Promise<CompactResult> => {
+      if (args['dry-run']) return compactOne(path);
+      const attempt = await lockSidecar(path);
+      if (attempt.kind === 'locked') {
+        const by = attempt.holder ? `pid ${attempt.holder.pid} on ${attempt.holder.host}` : 'an unreadable lock';
+        return {
+          status: 'locked',
+          record: { session: path, status: 'locked', lock: attempt.path, locked_by_pid: attempt.holder?.pid ?? null },
+          line: `${'locked'.padEnd(10)} ${path} (another compactor is writing its sidecar: ${by})`,
+        };
+      }
+      try {
+        await sweepTemps(path);
+        return await compactOne(path);
+      } finally {
+        await attempt.lock.release();
+      }
+    };
 
     const compactOne = async (path: string): Promise<CompactResult> => {
-      const loaded = await loadSession(path, { format: args.format, withSidecar: true });
+      const loaded = await loadSession(path, { format: args.format, withSidecar: true, strict: args.strict });
       loaded.warnings.forEach((warning) => output.warn(warning));
       const plan = planCompaction(loaded.subject, policy);
       const base = { session: path, strategy: strategy.name, dry_run: args['dry-run'], tokens_before: plan.contextTokens };
@@ -80,17 +110,19 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
           line: `would compact ${path}: ${plan.cut.index - plan.start} messages, keep from ${firstKept}`,
         };
       }
+      const run = { signal: interruption.signal, redact };
       let state: CompactionState;
       try {
-        state = await runCompaction(loaded.subject, plan, strategy);
+        state = await runCompaction(loaded.subject, plan, strategy, run);
       } catch (error) {
-        if (!(error instanceof SummarizerError) || onError === 'fail') throw error;
+        // An interrupted session is abandoned, never replaced by a fallback summary.
+        if (interruption.requested || !(error instanceof SummarizerError) || onError === 'fail') throw error;
         summarizerFailures.push({ path, error: describeError(error) });
         if (onError === 'skip') {
           const reason = `summarizer failed: ${describeError(error)}`;
           return { status: 'skipped', record: { ...base, status: 'skipped', reason }, line: `skipped    ${path} (${reason})` };
         }
-        state = await runCompaction(loaded.subject, plan, truncateFallback(describeError(error)));
+        state = await runCompaction(loaded.subject, plan, truncateFallback(describeError(error)), run);
       }
       const written = await saveSidecar(path, state);
       return {
@@ -106,12 +138,13 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
           fallback: state.fallback,
           summarizer_input_tokens: state.usage?.input_tokens ?? null,
           summarizer_output_tokens: state.usage?.output_tokens ?? null,
+          redacted: redact,
         },
         line: `compacted  ${path}: ${formatTokens(state.tokens_before)} -> ${formatTokens(state.tokens_after)} tokens, sidecar ${written}`,
       };
     };
 
-    const outcomes = await runBatch(paths, compactOne, ({ path, ...outcome }) => {
+    const outcomes = await runBatch(paths, compactLocked, ({ path, ...outcome }) => {
       progress.tick(path);
       if (!outcome.ok) {
         counts.failed++;
@@ -126,7 +159,8 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
     if (!output.json) {
       const verb = args['dry-run'] ? 'would be compacted' : 'compacted';
       process.stdout.write(
-        `\n${counts.compacted} ${verb}, ${counts.skipped} skipped, ${counts['up-to-date']} up-to-date, ${counts.failed} failed\n`,
+        `\n${counts.compacted} ${verb}, ${counts.skipped} skipped, ${counts['up-to-date']} up-to-date, ` +
+          `${counts.locked ? `${counts.locked} locked, ` : ''}${counts.failed} failed\n`,
       );
       if (usageTotals.input + usageTotals.output > 0) {
         process.stdout.write(`summarizer tokens: ${formatTokens(usageTotals.input)} input, ${formatTokens(usageTotals.output)} output\n`);
@@ -139,7 +173,11 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
 };
 
 
-/** The end-of-batch list on stderr: failed sessions, and summarizer failures --on-error absorbed. */
+/**
+ * The end-of-batch list on stderr, so a long batch's failures are not lost in scrollback: failed
+ * sessions as errors, summarizer failures --on-error absorbed as warnings. Every line has the
+ * same `compactor: error|warning: …` shape as any other diagnostic, for grep and CI logs.
+ */
 function reportFailureSummary(
   outcomes: readonly { path: string; ok: boolean; error?: string }[],
   absorbed: readonly { path: string; error: string }[],
@@ -149,13 +187,13 @@ function reportFailureSummary(
   const failed = outcomes.filter((outcome) => !outcome.ok);
   const lines: string[] = [];
   if (failed.length > 0) {
-    lines.push(`${failed.length} of ${outcomes.length} session${outcomes.length === 1 ? '' : 's'} failed:`);
-    for (const outcome of failed) lines.push(`  ${outcome.path}: ${outcome.error ?? ''}`);
+    lines.push(`error: ${failed.length} of ${outcomes.length} session${outcomes.length === 1 ? '' : 's'} failed:`);
+    for (const outcome of failed) lines.push(`error: ${locatedError(outcome.path, outcome.error ?? '')}`);
   }
   if (absorbed.length > 0) {
     const what = onError === 'skip' ? 'left without a new sidecar' : 'given a truncate sidecar (fallback)';
-    lines.push(`the ${strategy.name} strategy failed for ${absorbed.length} session${absorbed.length === 1 ? '' : 's'}, ${what} (--on-error ${onError}):`);
-    for (const failure of absorbed) lines.push(`  ${failure.path}: ${failure.error}`);
+    lines.push(`warning: the ${strategy.name} strategy failed for ${absorbed.length} session${absorbed.length === 1 ? '' : 's'}, ${what} (--on-error ${onError}):`);
+    for (const failure of absorbed) lines.push(`warning: ${locatedError(failure.path, failure.error)}`);
   }
   if (lines.length > 0) process.stderr.write(`compactor: ${lines.join('\ncompactor: ')}\n`);
 }

@@ -40,7 +40,7 @@ export const estimateCommand: CommandModule<object, CommonArgs & PolicyArgs> = {
     const outcomes = await runBatch(
       paths,
       async (path) => {
-        const loaded = await loadSession(path, { format: args.format, withSidecar: true });
+        const loaded = await loadSession(path, { format: args.format, withSidecar: true, strict: args.strict });
         return { loaded, plan: planCompaction(loaded.subject, policy) };
       },
       ({ path, ...outcome }) => {

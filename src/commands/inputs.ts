@@ -1,8 +1,12 @@
 /**
  * Expands the paths users give (files, directories, globs) into session files, sorted and
  * without duplicates. Directories are walked for `.jsonl` files; our own sidecars are skipped.
+ * What cannot be read (a dangling symlink, a file without read permission), named or walked, is
+ * kept so its session fails with a one-line error instead of vanishing or stopping the run. A
+ * walk skips directories named *.jsonl (it walks into them) and FIFOs, sockets and devices
+ * (reading them could block forever).
  */
-import { stat } from 'node:fs/promises';
+import { lstat, stat } from 'node:fs/promises';
 import fg from 'fast-glob';
 import { UsageError } from '../errors.js';
 import { isSidecarPath } from '../sidecar/store.js';
@@ -15,8 +19,18 @@ async function kindOf(path: string): Promise<'file' | 'directory' | 'missing'> {
     const info = await stat(path);
     return info.isDirectory() ? 'directory' : 'file';
   } catch {
-    return 'missing';
+    // A named link that leads nowhere (say from a shell's `*.jsonl`) fails as a session, not the run.
+    return lstat(path).then(
+      () => 'file' as const,
+      () => 'missing' as const,
+    );
   }
+}
+
+/** Regular files, and symlinks that lead nowhere (reported when read); see the header. */
+async function walk(pattern: string, cwd?: string): Promise<string[]> {
+  const entries = await fg(pattern, { ...(cwd ? { cwd } : {}), ignore: IGNORED, dot: true, onlyFiles: false, objectMode: true, suppressErrors: true });
+  return entries.filter((entry) => entry.dirent.isFile() || entry.dirent.isSymbolicLink()).map((entry) => entry.path);
 }
 
 export async function expandInputs(inputs: readonly string[]): Promise<string[]> {
@@ -29,10 +43,8 @@ export async function expandInputs(inputs: readonly string[]): Promise<string[]>
     }
     const matches =
       kind === 'directory'
-        ? await fg(SESSION_GLOB, { cwd: input, ignore: IGNORED, dot: true, onlyFiles: true, suppressErrors: true }).then((names) =>
-            names.map((name) => `${input.replace(/\/+$/, '')}/${name}`),
-          )
-        : await fg(input, { ignore: IGNORED, dot: true, onlyFiles: true, suppressErrors: true });
+        ? (await walk(SESSION_GLOB, input)).map((name) => `${input.replace(/\/+$/, '')}/${name}`)
+        : await walk(input);
     const sessions = matches.filter((path) => !isSidecarPath(path));
     if (sessions.length === 0) {
       throw new UsageError(kind === 'directory' ? `${input}: no .jsonl session files in this directory` : `${input}: no such file, and no file matches it as a glob`);

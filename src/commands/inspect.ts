@@ -162,7 +162,7 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
     const outcomes = await runBatch(
       paths,
       async (path): Promise<Inspection> => {
-        const loaded = await loadSession(path, { format: args.format, withSidecar: false });
+        const loaded = await loadSession(path, { format: args.format, withSidecar: false, strict: args.strict });
         const { messages } = loaded.session;
         const calls = providerCalls(messages, loaded.tokens);
         const groups = groupTurns(messages, calls);

@@ -5,6 +5,7 @@
 import { basename } from 'node:path';
 import type { CompactionSubject } from '../compaction/compact.js';
 import type { CompactionState } from '../compaction/state.js';
+import { InputError } from '../errors.js';
 import { readSession } from '../formats/index.js';
 import type { Diagnostic, Session } from '../session/model.js';
 import { loadSidecar, sidecarPath } from '../sidecar/store.js';
@@ -27,6 +28,16 @@ export interface LoadOptions {
   readonly count?: TextCounter;
   /** Whether to read the sidecar (commands that report the raw session do not). */
   readonly withSidecar: boolean;
+  /** `--strict`: a session with any warning fails, its first warning as the error. */
+  readonly strict?: boolean;
+}
+
+/** Under --strict the first warning becomes the session's one-line error. */
+function failOnWarnings(warnings: readonly Diagnostic[]): void {
+  const first = warnings[0];
+  if (!first) return;
+  const more = warnings.length > 1 ? `, and ${warnings.length - 1} more warning${warnings.length > 2 ? 's' : ''}` : '';
+  throw new InputError(`${first.message} (--strict${more})`, first.file, first.line);
 }
 
 export async function loadSession(path: string, options: LoadOptions): Promise<LoadedSession> {
@@ -46,6 +57,7 @@ export async function loadSession(path: string, options: LoadOptions): Promise<L
       }
     }
   }
+  if (options.strict) failOnWarnings(warnings);
   return {
     session,
     tokens,

@@ -11,7 +11,15 @@ export interface CommonArgs {
   inputs: string[];
   format: string;
   json: boolean;
+  strict: boolean;
 }
+
+/** `--strict`, on every command: any warning fails its session (exit 1). README "Bad input". */
+export const STRICT_OPTION = {
+  describe: 'treat warnings (skipped lines, repaired ids or numbers, stale sidecars…) as failures',
+  type: 'boolean',
+  default: false,
+} as const;
 
 export interface PolicyArgs {
   /** Undefined unless given: the model's window from the catalog is the default (README). */
@@ -27,7 +35,8 @@ export function withInputs<T>(yargs: Argv<T>) {
   return yargs
     .positional('inputs', { describe: 'session files, directories or globs', type: 'string', array: true, demandOption: true })
     .option('format', { describe: 'session format', choices: FORMAT_NAMES as string[], default: 'auto' })
-    .option('json', { describe: 'print NDJSON, one object per session', type: 'boolean', default: false });
+    .option('json', { describe: 'print NDJSON, one object per session', type: 'boolean', default: false })
+    .option('strict', STRICT_OPTION);
 }
 
 export function withPolicy<T>(yargs: Argv<T>) {

@@ -174,7 +174,7 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
     const outcomes = await runBatch(
       paths,
       async (path): Promise<Replayed> => {
-        const loaded = await loadSession(path, { format: args.format, withSidecar: false });
+        const loaded = await loadSession(path, { format: args.format, withSidecar: false, strict: args.strict });
         const { messages } = loaded.session;
         const pricing = await resolvePricing(loaded.session, args.model, overrides);
         const rates = pricing.rates;

@@ -14,6 +14,7 @@ import { findCutPoint } from './cut-point.js';
 import { collectFileOps, mergeFileOps, NO_FILE_OPS } from './file-ops.js';
 import type { CompactionPolicy } from './policy.js';
 import { shouldCompact } from './policy.js';
+import { redactMessages, redactText } from './redact.js';
 import type { CompactionState } from './state.js';
 import { SIDECAR_FORMAT_VERSION } from './state.js';
 
@@ -97,6 +98,11 @@ export interface RunOptions {
   readonly count?: TextCounter;
   readonly now?: Date;
   readonly signal?: AbortSignal;
+  /**
+   * Mask secrets (compaction/redact.ts) in everything the strategy reads and in what the sidecar
+   * stores: the span's messages, the file lists and the summary.
+   */
+  readonly redact?: boolean;
 }
 
 /** Summarizes the planned span with `strategy` and returns the state to store. */
@@ -109,19 +115,25 @@ export async function runCompaction(
   const { messages, tokens, previous } = subject;
   const { cut, start } = plan;
   const historyEnd = cut.splitTurnStart ?? cut.index;
-  const history = messages.slice(start, historyEnd);
-  const turnPrefix = messages.slice(historyEnd, cut.index);
+  const redact = options.redact ?? false;
+  const span = (from: number, to: number) => (redact ? redactMessages(messages.slice(from, to)) : messages.slice(from, to));
+  const history = span(start, historyEnd);
+  const turnPrefix = span(historyEnd, cut.index);
   const fileOps = mergeFileOps(
     previous ? { read: previous.state.read_files, modified: previous.state.modified_files } : NO_FILE_OPS,
-    collectFileOps(messages.slice(start, cut.index)),
+    collectFileOps([...history, ...turnPrefix]),
   );
-  const output = await strategy.summarize({
+  const summarized = await strategy.summarize({
     history,
     turnPrefix,
     previous: previous?.state ?? null,
     fileOps,
     ...(options.signal ? { signal: options.signal } : {}),
   });
+  // A summarizer may echo something the patterns missed in its input: mask its output too.
+  const output = redact
+    ? { ...summarized, summary: redactText(summarized.summary), turnPrefixSummary: summarized.turnPrefixSummary && redactText(summarized.turnPrefixSummary) }
+    : summarized;
   const newSummaryTokens = summaryTokens(output.summary, output.turnPrefixSummary, options.count);
   const fullContext = estimateContextTokens(messages, tokens);
   const summarizedNow = cut.index - start;
