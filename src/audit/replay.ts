@@ -6,17 +6,24 @@
  * (overflow: emergency compaction, keep = limit / 5, forced; seed 000). A compaction replaces
  * messages [0, first kept) by the strategy's real summary, so later calls carry
  * `input − replaced estimates + summary tokens`. Pure apart from what the strategy does.
+ *
+ * Compactions the agent recorded itself are already in the reported inputs ("before"); ours
+ * apply on top of them, summarizing only from the agent's window start, and one the agent
+ * compacted past stops counting. Each turn lists the recorded ones that happened in it.
  */
 import type { CompactionState } from '../compaction/state.js';
 import { runCompaction, contextAfterCompaction } from '../compaction/compact.js';
 import { findCutPoint } from '../compaction/cut-point.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
 import { emergencyPolicy, shouldCompact } from '../compaction/policy.js';
-import type { Message } from '../session/model.js';
+import type { Message, RecordedCompaction } from '../session/model.js';
+import { windowStartAt } from '../session/model.js';
 import type { Strategy } from '../strategies/strategy.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import type { ProviderCall } from '../tokens/provider-calls.js';
 import { providerCalls } from '../tokens/provider-calls.js';
+import type { RecordedCompactionEffect } from './recorded.js';
+import { effectsInTurn, recordedCompactionEffects } from './recorded.js';
 import { groupTurns } from './turns.js';
 
 export type CompactionTrigger = 'proactive' | 'overflow';
@@ -41,6 +48,8 @@ export interface ReplayTurn {
   readonly inputTokensAfter: number;
   readonly outputTokens: number;
   readonly compactions: readonly ReplayCompaction[];
+  /** Compactions the agent itself recorded during this turn, with their real effect. */
+  readonly recorded: readonly RecordedCompactionEffect[];
 }
 
 export interface ReplayResult {
@@ -65,6 +74,8 @@ export interface ReplayInput {
   readonly policy: CompactionPolicy;
   readonly strategy: Strategy;
   readonly count?: TextCounter;
+  /** Compactions the agent recorded in the session (Session.recordedCompactions). */
+  readonly recorded?: readonly RecordedCompaction[];
 }
 
 /** The simulated compaction state as replay walks forward. */
@@ -73,28 +84,34 @@ interface Compacted {
   readonly firstKeptIndex: number;
 }
 
-function afterInput(call: ProviderCall, tokens: readonly number[], compacted: Compacted | null): number {
-  if (!compacted) return call.input;
-  return contextAfterCompaction(call.input, tokens, compacted.firstKeptIndex, compacted.state.summary_tokens);
-}
-
 export async function replaySession(input: ReplayInput): Promise<ReplayResult> {
   const { messages, tokens, policy, strategy } = input;
-  const turns = groupTurns(messages, providerCalls(messages, tokens));
-  let compacted: Compacted | null = null;
+  const recorded = input.recorded ?? [];
+  const calls = providerCalls(messages, tokens, recorded);
+  const turns = groupTurns(messages, calls);
+  const effects = recordedCompactionEffects(messages, tokens, recorded, calls);
+  let compacted = null as Compacted | null; // assigned inside compactBefore: keep TS from narrowing to null
+
+  /** What `call` sends with our compaction applied on top of the agent's window. */
+  const afterInput = (call: ProviderCall): number => {
+    const from = windowStartAt(recorded, call.index);
+    if (!compacted || compacted.firstKeptIndex <= from) return call.input;
+    return contextAfterCompaction(call.input, tokens, compacted.firstKeptIndex, compacted.state.summary_tokens, from);
+  };
 
   /** Compacts messages before `call` under `rules`; returns what happened, or null if no cut was possible. */
   const compactBefore = async (call: ProviderCall, rules: CompactionPolicy, trigger: CompactionTrigger) => {
-    const start = compacted?.firstKeptIndex ?? 0;
+    const start = Math.max(compacted?.firstKeptIndex ?? 0, windowStartAt(recorded, call.index));
     const end = call.index;
     const cut = findCutPoint(messages, tokens, rules, { start, end });
     if (cut.kind === 'none') return null;
-    const tokensBefore = afterInput(call, tokens, compacted);
+    const tokensBefore = afterInput(call);
     const subject = {
       sessionName: input.sessionName,
       messages: messages.slice(0, end),
       tokens: tokens.slice(0, end),
       previous: compacted,
+      recorded,
     };
     const state = await runCompaction(subject, { kind: 'compact', cut, start, contextTokens: tokensBefore }, strategy, {
       ...(input.count ? { count: input.count } : {}),
@@ -106,7 +123,7 @@ export async function replaySession(input: ReplayInput): Promise<ReplayResult> {
       beforeCallIndex: call.index,
       firstKeptMessageId: state.first_kept_message_id,
       tokensBefore,
-      tokensAfter: afterInput(call, tokens, compacted),
+      tokensAfter: afterInput(call),
       summaryTokens: state.summary_tokens,
       summarizerUsage: state.usage ? { input: state.usage.input_tokens, output: state.usage.output_tokens } : null,
     };
@@ -114,22 +131,24 @@ export async function replaySession(input: ReplayInput): Promise<ReplayResult> {
   };
 
   const results: ReplayTurn[] = [];
-  for (const turn of turns) {
+  for (const [turnPosition, turn] of turns.entries()) {
     const events: ReplayCompaction[] = [];
     let inputBefore = 0;
     let inputAfter = 0;
     let outputTokens = 0;
     let baselineAfter = 0;
     for (const [position, call] of turn.calls.entries()) {
-      if (position === 0 && shouldCompact(afterInput(call, tokens, compacted), policy)) {
+      // The agent compacted past our cut: its own summary replaced ours.
+      if (compacted && compacted.firstKeptIndex < windowStartAt(recorded, call.index)) compacted = null;
+      if (position === 0 && shouldCompact(afterInput(call), policy)) {
         const event = await compactBefore(call, policy, 'proactive');
         if (event) events.push(event);
       }
-      if (afterInput(call, tokens, compacted) > policy.contextLimit) {
+      if (afterInput(call) > policy.contextLimit) {
         const event = await compactBefore(call, emergencyPolicy(policy), 'overflow');
         if (event) events.push(event);
       }
-      const sent = afterInput(call, tokens, compacted);
+      const sent = afterInput(call);
       if (position === 0) baselineAfter = sent;
       inputBefore += call.input;
       inputAfter += sent;
@@ -144,6 +163,7 @@ export async function replaySession(input: ReplayInput): Promise<ReplayResult> {
       inputTokensAfter: inputAfter,
       outputTokens,
       compactions: events,
+      recorded: effectsInTurn(effects, turns, turnPosition),
     });
   }
   return { turns: results, totals: totalsOf(results) };

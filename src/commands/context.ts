@@ -3,6 +3,7 @@
  * canonical JSONL, exactly what a harness would send after the sidecar's compaction.
  */
 import type { CommandModule } from 'yargs';
+import { livePrevious, recordedWindowStart } from '../compaction/compact.js';
 import { ExitCode, InputError } from '../errors.js';
 import { buildProviderContext } from '../session/provider-view.js';
 import { sidecarPath } from '../sidecar/store.js';
@@ -29,7 +30,9 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
     loaded.warnings.forEach((warning) => process.stderr.write(`compactor: warning: ${formatDiagnostic(warning)}\n`));
     if (loaded.staleSidecar) throw new InputError('the sidecar no longer matches the session; run compact again', sidecarPath(args.session));
     const writer = jsonLinesWriter();
-    for (const message of buildProviderContext(loaded.session.messages, loaded.subject.previous?.state ?? null)) {
+    // The agent's own last compaction already cut the session: its window is where the view starts.
+    const window = loaded.session.messages.slice(recordedWindowStart(loaded.subject));
+    for (const message of buildProviderContext(window, livePrevious(loaded.subject)?.state ?? null)) {
       writer.write(toCanonicalRecord(message));
     }
     await writer.close();

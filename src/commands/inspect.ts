@@ -2,10 +2,13 @@
  * `compactor inspect`: the token-growth audit, turn by turn (seed 004's trace).
  */
 import type { CommandModule } from 'yargs';
+import type { RecordedCompactionEffect } from '../audit/recorded.js';
+import { recordedCompactionEffects } from '../audit/recorded.js';
 import type { TurnUsage } from '../audit/turns.js';
 import { groupTurns, totalUsage, turnUsage } from '../audit/turns.js';
 import { ExitCode } from '../errors.js';
 import { formatTokens } from '../report/format.js';
+import { describeRecordedCompaction, recordedCompactionJson } from '../report/recorded-compactions.js';
 import { renderTable } from '../report/table.js';
 import { providerCalls } from '../tokens/provider-calls.js';
 import { runBatch } from './batch.js';
@@ -15,7 +18,13 @@ import type { CommonArgs } from './options.js';
 import { withInputs } from './options.js';
 import { createOutput, reportFailure } from './output.js';
 
-function humanReport(path: string, format: string, messages: number, turns: readonly TurnUsage[]): string {
+function humanReport(
+  path: string,
+  format: string,
+  messages: number,
+  turns: readonly TurnUsage[],
+  recorded: readonly RecordedCompactionEffect[],
+): string {
   const totals = totalUsage(turns);
   const rows = turns.map((turn) => [
     String(turn.turn),
@@ -30,7 +39,8 @@ function humanReport(path: string, format: string, messages: number, turns: read
     rows,
   );
   const note = turns.some((turn) => turn.estimated) ? '\n* estimated (the file reports no usage for some calls)' : '';
-  return `${path} (${format}, ${formatTokens(messages)} messages, ${turns.length} turns)\n${table}${note}\n`;
+  const agent = recorded.map((effect) => `\n${describeRecordedCompaction(effect)}`).join('');
+  return `${path} (${format}, ${formatTokens(messages)} messages, ${turns.length} turns)\n${table}${note}${agent}\n`;
 }
 
 export const inspectCommand: CommandModule<object, CommonArgs> = {
@@ -44,12 +54,17 @@ export const inspectCommand: CommandModule<object, CommonArgs> = {
       paths,
       async (path) => {
         const loaded = await loadSession(path, { format: args.format, withSidecar: false });
-        const calls = providerCalls(loaded.session.messages, loaded.tokens);
-        return { loaded, turns: groupTurns(loaded.session.messages, calls).map(turnUsage) };
+        const { messages, recordedCompactions } = loaded.session;
+        const calls = providerCalls(messages, loaded.tokens, recordedCompactions);
+        return {
+          loaded,
+          turns: groupTurns(messages, calls).map(turnUsage),
+          recorded: recordedCompactionEffects(messages, loaded.tokens, recordedCompactions, calls),
+        };
       },
       ({ path, ...outcome }) => {
         if (!outcome.ok) return reportFailure(output, path, outcome.error);
-        const { loaded, turns } = outcome.value;
+        const { loaded, turns, recorded } = outcome.value;
         loaded.warnings.forEach((warning) => output.warn(warning));
         const totals = totalUsage(turns);
         const record = {
@@ -66,8 +81,9 @@ export const inspectCommand: CommandModule<object, CommonArgs> = {
             estimated: turn.estimated,
           })),
           totals: { requests: totals.requests, input_tokens: totals.inputTokens, output_tokens: totals.outputTokens },
+          recorded_compactions: recorded.map(recordedCompactionJson),
         };
-        output.record(record, () => humanReport(path, loaded.session.format, loaded.session.messages.length, turns));
+        output.record(record, () => humanReport(path, loaded.session.format, loaded.session.messages.length, turns, recorded));
       },
     );
     await output.close();

@@ -7,6 +7,7 @@ import type { ReplayResult } from '../audit/replay.js';
 import { replaySession } from '../audit/replay.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { formatPercent, formatTokens, formatUsd } from '../report/format.js';
+import { recordedCompactionJson } from '../report/recorded-compactions.js';
 import { renderTable } from '../report/table.js';
 import type { StrategyName } from '../strategies/index.js';
 import { createStrategy, STRATEGY_NAMES } from '../strategies/index.js';
@@ -69,6 +70,7 @@ function replayJson(path: string, result: ReplayResult) {
         tokens_after: event.tokensAfter,
         summary_tokens: event.summaryTokens,
       })),
+      recorded_compactions: turn.recorded.map(recordedCompactionJson),
     })),
     totals: {
       requests: result.totals.requests,
@@ -91,7 +93,7 @@ function humanReport(path: string, result: ReplayResult, cost: ReturnType<typeof
     formatTokens(turn.baselineAfter),
     formatTokens(turn.inputTokensBefore),
     formatTokens(turn.inputTokensAfter),
-    turn.compactions.map((event) => (event.trigger === 'overflow' ? 'overflow' : 'yes')).join(',') || '',
+    [...turn.recorded.map(() => 'agent'), ...turn.compactions.map((event) => (event.trigger === 'overflow' ? 'overflow' : 'yes'))].join(','),
   ]);
   const table = renderTable(
     [
@@ -113,6 +115,9 @@ function humanReport(path: string, result: ReplayResult, cost: ReturnType<typeof
       `(-${formatPercent(totals.reduction)}), ${totals.compactions} compaction${totals.compactions === 1 ? '' : 's'}`,
   ];
   if (cost) lines.push(`cost ${formatUsd(cost.before_usd)} -> ${formatUsd(cost.after_usd)} (saved ${formatUsd(cost.saved_usd)})`);
+  if (result.turns.some((turn) => turn.recorded.length > 0)) {
+    lines.push('agent: the agent compacted itself in that turn; "before" already includes its effect');
+  }
   return `${lines.join('\n')}\n`;
 }
 
@@ -140,6 +145,7 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
           tokens: loaded.tokens,
           policy,
           strategy,
+          recorded: loaded.session.recordedCompactions,
         });
       },
       ({ path, ...outcome }) => {

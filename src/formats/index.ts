@@ -3,12 +3,29 @@
  */
 import { InputError } from '../errors.js';
 import type { Session } from '../session/model.js';
+import { anthropicMessagesReader } from './anthropic-messages.js';
 import { canonicalReader } from './canonical.js';
+import { claudeCodeReader } from './claude-code.js';
+import { codexReader } from './codex.js';
 import { peekJsonLines } from './jsonl-lines.js';
+import { openAiChatReader } from './openai-chat.js';
+import { piReader } from './pi.js';
 import type { FormatReader } from './reader.js';
+import { tracingReader } from './tracing.js';
 
-/** In detection order: the most specific shapes first. */
-export const READERS: readonly FormatReader[] = [canonicalReader];
+/**
+ * In detection order: the most specific shapes first. Agent transcripts have a `type` on every
+ * line and come before the plain API-message logs; tracing logs are recognized last.
+ */
+export const READERS: readonly FormatReader[] = [
+  canonicalReader,
+  claudeCodeReader,
+  codexReader,
+  piReader,
+  anthropicMessagesReader,
+  openAiChatReader,
+  tracingReader,
+];
 
 export const FORMAT_NAMES: readonly string[] = ['auto', ...READERS.map((reader) => reader.name)];
 
