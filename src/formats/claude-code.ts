@@ -310,7 +310,7 @@ function isClaudeLine(value: unknown): boolean {
 }
 
 /**
- * A subagent's own transcript (2.x writes them beside the session): every chat line among the
+ * A subagent's own transcript (2.x writes them as `agent-*.jsonl`): every chat line among the
  * first ones is on a sidechain. Directory walks skip these; named explicitly they are read.
  */
 export function looksLikeSubagentTranscript(firstLines: readonly unknown[]): boolean {

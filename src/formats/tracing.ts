@@ -88,7 +88,8 @@ function dropRetries(calls: readonly LoggedCall[], file: string, warnings: Diagn
   for (const call of calls) if (call.request !== null) lastAttempt.set(call.request, call);
   const kept = calls.filter((call) => call.request === null || lastAttempt.get(call.request) === call);
   if (kept.length < calls.length) {
-    warnings.push({ file, message: `${calls.length - kept.length} provider calls logged again under the same request id; the last of each counts` });
+    const dropped = calls.length - kept.length;
+    warnings.push({ file, message: `${dropped} repeated provider call${dropped === 1 ? '' : 's'} (same request id) dropped; the last attempt counts` });
   }
   return kept;
 }
