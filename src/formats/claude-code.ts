@@ -19,7 +19,7 @@ import { InputError } from '../errors.js';
 import type { ContentBlock, Diagnostic, Message, RecordedCompaction, Session, Usage } from '../session/model.js';
 import type { AnthropicUsage } from './anthropic-content.js';
 import { anthropicBlocks, anthropicContentSchema, anthropicUsage, anthropicUsageSchema, unknownTypesWarning } from './anthropic-content.js';
-import { asRecord, lastModel, lineId, nonZeroUsage, partsText } from './convert.js';
+import { asRecord, lastModel, lineId, nonZeroUsage, partsText, withUniqueIds } from './convert.js';
 import { forEachJsonLine } from './jsonl-lines.js';
 import type { FormatReader } from './reader.js';
 
@@ -269,7 +269,7 @@ export async function readClaudeCode(file: string): Promise<Session> {
     if (chat.responseKey) byResponse.set(chat.responseKey, draft);
   }
 
-  const messages = drafts.map(toMessage);
+  const messages = withUniqueIds(drafts.map(toMessage));
   const indexById = new Map(messages.map((message, index) => [message.id, index]));
   const recordedCompactions: RecordedCompaction[] = compactions.map(({ boundary, atIndex }) => {
     // Newer versions keep a preserved segment from before the boundary in the new context.

@@ -95,3 +95,17 @@ export function lastModel(messages: readonly Message[], fallback?: string): stri
   }
   return fallback;
 }
+
+/**
+ * Message ids unique within the session, as sidecars and the provider view need: a repeated
+ * id (a hand-edited or trimmed file) gives way to the line-based id of its line.
+ */
+export function withUniqueIds(messages: readonly Message[]): Message[] {
+  const seen = new Set<string>();
+  return messages.map((message) => {
+    let id = message.id;
+    for (let part = 0; seen.has(id); part++) id = part === 0 ? lineId(message.line) : lineId(message.line, part);
+    seen.add(id);
+    return id === message.id ? message : { ...message, id };
+  });
+}

@@ -15,7 +15,7 @@
 import { z } from 'zod';
 import { InputError } from '../errors.js';
 import type { ContentBlock, Diagnostic, Message, RecordedCompaction, Session } from '../session/model.js';
-import { asRecord, lastModel, lineId, nonZeroUsage, outputText, partsText, toolArguments, tokenCount } from './convert.js';
+import { asRecord, lastModel, lineId, nonZeroUsage, outputText, partsText, toolArguments, tokenCount, withUniqueIds } from './convert.js';
 import { forEachJsonLine } from './jsonl-lines.js';
 import type { FormatReader } from './reader.js';
 
@@ -197,12 +197,13 @@ export async function readPi(file: string): Promise<Session> {
     };
   });
 
+  const unique = withUniqueIds(messages);
   const headerModel = typeof header?.['modelId'] === 'string' ? header['modelId'] : undefined;
-  const model = lastModel(messages, headerModel);
+  const model = lastModel(unique, headerModel);
   return {
     path: file,
     format: 'pi',
-    messages,
+    messages: unique,
     recordedCompactions,
     warnings,
     ...(model ? { model } : {}),

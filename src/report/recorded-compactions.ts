@@ -15,9 +15,11 @@ export function recordedCompactionJson(effect: RecordedCompactionEffect) {
   };
 }
 
-/** `agent compaction at line 360: 175,004 -> 25,739 tokens, keeps from L294` */
+/**
+ * `agent compaction at line 360: 175,004 -> 25,739 tokens`. The first kept message is left to
+ * `--json`: a Claude uuid would push the line past 80 columns.
+ */
 export function describeRecordedCompaction(effect: RecordedCompactionEffect): string {
-  const after = effect.tokensAfter === null ? '?' : formatTokens(effect.tokensAfter);
-  const kept = effect.firstKeptMessageId === null ? 'nothing kept yet' : `keeps from ${effect.firstKeptMessageId}`;
-  return `agent compaction at line ${effect.line}: ${formatTokens(effect.tokensBefore)} -> ${after} tokens, ${kept}`;
+  const after = effect.tokensAfter === null ? '? (no call since)' : formatTokens(effect.tokensAfter);
+  return `agent compaction at line ${effect.line}: ${formatTokens(effect.tokensBefore)} -> ${after} tokens`;
 }
