@@ -63,9 +63,9 @@ describe('replay', () => {
   it('does not count ours over the agent’s: after its compaction the input is what it sent', () => {
     const turns = replay['turns'] as Record<string, any>[];
     // our simulated compaction in turn 9 is superseded by pi's own at line 360
-    expect(turns[8]['compactions'].length).toBeGreaterThan(0);
-    expect(turns[11]['baseline_after']).toBe(turns[11]['baseline_before']);
-    expect(turns[25]['baseline_after']).toBe(turns[25]['baseline_before']);
+    expect(turns[8]!['compactions'].length).toBeGreaterThan(0);
+    expect(turns[11]!['baseline_after']).toBe(turns[11]!['baseline_before']);
+    expect(turns[25]!['baseline_after']).toBe(turns[25]!['baseline_before']);
   });
 
   it('shows "agent" in the human table', async () => {
