@@ -21,4 +21,5 @@ export { sidecarPath, loadSidecar, saveSidecar } from './sidecar/store.js';
 export { checkFreshness, type Freshness } from './sidecar/staleness.js';
 export { groupTurns, turnUsage, totalUsage } from './audit/turns.js';
 export { replaySession, type ReplayResult, type ReplayInput } from './audit/replay.js';
+export { recordedCompactionEffects, type RecordedCompactionEffect } from './audit/recorded.js';
 export { InputError, UsageError, ExitCode } from './errors.js';

@@ -4,9 +4,8 @@
  * whole lines into messages is left to them.
  */
 import { z } from 'zod';
-import { InputError } from '../errors.js';
 import type { ContentBlock, Usage } from '../session/model.js';
-import { outputText } from './convert.js';
+import { outputText, parseLine } from './convert.js';
 
 const count = z.number().int().nonnegative();
 
@@ -48,13 +47,6 @@ export interface ConvertedContent {
   readonly unknownTypes: string[];
 }
 
-function parseBlock<T>(schema: z.ZodType<T>, block: unknown, file: string, line: number, index: number): T {
-  const parsed = schema.safeParse(block);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  throw new InputError(`content.${index}.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid block'}`, file, line);
-}
-
 /**
  * Converts message content. Server-side tool blocks (web search and the like) become text: the
  * provider ran them inside one call, so they have no separate result to keep paired.
@@ -76,13 +68,13 @@ export function anthropicBlocks(content: AnthropicContent, file: string, line: n
         blocks.push({ type: 'thinking', text: '' });
         return;
       case 'tool_use': {
-        const use = parseBlock(toolUseSchema, block, file, line, index);
+        const use = parseLine(toolUseSchema, block, file, line, { where: ['content', index] });
         const input = use.input !== null && typeof use.input === 'object' && !Array.isArray(use.input) ? (use.input as Record<string, unknown>) : { input: use.input };
         blocks.push({ type: 'tool_request', id: use.id, name: use.name, arguments: input });
         return;
       }
       case 'tool_result': {
-        const result = parseBlock(toolResultSchema, block, file, line, index);
+        const result = parseLine(toolResultSchema, block, file, line, { where: ['content', index] });
         blocks.push({ type: 'tool_result', tool_request_id: result.tool_use_id, output: outputText(result.content), is_error: result.is_error ?? false });
         return;
       }

@@ -6,10 +6,9 @@
  * role, content, model, usage}`) read the same. Lines get `L<line>` ids.
  */
 import { z } from 'zod';
-import { InputError } from '../errors.js';
 import type { Message, Session } from '../session/model.js';
 import { anthropicBlocks, anthropicContentSchema, anthropicUsage, anthropicUsageSchema, unknownTypesWarning } from './anthropic-content.js';
-import { asRecord, lastModel, lineId, nonZeroUsage, partsText } from './convert.js';
+import { asRecord, lastModel, lineId, nonZeroUsage, parseLine, partsText } from './convert.js';
 import { forEachJsonLine } from './jsonl-lines.js';
 import type { FormatReader } from './reader.js';
 
@@ -28,18 +27,11 @@ export async function readAnthropicMessages(file: string): Promise<Session> {
     const record = asRecord(value);
     const id = lineId(line);
     if (record && !('role' in record) && 'system' in record) {
-      const system = systemSchema.safeParse(record);
-      if (!system.success) throw new InputError('system: expected a string or text blocks', file, line);
-      const text = partsText(system.data.system);
+      const text = partsText(parseLine(systemSchema, record, file, line).system);
       messages.push({ id, role: 'system', content: text === '' ? [] : [{ type: 'text', text }], line });
       return;
     }
-    const parsed = messageSchema.safeParse(value);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new InputError(`${issue?.path.join('.') || 'line'}: ${issue?.message ?? 'invalid message'}`, file, line);
-    }
-    const { role, content, model, usage } = parsed.data;
+    const { role, content, model, usage } = parseLine(messageSchema, value, file, line);
     const converted = anthropicBlocks(content, file, line);
     unknownTypes.push(...converted.unknownTypes);
     const reported = role === 'assistant' && usage ? nonZeroUsage(anthropicUsage(usage)) : undefined;

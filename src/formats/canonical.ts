@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { InputError } from '../errors.js';
 import type { ContentBlock, Diagnostic, Message, Session, Usage } from '../session/model.js';
+import { parseLine } from './convert.js';
 import { forEachJsonLine } from './jsonl-lines.js';
 import type { FormatReader } from './reader.js';
 
@@ -70,13 +71,6 @@ function toMessage(line: CanonicalLine, lineNumber: number): Message {
   };
 }
 
-function describeIssue(error: z.ZodError): string {
-  const issue = error.issues[0];
-  if (!issue) return 'invalid message';
-  const where = issue.path.length > 0 ? issue.path.join('.') : 'line';
-  return `${where}: ${issue.message}`;
-}
-
 /** A block as only our format writes it (Anthropic's `thinking` has no `text`, its tools differ). */
 function isCanonicalBlock(block: unknown): boolean {
   const record = block as Record<string, unknown> | null;
@@ -115,13 +109,12 @@ export const canonicalReader: FormatReader = {
     const seen = new Set<string>();
     const warnings: Diagnostic[] = [];
     const readWarnings = await forEachJsonLine(path, (value, line) => {
-      const parsed = lineSchema.safeParse(value);
-      if (!parsed.success) throw new InputError(describeIssue(parsed.error), path, line);
-      if (seen.has(parsed.data.id)) {
-        throw new InputError(`duplicate message id ${JSON.stringify(parsed.data.id)}`, path, line);
+      const parsed = parseLine(lineSchema, value, path, line);
+      if (seen.has(parsed.id)) {
+        throw new InputError(`duplicate message id ${JSON.stringify(parsed.id)}`, path, line);
       }
-      seen.add(parsed.data.id);
-      messages.push(toMessage(parsed.data, line));
+      seen.add(parsed.id);
+      messages.push(toMessage(parsed, line));
     });
     warnings.push(...readWarnings);
     const model = messages.find((message) => message.model)?.model;

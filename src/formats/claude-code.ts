@@ -19,7 +19,7 @@ import { InputError } from '../errors.js';
 import type { ContentBlock, Diagnostic, Message, RecordedCompaction, Session, Usage } from '../session/model.js';
 import type { AnthropicUsage } from './anthropic-content.js';
 import { anthropicBlocks, anthropicContentSchema, anthropicUsage, anthropicUsageSchema, unknownTypesWarning } from './anthropic-content.js';
-import { asRecord, lastModel, lineId, nonZeroUsage, partsText, withUniqueIds } from './convert.js';
+import { asRecord, lastModel, lineId, nonZeroUsage, parseLine, partsText, withUniqueIds } from './convert.js';
 import { forEachJsonLine } from './jsonl-lines.js';
 import type { FormatReader } from './reader.js';
 
@@ -71,15 +71,8 @@ interface ChatLine {
   readonly unknownTypes: readonly string[];
 }
 
-function describeIssue(error: z.ZodError): string {
-  const issue = error.issues[0];
-  return issue ? `${issue.path.join('.') || 'line'}: ${issue.message}` : 'invalid line';
-}
-
 function parseChatLine(value: Record<string, unknown>, file: string, line: number): ChainNode {
-  const parsed = chatLineSchema.safeParse(value);
-  if (!parsed.success) throw new InputError(`${value['type']} line: ${describeIssue(parsed.error)}`, file, line);
-  const data = parsed.data;
+  const data = parseLine(chatLineSchema, value, file, line, { label: `${String(value['type'])} line` });
   const { blocks, unknownTypes } = anthropicBlocks(data.message.content, file, line);
   const uuid = data.uuid ?? lineId(line);
   const messageId = data.message.id;

@@ -17,7 +17,7 @@
 import { z } from 'zod';
 import { InputError } from '../errors.js';
 import type { ContentBlock, Diagnostic, Message, RecordedCompaction, Role, Session, Usage } from '../session/model.js';
-import { asRecord, lastModel, lineId, nonZeroUsage, outputText, partsText, toolArguments, tokenCount } from './convert.js';
+import { asRecord, lastModel, lineId, nonZeroUsage, outputText, parseLine, partsText, toolArguments, tokenCount } from './convert.js';
 import { forEachJsonLine } from './jsonl-lines.js';
 import type { FormatReader } from './reader.js';
 
@@ -222,13 +222,9 @@ function responseItem(builder: RolloutBuilder, payload: Record<string, unknown>,
 export async function readCodex(file: string): Promise<Session> {
   const builder = new RolloutBuilder(file);
   const readWarnings = await forEachJsonLine(file, (value, line) => {
-    const parsed = lineSchema.safeParse(value);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new InputError(`${issue?.path.join('.') || 'line'}: ${issue?.message ?? 'invalid line'}`, file, line);
-    }
-    const { type, payload } = parsed.data;
-    const timestamp = typeof parsed.data['timestamp'] === 'string' ? parsed.data['timestamp'] : undefined;
+    const parsed = parseLine(lineSchema, value, file, line);
+    const { type, payload } = parsed;
+    const timestamp = typeof parsed['timestamp'] === 'string' ? parsed['timestamp'] : undefined;
     if (type === 'turn_context') builder.setModel(payload['model']);
     else if (type === 'response_item') responseItem(builder, payload, line, file, timestamp);
     else if (type === 'event_msg' && payload['type'] === 'token_count') builder.tokenCount(asRecord(payload['info']), line);

@@ -3,7 +3,27 @@
  * output text, token counts that arrive as numbers or strings, the session's model name.
  * Pure; each reader owns the shape of its own format.
  */
+import type { z } from 'zod';
+import { InputError } from '../errors.js';
 import type { Message, Usage } from '../session/model.js';
+
+/**
+ * A line's value checked against its format's schema; a mismatch is an InputError naming file,
+ * line and the first bad field (`where` is prepended to the field's path, `label` to the message).
+ */
+export function parseLine<T>(
+  schema: z.ZodType<T>,
+  value: unknown,
+  file: string,
+  line: number,
+  { label, where = [] }: { label?: string; where?: readonly (string | number)[] } = {},
+): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const field = [...where, ...(issue?.path ?? [])].map(String).join('.') || 'line';
+  throw new InputError(`${label ? `${label}: ` : ''}${field}: ${issue?.message ?? 'invalid'}`, file, line);
+}
 
 /** The id of a message that has none in its file: `L<line>` (plus a part for several per line). */
 export function lineId(line: number, part?: string | number): string {

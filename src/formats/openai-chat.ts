@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { InputError } from '../errors.js';
 import type { ContentBlock, Message, Session, Usage } from '../session/model.js';
-import { asRecord, lastModel, lineId, nonZeroUsage, outputText, partsText, toolArguments, tokenCount } from './convert.js';
+import { asRecord, lastModel, lineId, nonZeroUsage, outputText, parseLine, partsText, toolArguments, tokenCount } from './convert.js';
 import { forEachJsonLine } from './jsonl-lines.js';
 import type { FormatReader } from './reader.js';
 
@@ -66,12 +66,7 @@ export async function readOpenAiChat(file: string): Promise<Session> {
       if (usage) messages[messages.length - 1] = { ...previous, usage };
       return;
     }
-    const parsed = lineSchema.safeParse(value);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new InputError(`${issue?.path.join('.') || 'line'}: ${issue?.message ?? 'invalid message'}`, file, lineNumber);
-    }
-    const line = parsed.data;
+    const line = parseLine(lineSchema, value, file, lineNumber);
     const id = lineId(lineNumber);
     const foreign = Array.isArray(line.content) ? line.content.find((part) => ANTHROPIC_PART_TYPES.has(String(part['type']))) : undefined;
     if (foreign) {

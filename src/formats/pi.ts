@@ -15,7 +15,7 @@
 import { z } from 'zod';
 import { InputError } from '../errors.js';
 import type { ContentBlock, Diagnostic, Message, RecordedCompaction, Session } from '../session/model.js';
-import { asRecord, lastModel, lineId, nonZeroUsage, outputText, partsText, toolArguments, tokenCount, withUniqueIds } from './convert.js';
+import { asRecord, lastModel, lineId, nonZeroUsage, outputText, parseLine, partsText, toolArguments, tokenCount, withUniqueIds } from './convert.js';
 import { forEachJsonLine } from './jsonl-lines.js';
 import type { FormatReader } from './reader.js';
 
@@ -61,12 +61,7 @@ function textMessage(id: string, role: 'user' | 'system', text: string, line: nu
 
 /** A `message` entry as the model saw it, or null for what pi leaves out of the context. */
 function convertMessage(entry: Entry, id: string, file: string): Message | null {
-  const parsed = messageSchema.safeParse(entry.value['message']);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new InputError(`message.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid message'}`, file, entry.line);
-  }
-  const message = parsed.data;
+  const message = parseLine(messageSchema, entry.value['message'], file, entry.line, { where: ['message'] });
   const { line } = entry;
   const timestamp = entry.value.timestamp;
   switch (message.role) {
@@ -143,12 +138,7 @@ function currentBranch(entries: readonly Entry[], version: number, file: string,
 export async function readPi(file: string): Promise<Session> {
   const entries: Entry[] = [];
   const readWarnings = await forEachJsonLine(file, (value, line) => {
-    const parsed = entrySchema.safeParse(value);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new InputError(`${issue?.path.join('.') || 'line'}: ${issue?.message ?? 'invalid entry'}`, file, line);
-    }
-    entries.push({ line, value: parsed.data });
+    entries.push({ line, value: parseLine(entrySchema, value, file, line) });
   });
   const warnings: Diagnostic[] = [...readWarnings];
   const header = entries[0]?.value.type === 'session' ? entries[0].value : undefined;
