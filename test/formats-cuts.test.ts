@@ -4,7 +4,7 @@
  * in the session file itself (the format's own id, or `L<line>` for a line of the file).
  */
 import { readFile } from 'node:fs/promises';
-import { basename, join, relative } from 'node:path';
+import { basename, relative } from 'node:path';
 import fc from 'fast-check';
 import fg from 'fast-glob';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
