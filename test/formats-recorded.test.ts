@@ -72,7 +72,7 @@ describe('replay', () => {
     const result = await runCli(['replay', PI_BEFORE]);
     const row = result.stdout.split('\n').find((line) => /^\s+12\s/.test(line))!;
     expect(row.trim().split(/\s+/).at(-1)).toBe('agent');
-    expect(result.stdout).toContain('agent: the agent compacted itself in that turn; "before" already includes its effect');
+    expect(result.stdout).toContain('agent: the agent compacted itself in that turn ("before" includes it)');
   });
 });
 

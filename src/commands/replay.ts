@@ -116,7 +116,7 @@ function humanReport(path: string, result: ReplayResult, cost: ReturnType<typeof
   ];
   if (cost) lines.push(`cost ${formatUsd(cost.before_usd)} -> ${formatUsd(cost.after_usd)} (saved ${formatUsd(cost.saved_usd)})`);
   if (result.turns.some((turn) => turn.recorded.length > 0)) {
-    lines.push('agent: the agent compacted itself in that turn; "before" already includes its effect');
+    lines.push('agent: the agent compacted itself in that turn ("before" includes it)');
   }
   return `${lines.join('\n')}\n`;
 }
