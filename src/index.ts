@@ -34,4 +34,5 @@ export { policyCosts, type PolicyCosts } from './audit/savings.js';
 export { detectThrash, THRASH_TURNS } from './audit/thrash.js';
 export { checkGates, type GateLimits, type Breach } from './audit/gates.js';
 export { lookupModel, type CatalogModel, type Rates } from './pricing/catalog.js';
+export { recordedCompactionEffects, type RecordedCompactionEffect } from './audit/recorded.js';
 export { InputError, UsageError, ExitCode } from './errors.js';

@@ -10,14 +10,18 @@
  * messages)`. A pruning policy (opencode) first shrinks old tool outputs to a placeholder.
  * Each simulated call also records how much of its prompt survived a rewrite, for the cache
  * model (src/audit/cache.ts); dollars are left to src/audit/savings.ts.
+ *
+ * Compactions the agent recorded itself are already in the reported inputs ("before"); ours
+ * apply on top of them, summarizing only from the agent's window start, and one the agent
+ * compacted past stops counting. Each turn lists the recorded ones that happened in it.
  */
 import { runCompaction } from '../compaction/compact.js';
 import type { CompactionState } from '../compaction/state.js';
 import { findCutPoint } from '../compaction/cut-point.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
 import { emergencyPolicy, shouldCompact } from '../compaction/policy.js';
-import type { Message } from '../session/model.js';
-import { isTurnStart } from '../session/model.js';
+import type { Message, RecordedCompaction } from '../session/model.js';
+import { isTurnStart, windowStartAt } from '../session/model.js';
 import type { Strategy } from '../strategies/strategy.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import { sum } from '../tokens/estimate.js';
@@ -27,6 +31,8 @@ import { stablePrefixTokens } from './cache.js';
 import type { ReplayPolicy } from './presets.js';
 import { customPolicy } from './presets.js';
 import { findPrunable, toolNamesById } from './prune.js';
+import type { RecordedCompactionEffect } from './recorded.js';
+import { effectsInTurn, recordedCompactionEffects } from './recorded.js';
 import type { Turn } from './turns.js';
 import { groupTurns } from './turns.js';
 
@@ -87,6 +93,8 @@ export interface ReplayTurn {
   readonly outputTokens: number;
   readonly compactions: readonly ReplayCompaction[];
   readonly prunes: readonly ReplayPrune[];
+  /** Compactions the agent itself recorded during this turn, with their real effect. */
+  readonly recorded: readonly RecordedCompactionEffect[];
 }
 
 export interface ReplayTotals {
@@ -123,6 +131,8 @@ export interface ReplayInput {
   readonly policy: ReplayPolicy | CompactionPolicy;
   readonly strategy: Strategy;
   readonly count?: TextCounter;
+  /** The agent's own compactions (Session.recordedCompactions). */
+  readonly recorded?: readonly RecordedCompaction[];
 }
 
 /** Tokens of the user's own messages in [0, end), newest first, up to `budget` (Codex keeps them). */
@@ -137,7 +147,7 @@ class Simulation {
   /** Message estimates as they are now (pruned outputs shrunk). */
   readonly current: number[];
   firstKept = 0;
-  /** Original estimates of messages [0, firstKept), which every prompt no longer carries. */
+  /** Original estimates of the messages our compaction replaced, which every prompt no longer carries. */
   removed = 0;
   summaryTokens = 0;
   previous: { state: CompactionState; firstKeptIndex: number } | null = null;
@@ -156,6 +166,17 @@ class Simulation {
 
   prompt(call: ProviderCall): number {
     return Math.max(0, call.input - this.removed + this.summaryTokens - this.prunedActive);
+  }
+
+  /** The agent compacted past our cut: its own summary replaced ours, as the reported inputs show. */
+  followAgent(call: ProviderCall): void {
+    const windowStart = windowStartAt(this.input.recorded ?? [], call.index);
+    if (this.firstKept === 0 || this.firstKept >= windowStart) return;
+    for (const [index, saved] of this.pruned) if (index < windowStart) this.prunedActive -= saved;
+    this.firstKept = 0;
+    this.removed = 0;
+    this.summaryTokens = 0;
+    this.previous = null;
   }
 
   private rewrote(unchanged: number): void {
@@ -182,7 +203,9 @@ class Simulation {
 
   async compact(call: ProviderCall, position: number, turn: number, rules: CompactionPolicy, trigger: CompactionTrigger): Promise<ReplayCompaction | null> {
     const { messages, tokens, policy, strategy } = this.input;
-    const start = this.firstKept;
+    const recorded = this.input.recorded ?? [];
+    const windowStart = windowStartAt(recorded, call.index);
+    const start = Math.max(this.firstKept, windowStart);
     const end = call.index;
     const cut = findCutPoint(messages, this.current, { ...rules, forcePastPreviousCut: trigger === 'overflow' }, { start, end });
     if (cut.kind === 'none') return null;
@@ -192,6 +215,7 @@ class Simulation {
       messages: messages.slice(0, end),
       tokens: this.current.slice(0, end),
       previous: this.previous,
+      recorded,
     };
     const state = await runCompaction(subject, { kind: 'compact', cut, start, contextTokens: tokensBefore }, strategy, {
       ...(this.input.count ? { count: this.input.count } : {}),
@@ -201,7 +225,7 @@ class Simulation {
     const summarizer = this.summarizerCall(state, cut.tokensToSummarize, tokensBefore);
     for (const [index, saved] of this.pruned) if (index >= start && index < cut.index) this.prunedActive -= saved;
     this.firstKept = cut.index;
-    this.removed = sum(tokens, 0, cut.index);
+    this.removed = sum(tokens, windowStart, cut.index);
     this.summaryTokens = state.summary_tokens + carried;
     this.previous = { state, firstKeptIndex: cut.index };
     this.rewrote(this.stablePrefix);
@@ -246,15 +270,17 @@ export async function replaySession(request: ReplayInput): Promise<ReplayResult>
   const policy = 'compaction' in request.policy ? request.policy : customPolicy(request.policy);
   const input = { ...request, policy };
   const { messages, tokens } = input;
-  const allCalls = providerCalls(messages, tokens);
+  const recorded = input.recorded ?? [];
+  const allCalls = providerCalls(messages, tokens, recorded);
   const turns = groupTurns(messages, allCalls);
+  const effects = recordedCompactionEffects(messages, tokens, recorded, allCalls);
   const stablePrefix = stablePrefixTokens(allCalls, tokens);
   const sim = new Simulation(input, stablePrefix);
   const toolNames = toolNamesById(messages);
   const calls: SimulatedCall[] = [];
   const results: ReplayTurn[] = [];
 
-  for (const turn of turns) {
+  for (const [turnPosition, turn] of turns.entries()) {
     const compactions: ReplayCompaction[] = [];
     const prunes: ReplayPrune[] = [];
     let inputBefore = 0;
@@ -263,6 +289,7 @@ export async function replaySession(request: ReplayInput): Promise<ReplayResult>
     let baselineAfter = 0;
     for (const [position, call] of turn.calls.entries()) {
       const keep = (event: ReplayCompaction | null) => event && compactions.push(event);
+      sim.followAgent(call);
       if (position === 0) {
         const pruned = sim.prune(turn, call, toolNames);
         if (pruned) prunes.push(pruned);
@@ -290,6 +317,7 @@ export async function replaySession(request: ReplayInput): Promise<ReplayResult>
       outputTokens,
       compactions,
       prunes,
+      recorded: effectsInTurn(effects, turns, turnPosition),
     });
   }
   return { policy, stablePrefix, calls, turns: results, totals: totalsOf(results) };

@@ -4,6 +4,7 @@
  */
 import type { CommandModule } from 'yargs';
 import { redactMessages } from '../compaction/redact.js';
+import { livePrevious, recordedWindowStart } from '../compaction/compact.js';
 import { ExitCode, InputError } from '../errors.js';
 import { buildProviderContext } from '../session/provider-view.js';
 import { sidecarPath } from '../sidecar/store.js';
@@ -35,7 +36,9 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
     loaded.warnings.forEach((warning) => process.stderr.write(`compactor: warning: ${formatDiagnostic(warning)}\n`));
     if (loaded.staleSidecar) throw new InputError('the sidecar no longer matches the session; run compact again', sidecarPath(args.session));
     const writer = jsonLinesWriter();
-    const view = buildProviderContext(loaded.session.messages, loaded.subject.previous?.state ?? null);
+    // The agent's own last compaction already cut the session: its window is where the view starts.
+    const window = loaded.session.messages.slice(recordedWindowStart(loaded.subject));
+    const view = buildProviderContext(window, livePrevious(loaded.subject)?.state ?? null);
     for (const message of args.redact ? redactMessages(view) : view) {
       writer.write(toCanonicalRecord(message));
     }

@@ -5,14 +5,22 @@
  * kept so its session fails with a one-line error instead of vanishing or stopping the run. A
  * walk skips directories named *.jsonl (it walks into them) and FIFOs, sockets and devices
  * (reading them could block forever).
+ * What a walk or a glob finds is sniffed first (its first lines): files no reader knows are
+ * skipped with a warning, and Claude Code subagent transcripts are skipped with one note per
+ * input, so a whole `~/.claude/projects` or `~/.codex/sessions` reads without failing. A file
+ * named explicitly is always read (and fails clearly if it is not a session).
  */
 import { lstat, stat } from 'node:fs/promises';
 import fg from 'fast-glob';
+import pLimit from 'p-limit';
 import { UsageError } from '../errors.js';
+import { sniffWalkedFile } from '../formats/index.js';
 import { isSidecarPath } from '../sidecar/store.js';
 
 const SESSION_GLOB = '**/*.jsonl';
-const IGNORED = ['**/node_modules/**', '**/.git/**'];
+/** Claude Code keeps large tool outputs under `<session>/tool-results/`: never sessions. */
+const IGNORED = ['**/node_modules/**', '**/.git/**', '**/tool-results/**'];
+const SNIFF_CONCURRENCY = 8;
 
 async function kindOf(path: string): Promise<'file' | 'directory' | 'missing'> {
   try {
@@ -33,6 +41,28 @@ async function walk(pattern: string, cwd?: string): Promise<string[]> {
   return entries.filter((entry) => entry.dirent.isFile() || entry.dirent.isSymbolicLink()).map((entry) => entry.path);
 }
 
+function warn(message: string): void {
+  process.stderr.write(`compactor: warning: ${message}\n`);
+}
+
+/** The session files among what a walk or glob found; the rest is reported on stderr. */
+async function sessionsAmong(input: string, paths: readonly string[]): Promise<string[]> {
+  const limit = pLimit(SNIFF_CONCURRENCY);
+  const kinds = await Promise.all(paths.map((path) => limit(() => sniffWalkedFile(path))));
+  let subagents = 0;
+  const sessions: string[] = [];
+  kinds.forEach((kind, index) => {
+    const path = paths[index]!;
+    if (kind === 'session') sessions.push(path);
+    else if (kind === 'subagent') subagents++;
+    else warn(`${path}: ${kind === 'empty' ? 'empty file' : 'not a session file (no known format)'}; skipped`);
+  });
+  if (subagents > 0) {
+    warn(`${input}: skipped ${subagents} Claude Code subagent transcript${subagents === 1 ? '' : 's'} (name a file to read it)`);
+  }
+  return sessions;
+}
+
 export async function expandInputs(inputs: readonly string[]): Promise<string[]> {
   const found = new Set<string>();
   for (const input of inputs) {
@@ -45,10 +75,12 @@ export async function expandInputs(inputs: readonly string[]): Promise<string[]>
       kind === 'directory'
         ? (await walk(SESSION_GLOB, input)).map((name) => `${input.replace(/\/+$/, '')}/${name}`)
         : await walk(input);
-    const sessions = matches.filter((path) => !isSidecarPath(path));
-    if (sessions.length === 0) {
+    const candidates = matches.filter((path) => !isSidecarPath(path)).sort();
+    if (candidates.length === 0) {
       throw new UsageError(kind === 'directory' ? `${input}: no .jsonl session files in this directory` : `${input}: no such file, and no file matches it as a glob`);
     }
+    const sessions = await sessionsAmong(input, candidates);
+    if (sessions.length === 0) throw new UsageError(`${input}: none of its ${candidates.length} .jsonl files is a session`);
     for (const path of sessions) found.add(path);
   }
   return [...found].sort();

@@ -18,6 +18,9 @@ import { renderBarChart } from '../report/chart.js';
 import { firstTier, formatCostSplit, formatRates } from '../report/cost.js';
 import { formatTokens, titleLine } from '../report/format.js';
 import { renderGrowth } from '../report/growth.js';
+import type { RecordedCompactionEffect } from '../audit/recorded.js';
+import { recordedCompactionEffects } from '../audit/recorded.js';
+import { describeRecordedCompaction, recordedCompactionJson } from '../report/recorded-compactions.js';
 import { renderTable } from '../report/table.js';
 import type { Diagnostic, Session } from '../session/model.js';
 import type { ProviderCall } from '../tokens/provider-calls.js';
@@ -48,6 +51,8 @@ interface Inspection {
   readonly cost: CostSplit | null;
   readonly overhead: number;
   readonly breaches: readonly Breach[];
+  /** Compactions the agent recorded in the file, with their real effect. */
+  readonly recorded: readonly RecordedCompactionEffect[];
   readonly warnings: readonly (Diagnostic | string)[];
 }
 
@@ -74,6 +79,7 @@ function humanReport(path: string, inspection: Inspection, args: InspectArgs): s
   const model = pricing.model ? `, ${pricing.model}` : '';
   const lines = [titleLine(path, `${session.format}, ${formatTokens(session.messages.length)} messages, ${turns.length} turns${model}`), table];
   if (turns.some((turn) => turn.estimated)) lines.push('* estimated (the file reports no usage for some calls)');
+  for (const effect of inspection.recorded) lines.push(describeRecordedCompaction(effect));
   if (inspection.overhead > 0) lines.push(`every call also carried ${formatTokens(inspection.overhead)} tokens of system prompt and tool schemas`);
   if (cost && pricing.rates) {
     const at = pricing.catalog ? `${pricing.catalog.id} prices` : 'the given prices';
@@ -129,6 +135,7 @@ function inspectJson(path: string, inspection: Inspection, top: number) {
       max_baseline_input_tokens: Math.max(0, ...turns.map((turn) => turn.baselineInputTokens)),
     },
     prompt_overhead_tokens: inspection.overhead,
+    recorded_compactions: inspection.recorded.map(recordedCompactionJson),
     pricing: pricingJson(inspection.pricing),
     cost: cost ? costJson(cost) : null,
     tools: growth.tools.map((tool) => ({ tool: tool.tool, results: tool.results, tokens: tool.tokens })),
@@ -163,8 +170,8 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
       paths,
       async (path): Promise<Inspection> => {
         const loaded = await loadSession(path, { format: args.format, withSidecar: false, strict: args.strict });
-        const { messages } = loaded.session;
-        const calls = providerCalls(messages, loaded.tokens);
+        const { messages, recordedCompactions } = loaded.session;
+        const calls = providerCalls(messages, loaded.tokens, recordedCompactions);
         const groups = groupTurns(messages, calls);
         const turns = groups.map(turnUsage);
         const pricing = await resolvePricing(loaded.session, args.model, overrides);
@@ -187,6 +194,7 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
           cost,
           overhead: stablePrefixTokens(calls, loaded.tokens),
           breaches,
+          recorded: recordedCompactionEffects(messages, loaded.tokens, recordedCompactions, calls),
           warnings: [...loaded.warnings, pricingWarning(pricing) ?? []].flat(),
         };
       },

@@ -4,6 +4,7 @@
  */
 import { basename } from 'node:path';
 import type { CompactionSubject } from '../compaction/compact.js';
+import { livePrevious } from '../compaction/compact.js';
 import type { CompactionState } from '../compaction/state.js';
 import { InputError } from '../errors.js';
 import { readSession } from '../formats/index.js';
@@ -57,11 +58,21 @@ export async function loadSession(path: string, options: LoadOptions): Promise<L
       }
     }
   }
+  const subject: CompactionSubject = {
+    sessionName: basename(path),
+    messages: session.messages,
+    tokens,
+    previous,
+    recorded: session.recordedCompactions,
+  };
+  if (previous && !livePrevious(subject)) {
+    warnings.push({ file: sidecarPath(path), message: 'the agent compacted the session past this sidecar; starting from its compaction' });
+  }
   if (options.strict) failOnWarnings(warnings);
   return {
     session,
     tokens,
-    subject: { sessionName: basename(path), messages: session.messages, tokens, previous },
+    subject,
     staleSidecar,
     warnings,
   };

@@ -19,6 +19,7 @@ import { renderHtmlReport } from '../report/html.js';
 import type { PolicyOutcome, ReplayView } from '../report/replay.js';
 import { renderReplay } from '../report/replay.js';
 import type { Diagnostic } from '../session/model.js';
+import { recordedCompactionJson } from '../report/recorded-compactions.js';
 import type { StrategyName } from '../strategies/index.js';
 import { STRATEGY_NAMES } from '../strategies/index.js';
 import { providerCalls } from '../tokens/provider-calls.js';
@@ -100,6 +101,7 @@ function resultJson(result: ReplayResult) {
         summarizer_cached: event.summarizer?.cached ?? false,
       })),
       prunes: turn.prunes.map((prune) => ({ messages: prune.messages, tokens_saved: prune.tokensSaved })),
+      recorded_compactions: turn.recorded.map(recordedCompactionJson),
     })),
     totals: {
       requests: totals.requests,
@@ -175,17 +177,24 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
       paths,
       async (path): Promise<Replayed> => {
         const loaded = await loadSession(path, { format: args.format, withSidecar: false, strict: args.strict });
-        const { messages } = loaded.session;
+        const { messages, recordedCompactions } = loaded.session;
         const pricing = await resolvePricing(loaded.session, args.model, overrides);
         const rates = pricing.rates;
         if (limits.maxCostUsd !== undefined && !rates) {
           throw new InputError('--max-cost needs prices: the model is unknown (pass --model or --price-input/--price-output)', path);
         }
-        const calls = providerCalls(messages, loaded.tokens);
+        const calls = providerCalls(messages, loaded.tokens, recordedCompactions);
         const expired = cacheExpiry(messages, calls);
         const policyOutcomes: PolicyOutcome[] = [];
         for (const policy of replayPolicies(names, args, pricing.contextWindow)) {
-          const result = await replaySession({ sessionName: loaded.subject.sessionName, messages, tokens: loaded.tokens, policy, strategy });
+          const result = await replaySession({
+            sessionName: loaded.subject.sessionName,
+            messages,
+            tokens: loaded.tokens,
+            policy,
+            strategy,
+            recorded: recordedCompactions,
+          });
           const costs = rates ? policyCosts(result, rates, expired) : null;
           const { totals } = result;
           const breaches = checkGates(

@@ -154,15 +154,38 @@ function describeIssue(error: z.ZodError): string {
   return `${issue.path.join('.') || 'block'}: ${issue.message}`;
 }
 
+
+/** A block as only our format writes it (Anthropic's `thinking` has no `text`, its tools differ). */
+function isCanonicalBlock(block: unknown): boolean {
+  const record = block as Record<string, unknown> | null;
+  if (!record || typeof record !== 'object') return false;
+  switch (record['type']) {
+    case 'text':
+    case 'thinking':
+      return typeof record['text'] === 'string';
+    case 'tool_request':
+      return typeof record['id'] === 'string' && typeof record['name'] === 'string';
+    case 'tool_result':
+      return typeof record['tool_request_id'] === 'string';
+    default:
+      return false;
+  }
+}
+
+/** Keys that mark another format's line even when it also has `id`, `role` and `content`. */
+const FOREIGN_KEYS = ['type', 'tool_calls', 'tool_call_id', 'message', 'payload'];
+
 export const canonicalReader: FormatReader = {
   name: 'canonical',
 
   detect(firstLines) {
     const first = firstLines[0] as Record<string, unknown> | undefined;
-    if (!first || typeof first !== 'object' || typeof first['id'] !== 'string' || typeof first['role'] !== 'string') return false;
+    if (!first || typeof first !== 'object' || typeof first['id'] !== 'string') return false;
+    if (!['user', 'assistant', 'system'].includes(first['role'] as string)) return false;
+    if (FOREIGN_KEYS.some((key) => key in first)) return false;
     const content = first['content'];
     if (typeof content === 'string') return true;
-    return Array.isArray(content) && content.every((block) => CANONICAL_BLOCK_TYPES.has((block as { type?: string })?.type ?? ''));
+    return Array.isArray(content) && content.every(isCanonicalBlock);
   },
 
   async read(path) {

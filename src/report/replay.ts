@@ -40,12 +40,15 @@ export interface TableData {
 /** Policies per baseline table in the terminal, so it fits 80 columns. */
 const BASELINE_COLUMNS = 4;
 
-/** Turn baselines before and under the given policies; `*` marks a turn with a compaction. */
+/**
+ * Turn baselines before and under the given policies; `*` marks a turn with one of our
+ * compactions, `a` a turn in which the agent compacted itself (the "before" column includes it).
+ */
 export function baselineTable(view: ReplayView, outcomes: readonly PolicyOutcome[] = view.outcomes): TableData {
   const first = view.outcomes[0]?.result;
   const rows = (first?.turns ?? []).map((turn, i) => [
     String(turn.turn),
-    formatTokens(turn.baselineBefore),
+    `${formatTokens(turn.baselineBefore)}${turn.recorded.length > 0 ? 'a' : ' '}`,
     ...outcomes.map((outcome) => {
       const after = outcome.result.turns[i]!;
       return `${formatTokens(after.baselineAfter)}${after.compactions.length > 0 ? '*' : ' '}`;
@@ -153,7 +156,8 @@ export function renderReplay(view: ReplayView, chart: boolean): string {
       (view.recordedCost ? `, ${formatUsd(view.recordedCost.total)}` : '') +
       (view.estimated ? ' (usage partly estimated)' : ' (as reported)'),
     '',
-    'baseline per turn (* = compacted before or during that turn)',
+    'baseline per turn (* = compacted before or during that turn;',
+    ' a = the agent compacted itself in that turn, "before" includes it)',
     baselineTables(view).join('\n\n'),
     '',
     'tokens (compacted: compactions, +Np: prunings;',
