@@ -15,6 +15,8 @@ const TARGET_TOTAL = 4_250_000;
 /** The system prompt and tool schemas the agent sends on every call (not stored in the session). */
 const FIRST_USER_TOKENS = 64;
 const OVERHEAD = BASELINES[0] - FIRST_USER_TOKENS;
+/** Seed 004's trace ran on Opus ($15 per million input tokens): the model each call reports. */
+const MODEL = 'claude-opus-4-1-20250805';
 
 // mulberry32: small, fast, and the same on every machine.
 function rng(seed) {
@@ -285,7 +287,7 @@ function buildSession(lastTurnCalls) {
           assistantTokens[i],
           PROSE,
         );
-        push('assistant', content, { input_tokens: input, output_tokens: assistantTokens[i] });
+        push('assistant', content, { input_tokens: input, output_tokens: assistantTokens[i], model: MODEL });
         push(
           'user',
           sizeMessage(
@@ -296,7 +298,7 @@ function buildSession(lastTurnCalls) {
         );
       } else {
         const content = sizeMessage([{ type: 'text', text: pick(PROSE) }], finalTokens, PROSE);
-        push('assistant', content, { input_tokens: input, output_tokens: finalTokens });
+        push('assistant', content, { input_tokens: input, output_tokens: finalTokens, model: MODEL });
       }
     }
   }

@@ -9,6 +9,7 @@ import { contextCommand } from './commands/context.js';
 import { estimateCommand } from './commands/estimate.js';
 import { inspectCommand } from './commands/inspect.js';
 import { replayCommand } from './commands/replay.js';
+import { installInterruptHandlers, interruption } from './commands/interrupt.js';
 import { describeError, ExitCode, InputError, UsageError } from './errors.js';
 
 function exitCodeFor(error: unknown): ExitCode {
@@ -16,7 +17,19 @@ function exitCodeFor(error: unknown): ExitCode {
   return ExitCode.failed;
 }
 
+/**
+ * A reader that stops early (`compactor context s.jsonl | head`) closes our stdout: stop quietly,
+ * as `git log | head` does, instead of dying on an unhandled EPIPE with a stack trace.
+ */
+function exitQuietlyOnClosedStdout(error: NodeJS.ErrnoException): void {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? ExitCode.ok);
+  process.stderr.write(`compactor: error: cannot write output: ${describeError(error)}\n`);
+  process.exit(ExitCode.failed);
+}
+
 export async function main(argv: readonly string[] = hideBin(process.argv)): Promise<void> {
+  const uninstall = installInterruptHandlers(ExitCode.interrupted);
+  process.stdout.on('error', exitQuietlyOnClosedStdout);
   const parser = yargs([...argv])
     .scriptName('compactor')
     .usage('$0 <command> [options] <sessions..>')
@@ -43,5 +56,9 @@ export async function main(argv: readonly string[] = hideBin(process.argv)): Pro
     if (error instanceof UsageError) process.stderr.write('Run compactor --help for usage.\n');
     if (!known && process.env['COMPACTOR_DEBUG'] && error instanceof Error) process.stderr.write(`${error.stack}\n`);
     process.exitCode = exitCodeFor(error);
+  } finally {
+    uninstall();
   }
+  // Interrupted work is incomplete whatever else happened: 130 wins over 0, 1 and 3.
+  if (interruption.requested) process.exitCode = ExitCode.interrupted;
 }

@@ -40,6 +40,24 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+/** `ENOENT` and friends in words; a dangling symlink or a directory named *.jsonl lands here. */
+export function describeFsError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  switch (code) {
+    case 'ENOENT':
+      return 'no such file (or a dangling symbolic link)';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EISDIR':
+      return 'is a directory, not a session file';
+    case 'ELOOP':
+      return 'too many levels of symbolic links';
+    default:
+      return (error as Error).message?.split('\n')[0] ?? String(error);
+  }
+}
+
 /** One line for any error: the user-facing location for ours, the message for others. */
 export function describeError(error: unknown): string {
   if (error instanceof InputError) return error.location;

@@ -70,8 +70,10 @@ describe('compactor replay', () => {
     const result = await runCli(['replay', '--json', '--context-limit', '10000000', '--price-input', '15', '--price-output', '75', BUG]);
     const [record] = jsonLines(result.stdout);
     const expected = (record!.totals.input_tokens_before * 15 + record!.totals.output_tokens * 75) / 1e6;
-    expect(record!.cost.before_usd).toBeCloseTo(expected, 6);
-    expect(record!.cost.saved_usd).toBeCloseTo(0, 6);
+    const costs = record!.policies[0].costs;
+    expect(costs.before_naive.total_usd).toBeCloseTo(expected, 6);
+    expect(costs.after_naive.total_usd).toBeCloseTo(expected, 6);
+    expect(record!.policies[0].savings.naive_usd).toBeCloseTo(0, 6);
   });
 
   it('compacts further with the tool-safe cut rule', async () => {
@@ -146,13 +148,13 @@ describe('compactor compact --strategy truncate', () => {
 
   it('fails a session with a bad line, keeps going, and exits 1', async () => {
     const dir = await scratch('bug.jsonl');
-    await writeFile(join(dir, 'broken.jsonl'), '{"id":"a","role":"user","content":"hi"}\n{"id":"b","role":"robot","content":"x"}\n');
+    await writeFile(join(dir, 'broken.jsonl'), '{"id":"a","role":"user","content":"hi"}\n{"id":"b","role":"user"}\n');
     const result = await runCli(['compact', '--json', '--context-limit', '80000', dir]);
     expect(result.exitCode).toBe(1);
     const records = jsonLines(result.stdout);
     // Sessions are processed and reported in sorted path order: broken.jsonl, then bug.jsonl.
     expect(records.map((r) => r.status)).toEqual(['failed', 'compacted']);
-    expect(records[0]!.error).toMatch(/broken\.jsonl:2: role: /);
+    expect(records[0]!.error).toMatch(/broken\.jsonl:2: .*content/);
   });
 
   it('says clearly that the LLM strategy is not available yet', async () => {

@@ -49,7 +49,7 @@ describe('sidecar store', () => {
   });
 
   it.each([
-    ['not JSON', '{"format_version": 1,', /corrupt sidecar \(not JSON/],
+    ['not JSON', '{"format_version": 1,', /corrupt sidecar \(not valid JSON\)/],
     ['from a newer version', JSON.stringify({ format_version: 2 }), /format version 2 is newer/],
     ['missing fields', JSON.stringify({ format_version: 1, session: 'session.jsonl' }), /invalid sidecar: strategy/],
   ])('refuses a sidecar that is %s, naming the file', async (_, text, message) => {

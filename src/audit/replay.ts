@@ -1,35 +1,86 @@
 /**
- * What-if replay: the same session under a compaction policy, call by call.
+ * What-if replay: the same session under a replay policy, call by call. Pure apart from what
+ * the strategy does.
  *
- * Every provider call is rebuilt (input = everything before it, as reported or estimated). The
- * policy is applied at each turn start (proactive) and whenever a call would exceed the window
- * (overflow: emergency compaction, keep = limit / 5, forced; seed 000). A compaction replaces
- * messages [0, first kept) by the strategy's real summary, so later calls carry
- * `input − replaced estimates + summary tokens`. Pure apart from what the strategy does.
+ * Every provider call is rebuilt (prompt = everything before it, as reported or estimated). The
+ * policy is checked before each turn's first call, or before every call (see CheckPoint), and
+ * whenever a call would exceed the window (overflow: emergency compaction, keep = limit / 5,
+ * forced; seed 000). A compaction replaces messages [0, first kept) by the strategy's real
+ * summary, so later calls carry `prompt − replaced estimates + summary (+ carried user
+ * messages)`. A pruning policy (opencode) first shrinks old tool outputs to a placeholder.
+ * Each simulated call also records how much of its prompt survived a rewrite, for the cache
+ * model (src/audit/cache.ts); dollars are left to src/audit/savings.ts.
+ *
+ * Compactions the agent recorded itself are already in the reported inputs ("before"); ours
+ * apply on top of them, summarizing only from the agent's window start, and one the agent
+ * compacted past stops counting. Each turn lists the recorded ones that happened in it.
  */
+import { runCompaction } from '../compaction/compact.js';
 import type { CompactionState } from '../compaction/state.js';
-import { runCompaction, contextAfterCompaction } from '../compaction/compact.js';
 import { findCutPoint } from '../compaction/cut-point.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
 import { emergencyPolicy, shouldCompact } from '../compaction/policy.js';
-import type { Message } from '../session/model.js';
+import type { Message, RecordedCompaction } from '../session/model.js';
+import { isTurnStart, windowStartAt } from '../session/model.js';
 import type { Strategy } from '../strategies/strategy.js';
 import type { TextCounter } from '../tokens/estimate.js';
+import { sum } from '../tokens/estimate.js';
 import type { ProviderCall } from '../tokens/provider-calls.js';
 import { providerCalls } from '../tokens/provider-calls.js';
+import { stablePrefixTokens } from './cache.js';
+import type { ReplayPolicy } from './presets.js';
+import { customPolicy } from './presets.js';
+import { findPrunable, toolNamesById } from './prune.js';
+import type { RecordedCompactionEffect } from './recorded.js';
+import { effectsInTurn, recordedCompactionEffects } from './recorded.js';
+import type { Turn } from './turns.js';
 import { groupTurns } from './turns.js';
 
 export type CompactionTrigger = 'proactive' | 'overflow';
+
+export interface SummarizerCall {
+  readonly input: number;
+  readonly output: number;
+  /** True when the input is the conversation the provider has just cached (ReplayPolicy.summarizerInput). */
+  readonly cached: boolean;
+  /** True when the strategy called no model and this is the call an LLM summarizer would make. */
+  readonly estimated: boolean;
+}
 
 export interface ReplayCompaction {
   readonly trigger: CompactionTrigger;
   /** Index of the provider call (assistant message) the compaction happened before. */
   readonly beforeCallIndex: number;
+  /** Position of that call in `ReplayResult.calls`. */
+  readonly callPosition: number;
+  readonly turn: number;
   readonly firstKeptMessageId: string;
   readonly tokensBefore: number;
   readonly tokensAfter: number;
+  /** Summary + acknowledgement messages, plus any carried user messages. */
   readonly summaryTokens: number;
-  readonly summarizerUsage: { readonly input: number; readonly output: number } | null;
+  readonly carriedUserTokens: number;
+  /** null when no model wrote the summary (custom policy, offline strategy). */
+  readonly summarizer: SummarizerCall | null;
+}
+
+export interface ReplayPrune {
+  readonly beforeCallIndex: number;
+  readonly turn: number;
+  readonly messages: number;
+  readonly tokensSaved: number;
+}
+
+export interface SimulatedCall {
+  /** Index of the assistant message the call produced. */
+  readonly index: number;
+  readonly turn: number;
+  /** Prompt as the session sent it, and under the policy. */
+  readonly before: number;
+  readonly after: number;
+  readonly output: number;
+  /** Prompt tokens unchanged since the previous call when the policy rewrote the prefix; null if append-only. */
+  readonly unchanged: number | null;
 }
 
 export interface ReplayTurn {
@@ -41,96 +92,217 @@ export interface ReplayTurn {
   readonly inputTokensAfter: number;
   readonly outputTokens: number;
   readonly compactions: readonly ReplayCompaction[];
+  readonly prunes: readonly ReplayPrune[];
+  /** Compactions the agent itself recorded during this turn, with their real effect. */
+  readonly recorded: readonly RecordedCompactionEffect[];
+}
+
+export interface ReplayTotals {
+  readonly requests: number;
+  readonly inputTokensBefore: number;
+  readonly inputTokensAfter: number;
+  readonly outputTokens: number;
+  /** 1 − after / before; 0 when nothing was sent. */
+  readonly reduction: number;
+  readonly compactions: number;
+  readonly prunes: number;
+  readonly tokensPruned: number;
+  readonly summarizerInputTokens: number;
+  readonly summarizerOutputTokens: number;
+  /** Largest turn baseline before and after. */
+  readonly maxBaselineBefore: number;
+  readonly maxBaselineAfter: number;
 }
 
 export interface ReplayResult {
+  readonly policy: ReplayPolicy;
+  /** Prompt tokens before the first message (system prompt, tools): what a compaction leaves cached. */
+  readonly stablePrefix: number;
+  readonly calls: readonly SimulatedCall[];
   readonly turns: readonly ReplayTurn[];
-  readonly totals: {
-    readonly requests: number;
-    readonly inputTokensBefore: number;
-    readonly inputTokensAfter: number;
-    readonly outputTokens: number;
-    /** 1 − after / before; 0 when nothing was sent. */
-    readonly reduction: number;
-    readonly compactions: number;
-    readonly summarizerInputTokens: number;
-    readonly summarizerOutputTokens: number;
-  };
+  readonly totals: ReplayTotals;
 }
 
 export interface ReplayInput {
   readonly sessionName: string;
   readonly messages: readonly Message[];
   readonly tokens: readonly number[];
-  readonly policy: CompactionPolicy;
+  /** A preset or custom replay policy; a bare CompactionPolicy is replayed as `custom`. */
+  readonly policy: ReplayPolicy | CompactionPolicy;
   readonly strategy: Strategy;
   readonly count?: TextCounter;
+  /** The agent's own compactions (Session.recordedCompactions). */
+  readonly recorded?: readonly RecordedCompaction[];
 }
 
-/** The simulated compaction state as replay walks forward. */
-interface Compacted {
-  readonly state: CompactionState;
-  readonly firstKeptIndex: number;
+/** Tokens of the user's own messages in [0, end), newest first, up to `budget` (Codex keeps them). */
+function carriedUserTokens(messages: readonly Message[], tokens: readonly number[], end: number, budget: number): number {
+  let carried = 0;
+  for (let i = end - 1; i >= 0 && carried < budget; i--) if (isTurnStart(messages[i]!)) carried += tokens[i] ?? 0;
+  return Math.min(carried, budget);
 }
 
-function afterInput(call: ProviderCall, tokens: readonly number[], compacted: Compacted | null): number {
-  if (!compacted) return call.input;
-  return contextAfterCompaction(call.input, tokens, compacted.firstKeptIndex, compacted.state.summary_tokens);
-}
+/** The session as the policy would have sent it: mutable state, advanced call by call. */
+class Simulation {
+  /** Message estimates as they are now (pruned outputs shrunk). */
+  readonly current: number[];
+  firstKept = 0;
+  /** Original estimates of the messages our compaction replaced, which every prompt no longer carries. */
+  removed = 0;
+  summaryTokens = 0;
+  previous: { state: CompactionState; firstKeptIndex: number } | null = null;
+  readonly pruned = new Map<number, number>();
+  /** Tokens saved by pruning messages still in the kept part. */
+  prunedActive = 0;
+  /** Set by a rewrite, consumed by the next call. */
+  pendingUnchanged: number | null = null;
 
-export async function replaySession(input: ReplayInput): Promise<ReplayResult> {
-  const { messages, tokens, policy, strategy } = input;
-  const turns = groupTurns(messages, providerCalls(messages, tokens));
-  let compacted: Compacted | null = null;
+  constructor(
+    readonly input: ReplayInput & { readonly policy: ReplayPolicy },
+    readonly stablePrefix: number,
+  ) {
+    this.current = [...input.tokens];
+  }
 
-  /** Compacts messages before `call` under `rules`; returns what happened, or null if no cut was possible. */
-  const compactBefore = async (call: ProviderCall, rules: CompactionPolicy, trigger: CompactionTrigger) => {
-    const start = compacted?.firstKeptIndex ?? 0;
+  prompt(call: ProviderCall): number {
+    return Math.max(0, call.input - this.removed + this.summaryTokens - this.prunedActive);
+  }
+
+  /** The agent compacted past our cut: its own summary replaced ours, as the reported inputs show. */
+  followAgent(call: ProviderCall): void {
+    const windowStart = windowStartAt(this.input.recorded ?? [], call.index);
+    if (this.firstKept === 0 || this.firstKept >= windowStart) return;
+    for (const [index, saved] of this.pruned) if (index < windowStart) this.prunedActive -= saved;
+    this.firstKept = 0;
+    this.removed = 0;
+    this.summaryTokens = 0;
+    this.previous = null;
+  }
+
+  private rewrote(unchanged: number): void {
+    this.pendingUnchanged = Math.min(this.pendingUnchanged ?? Infinity, unchanged);
+  }
+
+  prune(turn: Turn, call: ProviderCall, toolNames: ReadonlyMap<string, string>): ReplayPrune | null {
+    const rules = this.input.policy.prune;
+    if (!rules) return null;
+    const range = { start: this.firstKept, end: turn.startIndex };
+    const marks = findPrunable(this.input.messages, this.current, range, new Set(this.pruned.keys()), rules, toolNames, this.input.count);
+    if (marks.length === 0) return null;
+    let saved = 0;
+    for (const mark of marks) {
+      this.current[mark.index] = (this.current[mark.index] ?? 0) - mark.saved;
+      this.pruned.set(mark.index, mark.saved);
+      saved += mark.saved;
+    }
+    this.prunedActive += saved;
+    const earliest = Math.min(...marks.map((mark) => mark.index));
+    this.rewrote(this.prompt(call) - sum(this.current, earliest, call.index));
+    return { beforeCallIndex: call.index, turn: turn.turn, messages: marks.length, tokensSaved: saved };
+  }
+
+  async compact(call: ProviderCall, position: number, turn: number, rules: CompactionPolicy, trigger: CompactionTrigger): Promise<ReplayCompaction | null> {
+    const { messages, tokens, policy, strategy } = this.input;
+    const recorded = this.input.recorded ?? [];
+    const windowStart = windowStartAt(recorded, call.index);
+    const start = Math.max(this.firstKept, windowStart);
     const end = call.index;
-    const cut = findCutPoint(messages, tokens, { ...rules, forcePastPreviousCut: trigger === 'overflow' }, { start, end });
+    const cut = findCutPoint(messages, this.current, { ...rules, forcePastPreviousCut: trigger === 'overflow' }, { start, end });
     if (cut.kind === 'none') return null;
-    const tokensBefore = afterInput(call, tokens, compacted);
+    const tokensBefore = this.prompt(call);
     const subject = {
-      sessionName: input.sessionName,
+      sessionName: this.input.sessionName,
       messages: messages.slice(0, end),
-      tokens: tokens.slice(0, end),
-      previous: compacted,
+      tokens: this.current.slice(0, end),
+      previous: this.previous,
+      recorded,
     };
     const state = await runCompaction(subject, { kind: 'compact', cut, start, contextTokens: tokensBefore }, strategy, {
-      ...(input.count ? { count: input.count } : {}),
+      ...(this.input.count ? { count: this.input.count } : {}),
       now: new Date(0),
     });
-    compacted = { state, firstKeptIndex: cut.index };
-    const event: ReplayCompaction = {
+    const carried = policy.carryUserTokens > 0 ? carriedUserTokens(messages, tokens, cut.index, policy.carryUserTokens) : 0;
+    const summarizer = this.summarizerCall(state, cut.tokensToSummarize, tokensBefore);
+    for (const [index, saved] of this.pruned) if (index >= start && index < cut.index) this.prunedActive -= saved;
+    this.firstKept = cut.index;
+    this.removed = sum(tokens, windowStart, cut.index);
+    this.summaryTokens = state.summary_tokens + carried;
+    this.previous = { state, firstKeptIndex: cut.index };
+    this.rewrote(this.stablePrefix);
+    return {
       trigger,
       beforeCallIndex: call.index,
+      callPosition: position,
+      turn,
       firstKeptMessageId: state.first_kept_message_id,
       tokensBefore,
-      tokensAfter: afterInput(call, tokens, compacted),
-      summaryTokens: state.summary_tokens,
-      summarizerUsage: state.usage ? { input: state.usage.input_tokens, output: state.usage.output_tokens } : null,
+      tokensAfter: this.prompt(call),
+      summaryTokens: this.summaryTokens,
+      carriedUserTokens: carried,
+      summarizer,
     };
-    return event;
-  };
+  }
 
+  /**
+   * The summarizer's own call, as the policy's agent makes it: the whole current prompt (served
+   * by the cache), or the span and previous summary as text, or (custom) what the strategy
+   * reports. An offline strategy reports nothing, so an agent's call is estimated from the span.
+   */
+  private summarizerCall(state: CompactionState, spanTokens: number, prompt: number): SummarizerCall | null {
+    const mode = this.input.policy.summarizerInput;
+    const reported = state.usage;
+    const output = reported?.output_tokens ?? state.summary_tokens;
+    if (mode === 'conversation') return { input: prompt, output, cached: true, estimated: !reported };
+    if (reported) return { input: reported.input_tokens, output, cached: false, estimated: false };
+    if (mode === 'strategy') return null;
+    return { input: spanTokens + (this.previous ? this.summaryTokens : 0), output, cached: false, estimated: true };
+  }
+
+  /** Records the call as sent and hands back the rewrite marker it consumed. */
+  takeUnchanged(): number | null {
+    const unchanged = this.pendingUnchanged;
+    this.pendingUnchanged = null;
+    return unchanged;
+  }
+}
+
+export async function replaySession(request: ReplayInput): Promise<ReplayResult> {
+  const policy = 'compaction' in request.policy ? request.policy : customPolicy(request.policy);
+  const input = { ...request, policy };
+  const { messages, tokens } = input;
+  const recorded = input.recorded ?? [];
+  const allCalls = providerCalls(messages, tokens, recorded);
+  const turns = groupTurns(messages, allCalls);
+  const effects = recordedCompactionEffects(messages, tokens, recorded, allCalls);
+  const stablePrefix = stablePrefixTokens(allCalls, tokens);
+  const sim = new Simulation(input, stablePrefix);
+  const toolNames = toolNamesById(messages);
+  const calls: SimulatedCall[] = [];
   const results: ReplayTurn[] = [];
-  for (const turn of turns) {
-    const events: ReplayCompaction[] = [];
+
+  for (const [turnPosition, turn] of turns.entries()) {
+    const compactions: ReplayCompaction[] = [];
+    const prunes: ReplayPrune[] = [];
     let inputBefore = 0;
     let inputAfter = 0;
     let outputTokens = 0;
     let baselineAfter = 0;
     for (const [position, call] of turn.calls.entries()) {
-      if (position === 0 && shouldCompact(afterInput(call, tokens, compacted), policy)) {
-        const event = await compactBefore(call, policy, 'proactive');
-        if (event) events.push(event);
+      const keep = (event: ReplayCompaction | null) => event && compactions.push(event);
+      sim.followAgent(call);
+      if (position === 0) {
+        const pruned = sim.prune(turn, call, toolNames);
+        if (pruned) prunes.push(pruned);
       }
-      if (afterInput(call, tokens, compacted) > policy.contextLimit) {
-        const event = await compactBefore(call, emergencyPolicy(policy), 'overflow');
-        if (event) events.push(event);
+      if ((position === 0 || policy.check === 'every-call') && shouldCompact(sim.prompt(call), policy.compaction)) {
+        keep(await sim.compact(call, calls.length, turn.turn, policy.compaction, 'proactive'));
       }
-      const sent = afterInput(call, tokens, compacted);
+      if (sim.prompt(call) > policy.compaction.contextLimit) {
+        keep(await sim.compact(call, calls.length, turn.turn, emergencyPolicy(policy.compaction), 'overflow'));
+      }
+      const sent = sim.prompt(call);
       if (position === 0) baselineAfter = sent;
+      calls.push({ index: call.index, turn: turn.turn, before: call.input, after: sent, output: call.output, unchanged: sim.takeUnchanged() });
       inputBefore += call.input;
       inputAfter += sent;
       outputTokens += call.output;
@@ -143,39 +315,43 @@ export async function replaySession(input: ReplayInput): Promise<ReplayResult> {
       inputTokensBefore: inputBefore,
       inputTokensAfter: inputAfter,
       outputTokens,
-      compactions: events,
+      compactions,
+      prunes,
+      recorded: effectsInTurn(effects, turns, turnPosition),
     });
   }
-  return { turns: results, totals: totalsOf(results) };
+  return { policy, stablePrefix, calls, turns: results, totals: totalsOf(results) };
 }
 
-function totalsOf(turns: readonly ReplayTurn[]): ReplayResult['totals'] {
-  let requests = 0;
-  let before = 0;
-  let after = 0;
-  let output = 0;
-  let compactions = 0;
-  let summarizerIn = 0;
-  let summarizerOut = 0;
+function totalsOf(turns: readonly ReplayTurn[]): ReplayTotals {
+  const totals = {
+    requests: 0,
+    inputTokensBefore: 0,
+    inputTokensAfter: 0,
+    outputTokens: 0,
+    compactions: 0,
+    prunes: 0,
+    tokensPruned: 0,
+    summarizerInputTokens: 0,
+    summarizerOutputTokens: 0,
+    maxBaselineBefore: 0,
+    maxBaselineAfter: 0,
+  };
   for (const turn of turns) {
-    requests += turn.requests;
-    before += turn.inputTokensBefore;
-    after += turn.inputTokensAfter;
-    output += turn.outputTokens;
-    compactions += turn.compactions.length;
+    totals.requests += turn.requests;
+    totals.inputTokensBefore += turn.inputTokensBefore;
+    totals.inputTokensAfter += turn.inputTokensAfter;
+    totals.outputTokens += turn.outputTokens;
+    totals.compactions += turn.compactions.length;
+    totals.prunes += turn.prunes.length;
+    totals.maxBaselineBefore = Math.max(totals.maxBaselineBefore, turn.baselineBefore);
+    totals.maxBaselineAfter = Math.max(totals.maxBaselineAfter, turn.baselineAfter);
+    for (const prune of turn.prunes) totals.tokensPruned += prune.tokensSaved;
     for (const event of turn.compactions) {
-      summarizerIn += event.summarizerUsage?.input ?? 0;
-      summarizerOut += event.summarizerUsage?.output ?? 0;
+      totals.summarizerInputTokens += event.summarizer?.input ?? 0;
+      totals.summarizerOutputTokens += event.summarizer?.output ?? 0;
     }
   }
-  return {
-    requests,
-    inputTokensBefore: before,
-    inputTokensAfter: after,
-    outputTokens: output,
-    reduction: before > 0 ? 1 - after / before : 0,
-    compactions,
-    summarizerInputTokens: summarizerIn,
-    summarizerOutputTokens: summarizerOut,
-  };
+  const reduction = totals.inputTokensBefore > 0 ? 1 - totals.inputTokensAfter / totals.inputTokensBefore : 0;
+  return { ...totals, reduction };
 }

@@ -25,12 +25,19 @@ export interface TurnUsage {
   readonly estimated: boolean;
 }
 
-/** Groups provider calls into turns. Calls before the first user message open turn 1. */
+/**
+ * Groups provider calls into turns. Calls before the first user message open turn 1. User
+ * messages with no provider call between them (a slash command and its expansion, Codex's
+ * injected environment context and the prompt) are one turn: the provider saw them together.
+ */
 export function groupTurns(messages: readonly Message[], calls: readonly ProviderCall[]): Turn[] {
   const turns: { turn: number; startIndex: number; calls: ProviderCall[] }[] = [];
   let next = 0;
   messages.forEach((message, index) => {
-    const opens = isTurnStart(message) || (turns.length === 0 && message.role === 'assistant');
+    const current = turns[turns.length - 1];
+    const opens = current
+      ? isTurnStart(message) && current.calls.length > 0
+      : isTurnStart(message) || message.role === 'assistant';
     if (opens) turns.push({ turn: turns.length + 1, startIndex: index, calls: [] });
     while (next < calls.length && calls[next]!.index === index) {
       turns[turns.length - 1]!.calls.push(calls[next]!);

@@ -1,77 +1,114 @@
 /**
  * `compactor compact`: writes a sidecar beside each session that needs one. Sessions are only
- * read; sidecars are written atomically.
+ * read; sidecars are written atomically. With a strategy that reads no text (truncate), big
+ * batches run in worker threads (sessions.ts); the summarizer, with its live client, runs here.
+ * Either way the sidecar lock is taken and released in this thread, so an exit releases it.
  */
 import type { CommandModule } from 'yargs';
 import { planCompaction, runCompaction } from '../compaction/compact.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
-import { ExitCode } from '../errors.js';
+import type { CompactionState } from '../compaction/state.js';
+import { describeError, ExitCode } from '../errors.js';
+import { SummarizerError } from '../llm/client.js';
 import { formatTokens } from '../report/format.js';
 import { createProgress, shouldShowProgress } from '../report/progress.js';
-import { saveSidecar } from '../sidecar/store.js';
+import { shouldRedact } from '../compaction/redact.js';
+import { lockSidecar } from '../sidecar/lock.js';
+import { createTempSweeper, saveSidecar } from '../sidecar/store.js';
+import type { Diagnostic } from '../session/model.js';
 import type { StrategyName } from '../strategies/index.js';
 import { createStrategy, STRATEGY_NAMES } from '../strategies/index.js';
-import type { Diagnostic } from '../session/model.js';
+import { truncateFallback } from '../strategies/fallback.js';
+import type { Strategy } from '../strategies/strategy.js';
+import type { TextCounter } from '../tokens/estimate.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
 import { sessionTask } from '../workers/task.js';
+import type { Outcome } from './batch.js';
+import { runBatch } from './batch.js';
 import { selectInputs } from './inputs.js';
+import { interruption } from './interrupt.js';
 import { loadSession } from './load.js';
 import type { CommonArgs, PolicyArgs } from './options.js';
 import { jobsFromArgs, policyFromArgs, withInputs, withPolicy } from './options.js';
-import { createOutput, reportFailure } from './output.js';
+import { createOutput, locatedError, reportFailure } from './output.js';
 import type { ReadTaskOptions } from './sessions.js';
 import { runSessions } from './sessions.js';
 import { parseShard } from './shard.js';
+import type { SummarizerArgs } from './summarizer.js';
+import { summarizeOptions, summarizerFromArgs, withSummarizer } from './summarizer.js';
 
-export type CompactStatus = 'compacted' | 'skipped' | 'up-to-date' | 'failed';
+/** `locked`: another compactor process holds the session's sidecar lock; this run left it alone. */
+export type CompactStatus = 'compacted' | 'skipped' | 'up-to-date' | 'locked' | 'failed';
 
-interface CompactArgs extends CommonArgs, PolicyArgs {
-  strategy: StrategyName;
+interface CompactArgs extends CommonArgs, PolicyArgs, SummarizerArgs {
+  strategy?: StrategyName;
   'dry-run': boolean;
+  redact?: boolean;
 }
 
 interface CompactResult {
   readonly status: Exclude<CompactStatus, 'failed'>;
   readonly record: Record<string, unknown>;
   readonly line: string;
-  readonly warnings: readonly Diagnostic[];
+  /** Warnings a worker collected, printed with the result (in this thread they go out at once). */
+  readonly warnings?: readonly Diagnostic[];
 }
 
-interface CompactOptions extends ReadTaskOptions {
+/** What one session's compaction needs besides its path. */
+interface CompactContext {
+  readonly format: string;
   readonly policy: CompactionPolicy;
-  readonly strategy: StrategyName;
+  readonly strict: boolean;
   readonly dryRun: boolean;
+  readonly strategy: Strategy;
+  readonly count: TextCounter | undefined;
+  readonly redact: boolean;
+  readonly onError: string;
+  readonly signal: AbortSignal;
+  readonly warn: (warning: Diagnostic) => void;
+  /** Sessions whose summarizer failed but which --on-error skip/truncate kept out of the failures. */
+  readonly summarizerFailures: { path: string; error: string }[];
 }
 
-/** Plans, summarizes and writes one session's sidecar (runs in a worker thread for big batches). */
-export const compactSessionTask = sessionTask(import.meta.url, 'compactSessionTask', async (path: string, options: CompactOptions): Promise<CompactResult> => {
-  const strategy = createStrategy(options.strategy);
-  const count = await loadTextCounter(options.tokenizer);
+/** Reads, plans, summarizes and writes one session's sidecar (the caller holds its lock). */
+async function compactOne(path: string, ctx: CompactContext): Promise<CompactResult> {
+  const { strategy } = ctx;
   // A strategy that reads no text gets slim messages; the hash a sidecar stores is taken while
   // reading (a dry run writes none).
-  const messages = !strategy.metadataOnly ? 'full' : options.dryRun ? 'lean' : 'lean-hashed';
-  const loaded = await loadSession(path, { format: options.format, withSidecar: true, count, messages });
-  const { warnings } = loaded;
-  const plan = planCompaction(loaded.subject, options.policy);
-  const base = { session: path, strategy: strategy.name, dry_run: options.dryRun, tokens_before: plan.contextTokens };
+  const messages = !strategy.metadataOnly ? 'full' : ctx.dryRun ? 'lean' : 'lean-hashed';
+  const loaded = await loadSession(path, { format: ctx.format, withSidecar: true, strict: ctx.strict, messages, ...(ctx.count ? { count: ctx.count } : {}) });
+  loaded.warnings.forEach((warning) => ctx.warn(warning));
+  const plan = planCompaction(loaded.subject, ctx.policy);
+  const base = { session: path, strategy: strategy.name, dry_run: ctx.dryRun, tokens_before: plan.contextTokens };
   if (plan.kind === 'skip') {
     return {
       status: plan.status,
       record: { ...base, status: plan.status, reason: plan.reason },
       line: `${plan.status.padEnd(10)} ${path} (${plan.reason})`,
-      warnings,
     };
   }
   const firstKept = loaded.session.messages[plan.cut.index]!.id;
-  if (options.dryRun) {
+  if (ctx.dryRun) {
     return {
       status: 'compacted',
       record: { ...base, status: 'compacted', first_kept_message_id: firstKept, messages_summarized: plan.cut.index - plan.start },
       line: `would compact ${path}: ${plan.cut.index - plan.start} messages, keep from ${firstKept}`,
-      warnings,
     };
   }
-  const state = await runCompaction(loaded.subject, plan, strategy, { count });
+  const run = { signal: ctx.signal, redact: ctx.redact, ...(ctx.count ? { count: ctx.count } : {}) };
+  let state: CompactionState;
+  try {
+    state = await runCompaction(loaded.subject, plan, strategy, run);
+  } catch (error) {
+    // An interrupted session is abandoned, never replaced by a fallback summary.
+    if (ctx.signal.aborted || !(error instanceof SummarizerError) || ctx.onError === 'fail') throw error;
+    ctx.summarizerFailures.push({ path, error: describeError(error) });
+    if (ctx.onError === 'skip') {
+      const reason = `summarizer failed: ${describeError(error)}`;
+      return { status: 'skipped', record: { ...base, status: 'skipped', reason }, line: `skipped    ${path} (${reason})` };
+    }
+    state = await runCompaction(loaded.subject, plan, truncateFallback(describeError(error)), run);
+  }
   const written = await saveSidecar(path, state);
   return {
     status: 'compacted',
@@ -83,53 +120,163 @@ export const compactSessionTask = sessionTask(import.meta.url, 'compactSessionTa
       first_kept_message_id: state.first_kept_message_id,
       messages_summarized: state.messages_summarized,
       summary_tokens: state.summary_tokens,
+      fallback: state.fallback,
+      summarizer_input_tokens: state.usage?.input_tokens ?? null,
+      summarizer_output_tokens: state.usage?.output_tokens ?? null,
+      redacted: ctx.redact,
     },
     line: `compacted  ${path}: ${formatTokens(state.tokens_before)} -> ${formatTokens(state.tokens_after)} tokens, sidecar ${written}`,
-    warnings,
   };
+}
+
+/** What a worker needs to compact with truncate (plain data: it crosses threads). */
+interface CompactTaskOptions extends ReadTaskOptions {
+  readonly policy: CompactionPolicy;
+  readonly dryRun: boolean;
+  readonly redact: boolean;
+}
+
+/**
+ * compactOne in a worker thread, for strategies that need no client (truncate). Interruption
+ * is the main thread's: it stops handing out sessions, and the ones in flight finish.
+ */
+export const compactSessionTask = sessionTask(import.meta.url, 'compactSessionTask', async (path: string, options: CompactTaskOptions): Promise<CompactResult> => {
+  const warnings: Diagnostic[] = [];
+  const result = await compactOne(path, {
+    ...options,
+    strategy: createStrategy('truncate'),
+    count: await loadTextCounter(options.tokenizer),
+    onError: 'fail',
+    signal: new AbortController().signal,
+    warn: (warning) => warnings.push(warning),
+    summarizerFailures: [],
+  });
+  return { ...result, warnings };
 });
 
 export const compactCommand: CommandModule<object, CompactArgs> = {
   command: 'compact <inputs..>',
   describe: 'Write a compaction sidecar beside each session',
   builder: (yargs) =>
-    withPolicy(withInputs(yargs))
-      .option('strategy', { describe: 'how to summarize', choices: STRATEGY_NAMES, default: 'truncate' as StrategyName })
-      .option('dry-run', { describe: 'decide and report, write nothing', type: 'boolean', default: false }) as never,
+    withSummarizer(withPolicy(withInputs(yargs)))
+      .option('strategy', { describe: 'summarize (default if configured) or truncate', choices: STRATEGY_NAMES })
+      .option('dry-run', { describe: 'decide and report, write nothing', type: 'boolean', default: false })
+      .option('redact', { describe: 'mask secrets in what is summarized and stored (default: on for remote endpoints)', type: 'boolean' }) as never,
   handler: async (args) => {
     const policy = policyFromArgs(args);
-    const strategy = createStrategy(args.strategy);
+    const summarizer = await summarizerFromArgs(args);
+    const strategyName = args.strategy ?? (summarizer.configured ? 'summarize' : 'truncate');
+    if (!args.strategy && !summarizer.configured) {
+      process.stderr.write('compactor: no summarizer configured (--model / --base-url, COMPACTOR_MODEL or the config file); using --strategy truncate\n');
+    }
+    const strategy = createStrategy(strategyName, summarizer.configured && strategyName === 'summarize' ? summarizeOptions(summarizer.settings, args.verbose) : undefined);
+    const { concurrency, onError } = summarizer.configured ? summarizer.settings : summarizer;
+    const summarizerFailures: { path: string; error: string }[] = [];
+    const usageTotals = { input: 0, output: 0 };
     const paths = await selectInputs(args.inputs, parseShard(args.shard));
     const output = createOutput(args.json);
     const progress = createProgress(paths.length, shouldShowProgress(args.json));
-    const counts: Record<CompactStatus, number> = { compacted: 0, skipped: 0, 'up-to-date': 0, failed: 0 };
+    const counts: Record<CompactStatus, number> = { compacted: 0, skipped: 0, 'up-to-date': 0, locked: 0, failed: 0 };
+    // Redaction defaults on when the transcript goes to a remote endpoint; truncate sends nothing.
+    const endpoint = strategyName === 'summarize' && summarizer.configured ? summarizer.settings.baseUrl : null;
+    const redact = shouldRedact(args.redact, endpoint);
+    const sweepTemps = createTempSweeper();
+    const count = args.tokenizer === 'heuristic' ? undefined : await loadTextCounter(args.tokenizer);
+    const context: CompactContext = {
+      format: args.format,
+      policy,
+      strict: args.strict,
+      dryRun: args['dry-run'],
+      strategy,
+      count,
+      redact,
+      onError,
+      signal: interruption.signal,
+      warn: (warning) => output.warn(warning),
+      summarizerFailures,
+    };
 
-    const options: CompactOptions = { format: args.format, policy, strategy: args.strategy, tokenizer: args.tokenizer, dryRun: args['dry-run'] };
-    const outcomes = await runSessions(
-      paths,
-      compactSessionTask,
-      options,
-      ({ path, ...outcome }) => {
-        progress.tick(path);
-        if (!outcome.ok) {
-          counts.failed++;
-          return reportFailure(output, path, outcome.error);
-        }
-        outcome.value.warnings.forEach((warning) => output.warn(warning));
-        counts[outcome.value.status]++;
-        output.record(outcome.value.record, () => outcome.value.line);
-      },
-      jobsFromArgs(args),
-    );
+    /** One writer per sidecar: the session is read, planned and written while holding its lock. */
+    const compactLocked = async (path: string, work: () => Promise<CompactResult>): Promise<CompactResult> => {
+      if (args['dry-run']) return work();
+      const attempt = await lockSidecar(path);
+      if (attempt.kind === 'locked') {
+        const by = attempt.holder ? `pid ${attempt.holder.pid} on ${attempt.holder.host}` : 'an unreadable lock';
+        return {
+          status: 'locked',
+          record: { session: path, status: 'locked', lock: attempt.path, locked_by_pid: attempt.holder?.pid ?? null },
+          line: `${'locked'.padEnd(10)} ${path} (another compactor is writing its sidecar: ${by})`,
+        };
+      }
+      try {
+        await sweepTemps(path);
+        return await work();
+      } finally {
+        await attempt.lock.release();
+      }
+    };
+
+    const emit = ({ path, ...outcome }: Outcome<CompactResult>) => {
+      progress.tick(path);
+      if (!outcome.ok) {
+        counts.failed++;
+        return reportFailure(output, path, outcome.error);
+      }
+      outcome.value.warnings?.forEach((warning) => output.warn(warning));
+      counts[outcome.value.status]++;
+      usageTotals.input += Number(outcome.value.record['summarizer_input_tokens'] ?? 0);
+      usageTotals.output += Number(outcome.value.record['summarizer_output_tokens'] ?? 0);
+      output.record(outcome.value.record, () => outcome.value.line);
+    };
+    const inThisThread = (path: string) => compactLocked(path, () => compactOne(path, context));
+    // Only a strategy that needs no client can move to workers (README "Performance").
+    const taskOptions: CompactTaskOptions = { format: args.format, tokenizer: args.tokenizer, strict: args.strict, policy, dryRun: args['dry-run'], redact };
+    const outcomes = strategy.metadataOnly
+      ? await runSessions(paths, compactSessionTask, taskOptions, emit, jobsFromArgs(args), {
+          local: inThisThread,
+          concurrency,
+          around: (path, work) => compactLocked(path, work),
+        })
+      : await runBatch(paths, inThisThread, emit, concurrency);
     progress.stop();
     if (!output.json) {
       const verb = args['dry-run'] ? 'would be compacted' : 'compacted';
       process.stdout.write(
-        `\n${counts.compacted} ${verb}, ${counts.skipped} skipped, ${counts['up-to-date']} up-to-date, ${counts.failed} failed\n`,
+        `\n${counts.compacted} ${verb}, ${counts.skipped} skipped, ${counts['up-to-date']} up-to-date, ` +
+          `${counts.locked ? `${counts.locked} locked, ` : ''}${counts.failed} failed\n`,
       );
+      if (usageTotals.input + usageTotals.output > 0) {
+        process.stdout.write(`summarizer tokens: ${formatTokens(usageTotals.input)} input, ${formatTokens(usageTotals.output)} output\n`);
+      }
     }
+    reportFailureSummary(outcomes, summarizerFailures, onError, strategy);
     await output.close();
     process.exitCode = outcomes.some((outcome) => !outcome.ok) ? ExitCode.failed : ExitCode.ok;
   },
 };
 
+
+/**
+ * The end-of-batch list on stderr, so a long batch's failures are not lost in scrollback: failed
+ * sessions as errors, summarizer failures --on-error absorbed as warnings. Every line has the
+ * same `compactor: error|warning: …` shape as any other diagnostic, for grep and CI logs.
+ */
+function reportFailureSummary(
+  outcomes: readonly { path: string; ok: boolean; error?: string }[],
+  absorbed: readonly { path: string; error: string }[],
+  onError: string,
+  strategy: Strategy,
+): void {
+  const failed = outcomes.filter((outcome) => !outcome.ok);
+  const lines: string[] = [];
+  if (failed.length > 0) {
+    lines.push(`error: ${failed.length} of ${outcomes.length} session${outcomes.length === 1 ? '' : 's'} failed:`);
+    for (const outcome of failed) lines.push(`error: ${locatedError(outcome.path, outcome.error ?? '')}`);
+  }
+  if (absorbed.length > 0) {
+    const what = onError === 'skip' ? 'left without a new sidecar' : 'given a truncate sidecar (fallback)';
+    lines.push(`warning: the ${strategy.name} strategy failed for ${absorbed.length} session${absorbed.length === 1 ? '' : 's'}, ${what} (--on-error ${onError}):`);
+    for (const failure of absorbed) lines.push(`warning: ${locatedError(failure.path, failure.error)}`);
+  }
+  if (lines.length > 0) process.stderr.write(`compactor: ${lines.join('\ncompactor: ')}\n`);
+}

@@ -3,10 +3,13 @@
  * canonical JSONL, exactly what a harness would send after the sidecar's compaction.
  */
 import type { CommandModule } from 'yargs';
+import { redactMessages } from '../compaction/redact.js';
+import { livePrevious, recordedWindowStart } from '../compaction/compact.js';
 import { ExitCode, InputError } from '../errors.js';
 import { buildProviderContext } from '../session/provider-view.js';
 import { sidecarPath } from '../sidecar/store.js';
 import { loadSession } from './load.js';
+import { STRICT_OPTION } from './options.js';
 import { formatDiagnostic } from './output.js';
 import { toCanonicalRecord } from '../formats/canonical.js';
 import { FORMAT_NAMES } from '../formats/index.js';
@@ -15,6 +18,8 @@ import { jsonLinesWriter } from '../report/json-lines.js';
 interface ContextArgs {
   session: string;
   format: string;
+  strict: boolean;
+  redact: boolean;
 }
 
 export const contextCommand: CommandModule<object, ContextArgs> = {
@@ -23,13 +28,18 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
   builder: (yargs) =>
     yargs
       .positional('session', { describe: 'one session file', type: 'string', demandOption: true })
-      .option('format', { describe: 'session format', choices: FORMAT_NAMES as string[], default: 'auto' }) as never,
+      .option('format', { describe: 'session format', choices: FORMAT_NAMES as string[], default: 'auto' })
+      .option('strict', STRICT_OPTION)
+      .option('redact', { describe: 'mask secrets (API keys, passwords, private keys…) in what is printed', type: 'boolean', default: false }) as never,
   handler: async (args) => {
-    const loaded = await loadSession(args.session, { format: args.format, withSidecar: true });
+    const loaded = await loadSession(args.session, { format: args.format, withSidecar: true, strict: args.strict });
     loaded.warnings.forEach((warning) => process.stderr.write(`compactor: warning: ${formatDiagnostic(warning)}\n`));
     if (loaded.staleSidecar) throw new InputError('the sidecar no longer matches the session; run compact again', sidecarPath(args.session));
     const writer = jsonLinesWriter();
-    for (const message of buildProviderContext(loaded.session.messages, loaded.subject.previous?.state ?? null)) {
+    // The agent's own last compaction already cut the session: its window is where the view starts.
+    const window = loaded.session.messages.slice(recordedWindowStart(loaded.subject));
+    const view = buildProviderContext(window, livePrevious(loaded.subject)?.state ?? null);
+    for (const message of args.redact ? redactMessages(view) : view) {
       writer.write(toCanonicalRecord(message));
     }
     await writer.close();

@@ -54,7 +54,7 @@ interface EstimateResult {
 /** One session's estimate (runs in a worker thread for big batches). Needs no message text. */
 export const estimateSessionTask = sessionTask(import.meta.url, 'estimateSessionTask', async (path: string, options: EstimateOptions): Promise<EstimateResult> => {
   const count = await loadTextCounter(options.tokenizer);
-  const loaded = await loadSession(path, { format: options.format, withSidecar: true, count, messages: 'lean' });
+  const loaded = await loadSession(path, { format: options.format, withSidecar: true, count, messages: 'lean', strict: options.strict });
   const plan = planCompaction(loaded.subject, options.policy);
   const record = {
     session: path,
@@ -79,7 +79,7 @@ export const estimateCommand: CommandModule<object, CommonArgs & PolicyArgs> = {
     const paths = await selectInputs(args.inputs, parseShard(args.shard));
     const output = createOutput(args.json);
     const rows: string[][] = [];
-    const options: EstimateOptions = { format: args.format, policy, tokenizer: args.tokenizer };
+    const options: EstimateOptions = { format: args.format, policy, tokenizer: args.tokenizer, strict: args.strict };
     const outcomes = await runSessions(
       paths,
       estimateSessionTask,

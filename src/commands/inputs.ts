@@ -1,26 +1,42 @@
 /**
  * Expands the paths users give (files, directories, globs) into session files, sorted and
  * without duplicates. Directories are walked for `.jsonl` files; our own sidecars are skipped.
+ * What cannot be read (a dangling symlink, a file without read permission), named or walked, is
+ * kept so its session fails with a one-line error instead of vanishing or stopping the run. A
+ * walk skips directories named *.jsonl (it walks into them) and FIFOs, sockets and devices
+ * (reading them could block forever).
+ * What a walk or a glob finds is sniffed first (its first lines): files no reader knows are
+ * skipped with a warning, and Claude Code subagent transcripts are skipped with one note per
+ * input, so a whole `~/.claude/projects` or `~/.codex/sessions` reads without failing. A file
+ * named explicitly is always read (and fails clearly if it is not a session).
  * Each file also gets a machine-independent key (its path relative to the input that found
  * it), which `--shard` hashes (shard.ts).
  */
-import { stat } from 'node:fs/promises';
+import { lstat, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import fg from 'fast-glob';
+import pLimit from 'p-limit';
 import { UsageError } from '../errors.js';
+import { sniffWalkedFile } from '../formats/index.js';
 import { isSidecarPath } from '../sidecar/store.js';
 import type { Shard } from './shard.js';
 import { selectShard } from './shard.js';
 
 const SESSION_GLOB = '**/*.jsonl';
-const IGNORED = ['**/node_modules/**', '**/.git/**'];
+/** Claude Code keeps large tool outputs under `<session>/tool-results/`: never sessions. */
+const IGNORED = ['**/node_modules/**', '**/.git/**', '**/tool-results/**'];
+const SNIFF_CONCURRENCY = 8;
 
 async function kindOf(path: string): Promise<'file' | 'directory' | 'missing'> {
   try {
     const info = await stat(path);
     return info.isDirectory() ? 'directory' : 'file';
   } catch {
-    return 'missing';
+    // A named link that leads nowhere (say from a shell's `*.jsonl`) fails as a session, not the run.
+    return lstat(path).then(
+      () => 'file' as const,
+      () => 'missing' as const,
+    );
   }
 }
 
@@ -48,6 +64,34 @@ function relativeKey(path: string, base: string): string {
   return prefix !== '' && path.startsWith(prefix) ? path.slice(prefix.length) : path;
 }
 
+/** Regular files, and symlinks that lead nowhere (reported when read); see the header. */
+async function walk(pattern: string, cwd?: string): Promise<string[]> {
+  const entries = await fg(pattern, { ...(cwd ? { cwd } : {}), ignore: IGNORED, dot: true, onlyFiles: false, objectMode: true, suppressErrors: true });
+  return entries.filter((entry) => entry.dirent.isFile() || entry.dirent.isSymbolicLink()).map((entry) => entry.path);
+}
+
+function warn(message: string): void {
+  process.stderr.write(`compactor: warning: ${message}\n`);
+}
+
+/** The session files among what a walk or glob found; the rest is reported on stderr. */
+async function sessionsAmong(input: string, paths: readonly string[]): Promise<string[]> {
+  const limit = pLimit(SNIFF_CONCURRENCY);
+  const kinds = await Promise.all(paths.map((path) => limit(() => sniffWalkedFile(path))));
+  let subagents = 0;
+  const sessions: string[] = [];
+  kinds.forEach((kind, index) => {
+    const path = paths[index]!;
+    if (kind === 'session') sessions.push(path);
+    else if (kind === 'subagent') subagents++;
+    else warn(`${path}: ${kind === 'empty' ? 'empty file' : 'not a session file (no known format)'}; skipped`);
+  });
+  if (subagents > 0) {
+    warn(`${input}: skipped ${subagents} Claude Code subagent transcript${subagents === 1 ? '' : 's'} (name a file to read it)`);
+  }
+  return sessions;
+}
+
 export async function expandInputs(inputs: readonly string[]): Promise<string[]> {
   return (await expandInputFiles(inputs)).map((file) => file.path);
 }
@@ -62,14 +106,14 @@ export async function expandInputFiles(inputs: readonly string[]): Promise<Input
     }
     const matches =
       kind === 'directory'
-        ? await fg(SESSION_GLOB, { cwd: input, ignore: IGNORED, dot: true, onlyFiles: true, suppressErrors: true }).then((names) =>
-            names.map((name) => `${input.replace(/\/+$/, '')}/${name}`),
-          )
-        : await fg(input, { ignore: IGNORED, dot: true, onlyFiles: true, suppressErrors: true });
-    const sessions = matches.filter((path) => !isSidecarPath(path));
-    if (sessions.length === 0) {
+        ? (await walk(SESSION_GLOB, input)).map((name) => `${input.replace(/\/+$/, '')}/${name}`)
+        : await walk(input);
+    const candidates = matches.filter((path) => !isSidecarPath(path)).sort();
+    if (candidates.length === 0) {
       throw new UsageError(kind === 'directory' ? `${input}: no .jsonl session files in this directory` : `${input}: no such file, and no file matches it as a glob`);
     }
+    const sessions = await sessionsAmong(input, candidates);
+    if (sessions.length === 0) throw new UsageError(`${input}: none of its ${candidates.length} .jsonl files is a session`);
     const base = kind === 'directory' ? input : globBase(input);
     for (const path of sessions) if (!found.has(path)) found.set(path, relativeKey(path, base));
   }

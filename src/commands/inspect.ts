@@ -1,26 +1,73 @@
 /**
- * `compactor inspect`: the token-growth audit, turn by turn (seed 004's trace).
+ * `compactor inspect`: the token-growth audit, turn by turn (seed 004's trace), with what each
+ * turn added, the heaviest tool outputs, files read again and again, the cost, an optional
+ * chart, and CI gates.
  */
 import type { CommandModule } from 'yargs';
-import type { TurnUsage } from '../audit/turns.js';
+import { stablePrefixTokens } from '../audit/cache.js';
+import type { CostSplit } from '../audit/cost.js';
+import { callCost, costJson, recordedTokens, sumCosts } from '../audit/cost.js';
+import type { Breach } from '../audit/gates.js';
+import { checkGates } from '../audit/gates.js';
+import type { GrowthReport } from '../audit/growth.js';
+import { analyzeGrowth } from '../audit/growth.js';
+import type { Turn, TurnUsage } from '../audit/turns.js';
 import { groupTurns, totalUsage, turnUsage } from '../audit/turns.js';
-import { ExitCode } from '../errors.js';
-import { formatTokens } from '../report/format.js';
+import { InputError, UsageError } from '../errors.js';
+import { renderBarChart } from '../report/chart.js';
+import { firstTier, formatCostSplit, formatRates } from '../report/cost.js';
+import { formatTokens, titleLine } from '../report/format.js';
+import { renderGrowth } from '../report/growth.js';
+import type { RecordedCompactionEffect } from '../audit/recorded.js';
+import { recordedCompactionEffects } from '../audit/recorded.js';
+import { describeRecordedCompaction, recordedCompactionJson } from '../report/recorded-compactions.js';
 import { renderTable } from '../report/table.js';
-import type { Diagnostic } from '../session/model.js';
+import type { Diagnostic, Session } from '../session/model.js';
+import type { ProviderCall } from '../tokens/provider-calls.js';
 import { providerCalls } from '../tokens/provider-calls.js';
+import type { GateLimits } from '../audit/gates.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
 import { sessionTask } from '../workers/task.js';
+import type { GateArgs } from './gates.js';
+import { breachJson, breachLine, exitCodeFor, gateLimits, withGates } from './gates.js';
 import { selectInputs } from './inputs.js';
 import { loadSession } from './load.js';
 import type { CommonArgs } from './options.js';
 import { jobsFromArgs, withInputs } from './options.js';
 import { createOutput, reportFailure } from './output.js';
+import type { PriceOverrides, Pricing, PricingArgs } from './pricing.js';
+import { priceOverrides, pricingJson, pricingWarning, resolvePricing, withPricing } from './pricing.js';
 import type { ReadTaskOptions } from './sessions.js';
 import { runSessions } from './sessions.js';
 import { parseShard } from './shard.js';
 
-function humanReport(path: string, format: string, messages: number, turns: readonly TurnUsage[]): string {
+interface InspectArgs extends CommonArgs, PricingArgs, GateArgs {
+  chart: boolean;
+  top: number;
+}
+
+interface Inspection {
+  readonly session: Session;
+  readonly turns: readonly TurnUsage[];
+  readonly growth: GrowthReport;
+  readonly pricing: Pricing;
+  /** Per turn, then the whole session; null without prices. */
+  readonly turnCosts: readonly CostSplit[] | null;
+  readonly cost: CostSplit | null;
+  readonly overhead: number;
+  readonly breaches: readonly Breach[];
+  /** Compactions the agent recorded in the file, with their real effect. */
+  readonly recorded: readonly RecordedCompactionEffect[];
+  readonly warnings: readonly (Diagnostic | string)[];
+}
+
+function turnCost(turn: Turn, pricing: Pricing): CostSplit | null {
+  const rates = pricing.rates;
+  return rates ? sumCosts(turn.calls.map((call: ProviderCall) => callCost(recordedTokens(call), rates))) : null;
+}
+
+function humanReport(path: string, inspection: Inspection, args: Pick<InspectOptions, 'top' | 'chart'>): string {
+  const { session, turns, pricing, cost } = inspection;
   const totals = totalUsage(turns);
   const rows = turns.map((turn) => [
     String(turn.turn),
@@ -34,71 +81,179 @@ function humanReport(path: string, format: string, messages: number, turns: read
     [{ header: 'turn' }, { header: 'requests' }, { header: 'baseline' }, { header: 'input tokens' }, { header: 'output tokens' }],
     rows,
   );
-  const note = turns.some((turn) => turn.estimated) ? '\n* estimated (the file reports no usage for some calls)' : '';
-  return `${path} (${format}, ${formatTokens(messages)} messages, ${turns.length} turns)\n${table}${note}\n`;
+  const model = pricing.model ? `, ${pricing.model}` : '';
+  const lines = [titleLine(path, `${session.format}, ${formatTokens(session.messages.length)} messages, ${turns.length} turns${model}`), table];
+  if (turns.some((turn) => turn.estimated)) lines.push('* estimated (the file reports no usage for some calls)');
+  for (const effect of inspection.recorded) lines.push(describeRecordedCompaction(effect));
+  if (inspection.overhead > 0) lines.push(`every call also carried ${formatTokens(inspection.overhead)} tokens of system prompt and tool schemas`);
+  if (cost && pricing.rates) {
+    const at = pricing.catalog ? `${pricing.catalog.id} prices` : 'the given prices';
+    const tier = firstTier(pricing.rates);
+    lines.push('', `cost at ${at}:`, `  $ per million: ${formatRates(pricing.rates)}`);
+    if (tier !== null) lines.push(`  (higher rates for prompts above ${formatTokens(tier)} tokens)`);
+    lines.push(`  ${formatCostSplit(cost)}`);
+  } else {
+    lines.push('', 'cost: unknown model (pass --model or --price-input/--price-output)');
+  }
+  lines.push('', renderGrowth(inspection.growth, args.top));
+  if (args.chart) {
+    const groups = turns.map((turn) => ({ label: String(turn.turn), bars: [{ series: '', value: turn.baselineInputTokens }] }));
+    lines.push('', renderBarChart(groups, { title: 'baseline per turn', limit: { label: 'window', value: pricing.contextWindow } }));
+  }
+  return `${lines.join('\n')}\n`;
 }
 
-type InspectOptions = ReadTaskOptions;
+function inspectJson(path: string, inspection: Inspection, top: number) {
+  const { session, turns, growth, turnCosts, cost } = inspection;
+  const totals = totalUsage(turns);
+  return {
+    session: path,
+    format: session.format,
+    model: session.model ?? null,
+    messages: session.messages.length,
+    turns: turns.map((turn, i) => {
+      const added = growth.turns[i]?.added;
+      return {
+        turn: turn.turn,
+        baseline_input_tokens: turn.baselineInputTokens,
+        requests: turn.requests,
+        input_tokens: turn.inputTokens,
+        output_tokens: turn.outputTokens,
+        estimated: turn.estimated,
+        added_tokens: growth.turns[i]?.total ?? 0,
+        added: added && {
+          user_text: added.userText,
+          assistant_text: added.assistantText,
+          thinking: added.thinking,
+          tool_calls: added.toolCalls,
+          tool_results: added.toolResults,
+          system: added.system,
+        },
+        tool_results: Object.fromEntries((growth.turns[i]?.toolResults ?? []).map((entry) => [entry.tool, entry.tokens])),
+        cost_usd: turnCosts?.[i]?.total ?? null,
+      };
+    }),
+    totals: {
+      requests: totals.requests,
+      input_tokens: totals.inputTokens,
+      output_tokens: totals.outputTokens,
+      max_baseline_input_tokens: Math.max(0, ...turns.map((turn) => turn.baselineInputTokens)),
+    },
+    prompt_overhead_tokens: inspection.overhead,
+    recorded_compactions: inspection.recorded.map(recordedCompactionJson),
+    pricing: pricingJson(inspection.pricing),
+    cost: cost ? costJson(cost) : null,
+    tools: growth.tools.map((tool) => ({ tool: tool.tool, results: tool.results, tokens: tool.tokens })),
+    largest_tool_outputs: growth.outputs.slice(0, top).map((output) => ({
+      turn: output.turn,
+      message_id: output.messageId,
+      tool: output.tool,
+      target: output.target,
+      tokens: output.tokens,
+      calls_after: output.callsAfter,
+      resent_tokens: output.carried,
+    })),
+    repeated_reads: growth.repeatedReads.slice(0, top).map((read) => ({ path: read.path, reads: read.reads, tokens: read.tokens, turns: read.turns })),
+    gates: inspection.breaches.map((breach) => breachJson(breach)),
+  };
+}
 
+interface InspectOptions extends ReadTaskOptions {
+  readonly model: string | undefined;
+  readonly overrides: PriceOverrides;
+  readonly limits: GateLimits;
+  readonly top: number;
+  readonly chart: boolean;
+  /** With --json the human report is not rendered. */
+  readonly json: boolean;
+}
+
+/** What crosses back from a worker: the rendered record and report, not the session. */
 interface InspectResult {
-  readonly format: string;
-  readonly model: string | null;
-  readonly messages: number;
-  readonly turns: readonly TurnUsage[];
-  readonly warnings: readonly Diagnostic[];
+  readonly record: ReturnType<typeof inspectJson>;
+  readonly human: string | null;
+  readonly breaches: readonly Breach[];
+  readonly warnings: readonly (Diagnostic | string)[];
 }
 
-/** One session's audit (runs in a worker thread for big batches). Needs no message text. */
+/** One session's audit (runs in a worker thread for big batches). Growth needs the text: a full read. */
 export const inspectSessionTask = sessionTask(import.meta.url, 'inspectSessionTask', async (path: string, options: InspectOptions): Promise<InspectResult> => {
   const count = await loadTextCounter(options.tokenizer);
-  const loaded = await loadSession(path, { format: options.format, withSidecar: false, count, messages: 'lean' });
-  const calls = providerCalls(loaded.session.messages, loaded.tokens);
+  const loaded = await loadSession(path, { format: options.format, withSidecar: false, count, strict: options.strict });
+  const { messages, recordedCompactions } = loaded.session;
+  const calls = providerCalls(messages, loaded.tokens, recordedCompactions);
+  const groups = groupTurns(messages, calls);
+  const turns = groups.map(turnUsage);
+  const pricing = await resolvePricing(loaded.session, options.model, options.overrides);
+  if (options.limits.maxCostUsd !== undefined && !pricing.rates) {
+    throw new InputError('--max-cost needs prices: the model is unknown (pass --model or --price-input/--price-output)', path);
+  }
+  const turnCosts = pricing.rates ? groups.map((turn) => turnCost(turn, pricing)!) : null;
+  const cost = turnCosts ? sumCosts(turnCosts) : null;
+  const totals = totalUsage(turns);
+  const breaches = checkGates(
+    { baseline: Math.max(0, ...turns.map((turn) => turn.baselineInputTokens)), inputTokens: totals.inputTokens, costUsd: cost?.total ?? null },
+    options.limits,
+  );
+  const inspection: Inspection = {
+    session: loaded.session,
+    turns,
+    growth: analyzeGrowth(messages, groups, calls),
+    pricing,
+    turnCosts,
+    cost,
+    overhead: stablePrefixTokens(calls, loaded.tokens),
+    breaches,
+    recorded: recordedCompactionEffects(messages, loaded.tokens, recordedCompactions, calls),
+    warnings: [...loaded.warnings, pricingWarning(pricing) ?? []].flat(),
+  };
   return {
-    format: loaded.session.format,
-    model: loaded.session.model ?? null,
-    messages: loaded.session.messages.length,
-    turns: groupTurns(loaded.session.messages, calls).map(turnUsage),
-    warnings: loaded.warnings,
+    record: inspectJson(path, inspection, options.top),
+    human: options.json ? null : humanReport(path, inspection, options),
+    breaches,
+    warnings: inspection.warnings,
   };
 });
 
-export const inspectCommand: CommandModule<object, CommonArgs> = {
+export const inspectCommand: CommandModule<object, InspectArgs> = {
   command: 'inspect <inputs..>',
-  describe: 'Audit token growth per turn',
-  builder: (yargs) => withInputs(yargs) as never,
+  describe: 'Audit token growth per turn: what each turn added, cost, CI gates',
+  builder: (yargs) =>
+    withGates(withPricing(withInputs(yargs)))
+      .option('chart', { describe: 'draw the baseline per turn as a text chart', type: 'boolean', default: false })
+      .option('top', { describe: 'rows in the largest-output and repeated-read tables', type: 'number', default: 5 }) as never,
   handler: async (args) => {
+    const overrides = priceOverrides(args);
+    const limits = gateLimits(args);
+    if (!(Number.isInteger(args.top) && args.top >= 1)) throw new UsageError(`--top must be a whole number >= 1, got ${String(args.top)}`);
     const paths = await selectInputs(args.inputs, parseShard(args.shard));
     const output = createOutput(args.json);
-    const options: InspectOptions = { format: args.format, tokenizer: args.tokenizer };
+    const options: InspectOptions = {
+      format: args.format,
+      tokenizer: args.tokenizer,
+      strict: args.strict,
+      model: args.model,
+      overrides,
+      limits,
+      top: args.top,
+      chart: args.chart,
+      json: output.json,
+    };
     const outcomes = await runSessions(
       paths,
       inspectSessionTask,
       options,
       ({ path, ...outcome }) => {
         if (!outcome.ok) return reportFailure(output, path, outcome.error);
-        const { turns, warnings } = outcome.value;
+        const { record, human, breaches, warnings } = outcome.value;
         warnings.forEach((warning) => output.warn(warning));
-        const totals = totalUsage(turns);
-        const record = {
-          session: path,
-          format: outcome.value.format,
-          model: outcome.value.model,
-          messages: outcome.value.messages,
-          turns: turns.map((turn) => ({
-            turn: turn.turn,
-            baseline_input_tokens: turn.baselineInputTokens,
-            requests: turn.requests,
-            input_tokens: turn.inputTokens,
-            output_tokens: turn.outputTokens,
-            estimated: turn.estimated,
-          })),
-          totals: { requests: totals.requests, input_tokens: totals.inputTokens, output_tokens: totals.outputTokens },
-        };
-        output.record(record, () => humanReport(path, outcome.value.format, outcome.value.messages, turns));
+        output.record(record, () => human ?? '');
+        for (const breach of breaches) process.stderr.write(`${breachLine(path, breach)}\n`);
       },
       jobsFromArgs(args),
     );
     await output.close();
-    process.exitCode = outcomes.some((outcome) => !outcome.ok) ? ExitCode.failed : ExitCode.ok;
+    const breached = outcomes.some((outcome) => outcome.ok && outcome.value.breaches.length > 0);
+    process.exitCode = exitCodeFor(outcomes.some((outcome) => !outcome.ok), breached);
   },
 };

@@ -7,7 +7,9 @@
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import type { CompactionSubject } from '../compaction/compact.js';
+import { livePrevious } from '../compaction/compact.js';
 import type { CompactionState } from '../compaction/state.js';
+import { InputError } from '../errors.js';
 import { readSession } from '../formats/index.js';
 import { rememberPrefixHash, updateMessageHash } from '../session/hash.js';
 import type { Diagnostic, Message, Session } from '../session/model.js';
@@ -39,6 +41,16 @@ export interface LoadOptions {
    * hash every possible cut needs (compact writes it into the sidecar).
    */
   readonly messages?: 'full' | 'lean' | 'lean-hashed';
+  /** `--strict`: a session with any warning fails, its first warning as the error. */
+  readonly strict?: boolean;
+}
+
+/** Under --strict the first warning becomes the session's one-line error. */
+function failOnWarnings(warnings: readonly Diagnostic[]): void {
+  const first = warnings[0];
+  if (!first) return;
+  const more = warnings.length > 1 ? `, and ${warnings.length - 1} more warning${warnings.length > 2 ? 's' : ''}` : '';
+  throw new InputError(`${first.message} (--strict${more})`, first.file, first.line);
 }
 
 /**
@@ -107,10 +119,21 @@ export async function loadSession(path: string, options: LoadOptions): Promise<L
       warnings.push({ file: sidecarPath(path), message: `stale sidecar (${freshness.reason}); compacting from scratch` });
     }
   }
+  const subject: CompactionSubject = {
+    sessionName: basename(path),
+    messages: session.messages,
+    tokens,
+    previous,
+    recorded: session.recordedCompactions,
+  };
+  if (previous && !livePrevious(subject)) {
+    warnings.push({ file: sidecarPath(path), message: 'the agent compacted the session past this sidecar; starting from its compaction' });
+  }
+  if (options.strict) failOnWarnings(warnings);
   return {
     session,
     tokens,
-    subject: { sessionName: basename(path), messages: session.messages, tokens, previous },
+    subject,
     staleSidecar,
     warnings,
   };

@@ -14,13 +14,22 @@ export interface CommonArgs {
   inputs: string[];
   format: string;
   json: boolean;
+  strict: boolean;
   jobs: string;
   shard?: string;
   tokenizer: TokenizerName;
 }
 
+/** `--strict`, on every command: any warning fails its session (exit 1). README "Bad input". */
+export const STRICT_OPTION = {
+  describe: 'treat warnings (skipped lines, repaired ids or numbers, stale sidecars…) as failures',
+  type: 'boolean',
+  default: false,
+} as const;
+
 export interface PolicyArgs {
-  'context-limit': number;
+  /** Undefined unless given: the model's window from the catalog is the default (README). */
+  'context-limit'?: number;
   reserve: number;
   'keep-recent': number;
   'trigger-percent'?: number;
@@ -33,6 +42,7 @@ export function withInputs<T>(yargs: Argv<T>) {
     .positional('inputs', { describe: 'session files, directories or globs', type: 'string', array: true, demandOption: true })
     .option('format', { describe: 'session format', choices: FORMAT_NAMES as string[], default: 'auto' })
     .option('json', { describe: 'print NDJSON, one object per session', type: 'boolean', default: false })
+    .option('strict', STRICT_OPTION)
     .option('tokenizer', { describe: 'how tokens are counted: chars/4, or exactly for OpenAI o200k / cl100k', choices: TOKENIZER_NAMES, default: 'heuristic' as TokenizerName })
     .option('jobs', { describe: 'threads for many sessions: a number, or auto (one per core when it pays)', type: 'string', default: 'auto' })
     .option('shard', { describe: 'take only shard K of N of the sessions (K/N, 1-based), or auto (README "Sharding")', type: 'string' });
@@ -47,7 +57,7 @@ export function jobsFromArgs(args: Pick<CommonArgs, 'jobs'>): Jobs {
 
 export function withPolicy<T>(yargs: Argv<T>) {
   return yargs
-    .option('context-limit', { describe: 'model context window (tokens)', type: 'number', default: DEFAULT_CONTEXT_LIMIT })
+    .option('context-limit', { describe: `model context window (tokens; default: the model's, else ${DEFAULT_CONTEXT_LIMIT})`, type: 'number' })
     .option('reserve', { describe: 'compact when context > limit - reserve', type: 'number', default: DEFAULT_RESERVE_TOKENS })
     .option('keep-recent', { describe: 'recent tokens kept verbatim', type: 'number', default: DEFAULT_KEEP_RECENT_TOKENS })
     .option('trigger-percent', { describe: 'compact at >= P% of the window (instead of --reserve)', type: 'number' })
@@ -66,8 +76,9 @@ function wholeNumber(name: string, value: number, min: number): number {
   return value;
 }
 
-export function policyFromArgs(args: PolicyArgs): CompactionPolicy {
-  const contextLimit = wholeNumber('context-limit', args['context-limit'], 1);
+/** `modelWindow`: the session's model window from the catalog, used when --context-limit is not given. */
+export function policyFromArgs(args: PolicyArgs, modelWindow = DEFAULT_CONTEXT_LIMIT): CompactionPolicy {
+  const contextLimit = wholeNumber('context-limit', args['context-limit'] ?? modelWindow, 1);
   const keepRecentTokens = wholeNumber('keep-recent', args['keep-recent'], 0);
   const percent = args['trigger-percent'];
   if (percent !== undefined && !(Number.isFinite(percent) && percent > 0 && percent <= 100)) {

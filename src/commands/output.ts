@@ -39,5 +39,10 @@ export function createOutput(json: boolean): CommandOutput {
 /** A failed session: an NDJSON record with --json (so pipelines see it), a stderr line otherwise. */
 export function reportFailure(output: CommandOutput, path: string, error: string): void {
   if (output.json) output.record({ session: path, status: 'failed', error });
-  else process.stderr.write(`compactor: error: ${error.startsWith(path) ? error : `${path}: ${error}`}\n`);
+  else process.stderr.write(`compactor: error: ${locatedError(path, error)}\n`);
+}
+
+/** `path: message`, unless the message already starts with the path (`path:line: …`). */
+export function locatedError(path: string, error: string): string {
+  return error.startsWith(path) ? error : `${path}: ${error}`;
 }

@@ -1,64 +1,95 @@
 /**
- * `compactor replay`: what-if. The same session under a compaction policy, turn by turn, with
- * input tokens (and cost, given prices) before and after.
+ * `compactor replay`: what-if. The same session under one or more compaction policies (the
+ * flag-built `custom` one, or peer agents' presets), turn by turn, with tokens, naive and
+ * cache-aware cost, break-even, thrash, an optional chart and HTML page, and CI gates. With the
+ * truncate strategy big batches run in worker threads (sessions.ts); a summarizer (live or
+ * simulated) runs in this thread.
  */
+import writeFileAtomic from 'write-file-atomic';
 import type { CommandModule } from 'yargs';
+import { cacheExpiry } from '../audit/cache.js';
+import { callCost, costJson, recordedTokens, sumCosts } from '../audit/cost.js';
+import { checkGates } from '../audit/gates.js';
+import type { ReplayPolicy } from '../audit/presets.js';
+import { CUSTOM_POLICY_NAME, customPolicy, isPresetName, presetPolicy, PRESET_NAMES } from '../audit/presets.js';
 import type { ReplayResult } from '../audit/replay.js';
 import { replaySession } from '../audit/replay.js';
-import type { CompactionPolicy } from '../compaction/policy.js';
-import { ExitCode, UsageError } from '../errors.js';
-import { formatPercent, formatTokens, formatUsd } from '../report/format.js';
-import { renderTable } from '../report/table.js';
+import { policyCosts } from '../audit/savings.js';
+import { detectThrash } from '../audit/thrash.js';
+import { InputError, UsageError } from '../errors.js';
+import { renderHtmlReport } from '../report/html.js';
+import type { PolicyOutcome, ReplayView } from '../report/replay.js';
+import { renderReplay } from '../report/replay.js';
+import type { Diagnostic } from '../session/model.js';
+import { recordedCompactionJson } from '../report/recorded-compactions.js';
+import { DEFAULT_CONTEXT_LIMIT } from '../compaction/policy.js';
 import type { StrategyName } from '../strategies/index.js';
 import { createStrategy, STRATEGY_NAMES } from '../strategies/index.js';
+import type { Strategy } from '../strategies/strategy.js';
+import type { GateLimits } from '../audit/gates.js';
+import type { TextCounter } from '../tokens/estimate.js';
+import { providerCalls } from '../tokens/provider-calls.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
 import { sessionTask } from '../workers/task.js';
+import type { GateArgs } from './gates.js';
+import { breachJson, breachLine, exitCodeFor, gateLimits, withGates } from './gates.js';
 import { selectInputs } from './inputs.js';
 import { loadSession } from './load.js';
 import type { CommonArgs, PolicyArgs } from './options.js';
 import { jobsFromArgs, policyFromArgs, policyJson, withInputs, withPolicy } from './options.js';
 import { createOutput, reportFailure } from './output.js';
+import type { PriceOverrides, PricingArgs } from './pricing.js';
+import { priceOverrides, pricingJson, pricingWarning, resolvePricing, withPricing } from './pricing.js';
+import type { SummarizerArgs } from './summarizer.js';
+import { replayStrategy, withSummarizer } from './summarizer.js';
 import type { ReadTaskOptions } from './sessions.js';
 import { runSessions } from './sessions.js';
 import { parseShard } from './shard.js';
 
-interface ReplayArgs extends CommonArgs, PolicyArgs {
-  strategy: StrategyName;
-  'price-input'?: number;
-  'price-output'?: number;
+interface ReplayArgs extends CommonArgs, PolicyArgs, PricingArgs, GateArgs, SummarizerArgs {
+  strategy?: StrategyName;
+  'summary-tokens'?: number;
+  policy: string;
+  chart: boolean;
+  html?: string;
 }
 
-interface Prices {
-  readonly input: number;
-  readonly output: number;
-}
+const POLICY_CHOICES = [CUSTOM_POLICY_NAME, ...PRESET_NAMES];
 
-function pricesFromArgs(args: ReplayArgs): Prices | null {
-  const input = args['price-input'];
-  const output = args['price-output'];
-  if (input === undefined && output === undefined) return null;
-  for (const [name, value] of [['price-input', input], ['price-output', output]] as const) {
-    if (value !== undefined && !(Number.isFinite(value) && value >= 0)) throw new UsageError(`--${name} must be a number >= 0`);
+/** `pi,codex,coop` → validated, de-duplicated names, in the order given. */
+function policyNames(value: string): string[] {
+  const names = [...new Set(value.split(',').map((name) => name.trim()).filter(Boolean))];
+  if (names.length === 0) throw new UsageError(`--policy needs at least one of ${POLICY_CHOICES.join(', ')}`);
+  for (const name of names) {
+    if (name !== CUSTOM_POLICY_NAME && !isPresetName(name)) {
+      throw new UsageError(`unknown policy ${JSON.stringify(name)} (known: ${POLICY_CHOICES.join(', ')})`);
+    }
   }
-  return { input: input ?? 0, output: output ?? 0 };
+  return names;
 }
 
-/** Dollars: tokens × $ per million. The summarizer's own calls are charged to "after". */
-function costJson(result: ReplayResult, prices: Prices) {
-  const { totals } = result;
-  const perToken = (tokens: number, price: number) => (tokens * price) / 1_000_000;
-  const output = perToken(totals.outputTokens, prices.output);
-  const before = perToken(totals.inputTokensBefore, prices.input) + output;
-  const after =
-    perToken(totals.inputTokensAfter + totals.summarizerInputTokens, prices.input) +
-    output +
-    perToken(totals.summarizerOutputTokens, prices.output);
-  return { before_usd: before, after_usd: after, saved_usd: before - after };
+function replayPolicies(names: readonly string[], args: PolicyArgs, window: number): ReplayPolicy[] {
+  const limit = args['context-limit'] ?? window;
+  return names.map((name) => (isPresetName(name) ? presetPolicy(name, limit) : customPolicy(policyFromArgs(args, window))));
 }
 
-function replayJson(path: string, result: ReplayResult) {
+function replayPolicyJson(policy: ReplayPolicy) {
   return {
-    session: path,
+    ...policyJson(policy.compaction),
+    check: policy.check,
+    carry_user_tokens: policy.carryUserTokens,
+    summarizer_input: policy.summarizerInput,
+    prune: policy.prune && {
+      protect_tokens: policy.prune.protectTokens,
+      minimum_tokens: policy.prune.minimumTokens,
+      protect_turns: policy.prune.protectTurns,
+    },
+  };
+}
+
+function resultJson(result: ReplayResult) {
+  const { totals } = result;
+  return {
     turns: result.turns.map((turn) => ({
       turn: turn.turn,
       requests: turn.requests,
@@ -73,96 +104,215 @@ function replayJson(path: string, result: ReplayResult) {
         tokens_before: event.tokensBefore,
         tokens_after: event.tokensAfter,
         summary_tokens: event.summaryTokens,
+        carried_user_tokens: event.carriedUserTokens,
+        summarizer_input_tokens: event.summarizer?.input ?? 0,
+        summarizer_output_tokens: event.summarizer?.output ?? 0,
+        summarizer_estimated: event.summarizer?.estimated ?? false,
+        summarizer_cached: event.summarizer?.cached ?? false,
       })),
+      prunes: turn.prunes.map((prune) => ({ messages: prune.messages, tokens_saved: prune.tokensSaved })),
+      recorded_compactions: turn.recorded.map(recordedCompactionJson),
     })),
     totals: {
-      requests: result.totals.requests,
-      input_tokens_before: result.totals.inputTokensBefore,
-      input_tokens_after: result.totals.inputTokensAfter,
-      output_tokens: result.totals.outputTokens,
-      reduction: result.totals.reduction,
-      compactions: result.totals.compactions,
-      summarizer_input_tokens: result.totals.summarizerInputTokens,
-      summarizer_output_tokens: result.totals.summarizerOutputTokens,
+      requests: totals.requests,
+      input_tokens_before: totals.inputTokensBefore,
+      input_tokens_after: totals.inputTokensAfter,
+      output_tokens: totals.outputTokens,
+      reduction: totals.reduction,
+      compactions: totals.compactions,
+      prunes: totals.prunes,
+      tokens_pruned: totals.tokensPruned,
+      summarizer_input_tokens: totals.summarizerInputTokens,
+      summarizer_output_tokens: totals.summarizerOutputTokens,
+      max_baseline_before: totals.maxBaselineBefore,
+      max_baseline_after: totals.maxBaselineAfter,
+      stable_prefix_tokens: result.stablePrefix,
     },
   };
 }
 
-function humanReport(path: string, result: ReplayResult, cost: ReturnType<typeof costJson> | null): string {
-  const rows = result.turns.map((turn) => [
-    String(turn.turn),
-    formatTokens(turn.requests),
-    formatTokens(turn.baselineBefore),
-    formatTokens(turn.baselineAfter),
-    formatTokens(turn.inputTokensBefore),
-    formatTokens(turn.inputTokensAfter),
-    turn.compactions.map((event) => (event.trigger === 'overflow' ? 'overflow' : 'yes')).join(',') || '',
-  ]);
-  const table = renderTable(
-    [
-      { header: 'turn' },
-      { header: 'calls' },
-      { header: 'base before' },
-      { header: 'base after' },
-      { header: 'input before' },
-      { header: 'input after' },
-      { header: 'compacted', align: 'left' },
-    ],
-    rows,
-  );
-  const { totals } = result;
-  const lines = [
-    path,
-    table,
-    `input tokens ${formatTokens(totals.inputTokensBefore)} -> ${formatTokens(totals.inputTokensAfter)} ` +
-      `(-${formatPercent(totals.reduction)}), ${totals.compactions} compaction${totals.compactions === 1 ? '' : 's'}`,
-  ];
-  if (cost) lines.push(`cost ${formatUsd(cost.before_usd)} -> ${formatUsd(cost.after_usd)} (saved ${formatUsd(cost.saved_usd)})`);
-  return `${lines.join('\n')}\n`;
+function outcomeJson(outcome: PolicyOutcome) {
+  const { result, costs, thrash } = outcome;
+  return {
+    name: result.policy.name,
+    policy: replayPolicyJson(result.policy),
+    ...resultJson(result),
+    costs: costs && {
+      before_naive: costJson(costs.before.naive),
+      before_cached: costJson(costs.before.cached),
+      after_naive: costJson(costs.after.naive),
+      after_cached: costJson(costs.after.cached),
+      summarizer: costJson(costs.summarizer),
+    },
+    savings: costs && { naive_usd: costs.savedNaiveUsd, cache_aware_usd: costs.savedCachedUsd },
+    break_even: (costs?.breakEven ?? []).map((entry) => ({ turn: entry.turn, cost_usd: entry.costUsd, calls: entry.calls })),
+    thrash: {
+      detected: thrash.detected,
+      fastest_refill_turns: thrash.fastest,
+      refills: thrash.refills.map((refill) => ({ turn: refill.turn, refill_turns: refill.turns })),
+    },
+    gates: outcome.breaches.map((breach) => breachJson(breach, result.policy.name)),
+  };
 }
 
+interface Replayed {
+  readonly view: ReplayView;
+  readonly record: Record<string, unknown>;
+  readonly warnings: readonly (Diagnostic | string)[];
+}
+
+/** What replaying one session needs besides its path (plain data but the strategy). */
 interface ReplayOptions extends ReadTaskOptions {
-  readonly policy: CompactionPolicy;
-  readonly strategy: StrategyName;
+  readonly names: readonly string[];
+  readonly policyArgs: PolicyArgs;
+  readonly model: string | undefined;
+  readonly overrides: PriceOverrides;
+  readonly limits: GateLimits;
+  readonly simulatedSummaryTokens: number | null;
 }
 
-/** One session's replay (runs in a worker thread for big batches). */
-export const replaySessionTask = sessionTask(import.meta.url, 'replaySessionTask', async (path: string, options: ReplayOptions): Promise<ReplayResult> => {
-  const strategy = createStrategy(options.strategy);
-  const count = await loadTextCounter(options.tokenizer);
-  const messages = strategy.metadataOnly ? 'lean' : 'full';
-  const loaded = await loadSession(path, { format: options.format, withSidecar: false, count, messages });
-  return replaySession({ sessionName: loaded.subject.sessionName, messages: loaded.session.messages, tokens: loaded.tokens, policy: options.policy, strategy, count });
-});
+interface ReplayContext extends ReplayOptions {
+  readonly strategy: Strategy;
+  readonly count: TextCounter | undefined;
+}
+
+/**
+ * Whether replay can read slim messages (session/slim.ts): not when a summary is made from the
+ * text, nor when a policy prunes tool outputs (what pruning saves is estimated from the text).
+ */
+function needsText(ctx: ReplayContext): boolean {
+  return !ctx.strategy.metadataOnly || ctx.names.some((name) => isPresetName(name) && Boolean(presetPolicy(name, DEFAULT_CONTEXT_LIMIT).prune));
+}
+
+/** One session under every policy asked for. */
+async function replayOne(path: string, ctx: ReplayContext): Promise<Replayed> {
+  const messages = needsText(ctx) ? 'full' : 'lean';
+  const loaded = await loadSession(path, { format: ctx.format, withSidecar: false, strict: ctx.strict, messages, ...(ctx.count ? { count: ctx.count } : {}) });
+  const { recordedCompactions } = loaded.session;
+  const pricing = await resolvePricing(loaded.session, ctx.model, ctx.overrides);
+  const rates = pricing.rates;
+  if (ctx.limits.maxCostUsd !== undefined && !rates) {
+    throw new InputError('--max-cost needs prices: the model is unknown (pass --model or --price-input/--price-output)', path);
+  }
+  const calls = providerCalls(loaded.session.messages, loaded.tokens, recordedCompactions);
+  const expired = cacheExpiry(loaded.session.messages, calls);
+  const policyOutcomes: PolicyOutcome[] = [];
+  for (const policy of replayPolicies(ctx.names, ctx.policyArgs, pricing.contextWindow)) {
+    const result = await replaySession({
+      sessionName: loaded.subject.sessionName,
+      messages: loaded.session.messages,
+      tokens: loaded.tokens,
+      policy,
+      strategy: ctx.strategy,
+      recorded: recordedCompactions,
+      ...(ctx.count ? { count: ctx.count } : {}),
+    });
+    const costs = rates ? policyCosts(result, rates, expired) : null;
+    const { totals } = result;
+    const breaches = checkGates(
+      {
+        baseline: totals.maxBaselineAfter,
+        inputTokens: totals.inputTokensAfter + totals.summarizerInputTokens,
+        costUsd: costs?.after.cached.total ?? null,
+      },
+      ctx.limits,
+    );
+    policyOutcomes.push({ result, costs, thrash: detectThrash(result), breaches });
+  }
+  const recordedCost = rates ? sumCosts(calls.map((call) => callCost(recordedTokens(call), rates))) : null;
+  const view: ReplayView = {
+    path,
+    model: pricing.model,
+    contextWindow: ctx.policyArgs['context-limit'] ?? pricing.contextWindow,
+    strategy: ctx.strategy.name,
+    recordedCost,
+    estimated: calls.some((call) => call.estimated),
+    outcomes: policyOutcomes,
+  };
+  const record = {
+    session: path,
+    format: loaded.session.format,
+    model: loaded.session.model ?? null,
+    strategy: ctx.strategy.name,
+    simulated_summary_tokens: ctx.simulatedSummaryTokens,
+    pricing: pricingJson(pricing),
+    requests: calls.length,
+    input_tokens: calls.reduce((total, call) => total + call.input, 0),
+    output_tokens: calls.reduce((total, call) => total + call.output, 0),
+    cost: recordedCost ? costJson(recordedCost) : null,
+    // The first policy's turns and totals stay at the top level, where one-policy replays had them.
+    ...resultJson(policyOutcomes[0]!.result),
+    policy: replayPolicyJson(policyOutcomes[0]!.result.policy),
+    policies: policyOutcomes.map(outcomeJson),
+  };
+  return { view, record, warnings: [...loaded.warnings, pricingWarning(pricing) ?? []].flat() };
+}
+
+/** replayOne in a worker thread, for the truncate strategy (a summarizer client stays in this thread). */
+export const replaySessionTask = sessionTask(import.meta.url, 'replaySessionTask', async (path: string, options: ReplayOptions): Promise<Replayed> =>
+  replayOne(path, { ...options, strategy: createStrategy('truncate'), count: await loadTextCounter(options.tokenizer) }),
+);
 
 export const replayCommand: CommandModule<object, ReplayArgs> = {
   command: 'replay <inputs..>',
-  describe: 'Replay sessions under a compaction policy: tokens and cost before/after',
+  describe: 'Replay sessions under compaction policies: tokens, naive and cache-aware cost before/after',
   builder: (yargs) =>
-    withPolicy(withInputs(yargs))
-      .option('strategy', { describe: 'summary used for the simulated compactions', choices: STRATEGY_NAMES, default: 'truncate' as StrategyName })
-      .option('price-input', { describe: '$ per million input tokens', type: 'number' })
-      .option('price-output', { describe: '$ per million output tokens', type: 'number' }) as never,
+    withSummarizer(withGates(withPricing(withPolicy(withInputs(yargs)))), 'summarizer-model')
+      .option('policy', {
+        describe: `comma-separated policies to compare: ${POLICY_CHOICES.join(', ')} (custom = the policy flags)`,
+        type: 'string',
+        default: CUSTOM_POLICY_NAME,
+      })
+      .option('strategy', { describe: 'summary used for the simulated compactions [default: truncate]', choices: STRATEGY_NAMES })
+      .option('summary-tokens', { describe: 'simulate summarize with summaries of N tokens (no LLM calls)', type: 'number' })
+      .option('chart', { describe: 'draw the baseline per turn, before and under each policy, as a text chart', type: 'boolean', default: false })
+      .option('html', { describe: 'also write a self-contained HTML report to FILE', type: 'string' }) as never,
   handler: async (args) => {
-    const policy = policyFromArgs(args);
-    const prices = pricesFromArgs(args);
-    const strategy = createStrategy(args.strategy);
+    policyFromArgs(args); // validates the policy flags up front (exit 2), before any session is read
+    const names = policyNames(args.policy);
+    const overrides = priceOverrides(args);
+    const limits = gateLimits(args);
+    const { strategy, concurrency, simulatedSummaryTokens } = await replayStrategy(args, args['summary-tokens']);
     const paths = await selectInputs(args.inputs, parseShard(args.shard));
     const output = createOutput(args.json);
-    const options: ReplayOptions = { format: args.format, policy, strategy: args.strategy, tokenizer: args.tokenizer };
+    const options: ReplayOptions = {
+      format: args.format,
+      tokenizer: args.tokenizer,
+      strict: args.strict,
+      names,
+      policyArgs: {
+        ...(args['context-limit'] !== undefined ? { 'context-limit': args['context-limit'] } : {}),
+        reserve: args.reserve,
+        'keep-recent': args['keep-recent'],
+        ...(args['trigger-percent'] !== undefined ? { 'trigger-percent': args['trigger-percent'] } : {}),
+        force: args.force,
+        'cut-rule': args['cut-rule'],
+      },
+      model: args.model,
+      overrides,
+      limits,
+      simulatedSummaryTokens,
+    };
+    const count = args.tokenizer === 'heuristic' ? undefined : await loadTextCounter(args.tokenizer);
     const outcomes = await runSessions(
       paths,
       replaySessionTask,
-      options,
-      ({ path, ...outcome }) => {
+      options,      ({ path, ...outcome }) => {
         if (!outcome.ok) return reportFailure(output, path, outcome.error);
-        const cost = prices ? costJson(outcome.value, prices) : null;
-        const record = { ...replayJson(path, outcome.value), policy: policyJson(policy), strategy: strategy.name, cost };
-        output.record(record, () => humanReport(path, outcome.value, cost));
+        outcome.value.warnings.forEach((warning) => output.warn(warning));
+        output.record(outcome.value.record, () => renderReplay(outcome.value.view, args.chart));
+        for (const policy of outcome.value.view.outcomes) {
+          for (const breach of policy.breaches) process.stderr.write(`${breachLine(path, breach, policy.result.policy.name)}\n`);
+        }
       },
-      jobsFromArgs(args),
+      // Only truncate moves to workers: a summarizer's client lives in this thread.
+      strategy.metadataOnly ? jobsFromArgs(args) : 1,
+      { local: (path) => replayOne(path, { ...options, strategy, count }), concurrency },
     );
     await output.close();
-    process.exitCode = outcomes.some((outcome) => !outcome.ok) ? ExitCode.failed : ExitCode.ok;
+    const views = outcomes.flatMap((outcome) => (outcome.ok ? [outcome.value.view] : []));
+    if (args.html) await writeFileAtomic(args.html, renderHtmlReport(views));
+    const breached = views.some((view) => view.outcomes.some((policy) => policy.breaches.length > 0));
+    process.exitCode = exitCodeFor(outcomes.some((outcome) => !outcome.ok), breached);
   },
 };

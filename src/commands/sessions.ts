@@ -15,6 +15,8 @@ import { runBatch } from './batch.js';
 export interface ReadTaskOptions {
   readonly format: string;
   readonly tokenizer: TokenizerName;
+  /** `--strict`: any warning fails the session (load.ts). */
+  readonly strict: boolean;
 }
 
 /** `--jobs`: a number of threads, or `auto` (one per core when the batch repays it). */
@@ -45,19 +47,34 @@ export async function workerCount(jobs: Jobs, paths: readonly string[]): Promise
   return jobs > 1 ? Math.min(jobs, paths.length) : 0;
 }
 
+/** How runSessions works in this thread, and what it does here around each session either way. */
+export interface LocalRun<Result> {
+  /** The work for a session when no workers run (default: the task itself). */
+  readonly local?: (path: string) => Promise<Result>;
+  /** Sessions at once in this thread when no workers run (default 1). */
+  readonly concurrency?: number;
+  /**
+   * Wraps each session's work sent to a worker, in this thread (compact holds the sidecar lock
+   * here, so this process releases it on exit). `local` does its own wrapping.
+   */
+  readonly around?: (path: string, work: () => Promise<Result>) => Promise<Result>;
+}
+
 export async function runSessions<Options, Result>(
   paths: readonly string[],
   task: SessionTask<Options, Result>,
   options: Options,
   emit: (outcome: Outcome<Result>) => void | Promise<void>,
   jobs: Jobs,
+  here: LocalRun<Result> = {},
 ): Promise<Outcome<Result>[]> {
   const workers = await workerCount(jobs, paths);
-  if (workers === 0) return runBatch(paths, (path) => task.run(path, options), emit);
+  if (workers === 0) return runBatch(paths, here.local ?? ((path) => task.run(path, options)), emit, here.concurrency ?? 1);
   const pool = new WorkerPool(workers);
+  const around = here.around ?? ((_path: string, work: () => Promise<Result>) => work());
   try {
     // One task more than the pool holds, so no worker waits for the main thread between sessions.
-    return await runBatch(paths, (path) => pool.run(task, path, options), emit, pool.capacity + 1);
+    return await runBatch(paths, (path) => around(path, () => pool.run(task, path, options)), emit, pool.capacity + 1);
   } finally {
     await pool.close();
   }

@@ -3,7 +3,8 @@
  * compact and what to summarize. `runCompaction` asks a strategy for the text and assembles
  * the state the sidecar stores. Reading files and writing sidecars are left to the callers.
  */
-import type { Message } from '../session/model.js';
+import type { Message, RecordedCompaction } from '../session/model.js';
+import { windowStartAt } from '../session/model.js';
 import { hashMessages } from '../session/hash.js';
 import { summaryMessages } from '../session/provider-view.js';
 import type { Strategy } from '../strategies/strategy.js';
@@ -14,6 +15,7 @@ import { findCutPoint } from './cut-point.js';
 import { collectFileOps, mergeFileOps, NO_FILE_OPS } from './file-ops.js';
 import type { CompactionPolicy } from './policy.js';
 import { shouldCompact } from './policy.js';
+import { redactMessages, redactText } from './redact.js';
 import type { CompactionState } from './state.js';
 import { SIDECAR_FORMAT_VERSION } from './state.js';
 
@@ -26,6 +28,8 @@ export interface CompactionSubject {
   readonly tokens: readonly number[];
   /** A previous compaction already checked against these messages (see sidecar/staleness). */
   readonly previous: { readonly state: CompactionState; readonly firstKeptIndex: number } | null;
+  /** Compactions the agent recorded in the session itself; ours start after the last one. */
+  readonly recorded?: readonly RecordedCompaction[];
 }
 
 export type CompactionPlan =
@@ -51,25 +55,38 @@ export function summaryTokens(summary: string, turnPrefixSummary: string | null,
 }
 
 /**
- * Context after replacing messages [0, firstKept) by a summary: the full context (calibrated by
- * reported usage, so the system prompt and tool schemas stay counted) minus the estimates of
- * the replaced messages plus the summary's own tokens.
+ * Context after replacing messages [from, firstKept) by a summary: the full context (calibrated
+ * by reported usage, so the system prompt and tool schemas stay counted) minus the estimates of
+ * the replaced messages plus the summary's own tokens. `from` is where the context window
+ * starts: 0, or the first kept message of the agent's own last compaction.
  */
 export function contextAfterCompaction(
   fullContext: number,
   tokens: readonly number[],
   firstKept: number,
   summaryTokenCount: number,
+  from = 0,
 ): number {
-  return Math.max(0, fullContext - sum(tokens, 0, firstKept) + summaryTokenCount);
+  return Math.max(0, fullContext - sum(tokens, from, firstKept) + summaryTokenCount);
 }
 
-/** The context the next provider call would carry, with the previous compaction applied. */
-export function currentContextTokens(subject: CompactionSubject): number {
-  const full = estimateContextTokens(subject.messages, subject.tokens);
+/** First message of the current context window: after the agent's own last compaction, or 0. */
+export function recordedWindowStart(subject: CompactionSubject): number {
+  return windowStartAt(subject.recorded ?? [], subject.messages.length);
+}
+
+/** Our previous compaction, unless the agent has since compacted past its cut (then it no longer applies). */
+export function livePrevious(subject: CompactionSubject): CompactionSubject['previous'] {
   const previous = subject.previous;
+  return previous && previous.firstKeptIndex >= recordedWindowStart(subject) ? previous : null;
+}
+
+/** The context the next provider call would carry, with recorded and previous compactions applied. */
+export function currentContextTokens(subject: CompactionSubject): number {
+  const full = estimateContextTokens(subject.messages, subject.tokens, subject.messages.length, subject.recorded);
+  const previous = livePrevious(subject);
   if (!previous) return full;
-  return contextAfterCompaction(full, subject.tokens, previous.firstKeptIndex, previous.state.summary_tokens);
+  return contextAfterCompaction(full, subject.tokens, previous.firstKeptIndex, previous.state.summary_tokens, recordedWindowStart(subject));
 }
 
 const NO_CUT_REASONS: Record<NoCutReason, string> = {
@@ -80,8 +97,9 @@ const NO_CUT_REASONS: Record<NoCutReason, string> = {
 
 export function planCompaction(subject: CompactionSubject, policy: CompactionPolicy): CompactionPlan {
   const contextTokens = currentContextTokens(subject);
-  const start = subject.previous?.firstKeptIndex ?? 0;
-  const quiet = subject.previous ? 'up-to-date' : 'skipped';
+  const previous = livePrevious(subject);
+  const start = Math.max(previous?.firstKeptIndex ?? 0, recordedWindowStart(subject));
+  const quiet = previous ? 'up-to-date' : 'skipped';
   const cut = findCutPoint(subject.messages, subject.tokens, policy, { start, end: subject.messages.length });
   if (!shouldCompact(contextTokens, policy)) {
     return { kind: 'skip', status: quiet, reason: 'under the compaction threshold', contextTokens, cut };
@@ -97,6 +115,11 @@ export interface RunOptions {
   readonly count?: TextCounter;
   readonly now?: Date;
   readonly signal?: AbortSignal;
+  /**
+   * Mask secrets (compaction/redact.ts) in everything the strategy reads and in what the sidecar
+   * stores: the span's messages, the file lists and the summary.
+   */
+  readonly redact?: boolean;
 }
 
 /** Summarizes the planned span with `strategy` and returns the state to store. */
@@ -106,24 +129,31 @@ export async function runCompaction(
   strategy: Strategy,
   options: RunOptions = {},
 ): Promise<CompactionState> {
-  const { messages, tokens, previous } = subject;
+  const { messages, tokens } = subject;
+  const previous = livePrevious(subject);
   const { cut, start } = plan;
   const historyEnd = cut.splitTurnStart ?? cut.index;
-  const history = messages.slice(start, historyEnd);
-  const turnPrefix = messages.slice(historyEnd, cut.index);
+  const redact = options.redact ?? false;
+  const span = (from: number, to: number) => (redact ? redactMessages(messages.slice(from, to)) : messages.slice(from, to));
+  const history = span(start, historyEnd);
+  const turnPrefix = span(historyEnd, cut.index);
   const fileOps = mergeFileOps(
     previous ? { read: previous.state.read_files, modified: previous.state.modified_files } : NO_FILE_OPS,
-    collectFileOps(messages.slice(start, cut.index)),
+    collectFileOps([...history, ...turnPrefix]),
   );
-  const output = await strategy.summarize({
+  const summarized = await strategy.summarize({
     history,
     turnPrefix,
     previous: previous?.state ?? null,
     fileOps,
     ...(options.signal ? { signal: options.signal } : {}),
   });
+  // A summarizer may echo something the patterns missed in its input: mask its output too.
+  const output = redact
+    ? { ...summarized, summary: redactText(summarized.summary), turnPrefixSummary: summarized.turnPrefixSummary && redactText(summarized.turnPrefixSummary) }
+    : summarized;
   const newSummaryTokens = summaryTokens(output.summary, output.turnPrefixSummary, options.count);
-  const fullContext = estimateContextTokens(messages, tokens);
+  const fullContext = estimateContextTokens(messages, tokens, messages.length, subject.recorded);
   const summarizedNow = cut.index - start;
   let summarizedHash: string | undefined;
   return {
@@ -136,7 +166,7 @@ export async function runCompaction(
     first_kept_message_id: messages[cut.index]!.id,
     first_kept_index: cut.index,
     tokens_before: plan.contextTokens,
-    tokens_after: contextAfterCompaction(fullContext, tokens, cut.index, newSummaryTokens),
+    tokens_after: contextAfterCompaction(fullContext, tokens, cut.index, newSummaryTokens, recordedWindowStart(subject)),
     summary_tokens: newSummaryTokens,
     messages_summarized: summarizedNow,
     messages_summarized_total: (previous?.state.messages_summarized_total ?? 0) + summarizedNow,

@@ -13,6 +13,37 @@ import { sum } from '../tokens/estimate.js';
 import type { CutRule } from './policy.js';
 import { FORCE_KEEP_MESSAGES, MIN_TURN_PREFIX_MESSAGES } from './policy.js';
 
+/**
+ * For each index c, whether cutting at c would separate a tool request before c from its
+ * result at c or later. The rules below assume results follow their request at once; real
+ * transcripts also interleave (Codex runs calls in parallel, a provider-side tool sits between),
+ * so every cut is checked against the actual pairs. A result answers the latest earlier request
+ * with its id; requests without a result (interrupted calls) constrain nothing.
+ */
+export function insideToolPairs(messages: readonly Message[]): boolean[] {
+  const depth = new Array<number>(messages.length + 1).fill(0);
+  const open = new Map<string, number>();
+  messages.forEach((message, index) => {
+    for (const block of message.content) {
+      if (block.type === 'tool_request') open.set(block.id, index);
+      if (block.type !== 'tool_result') continue;
+      const request = open.get(block.tool_request_id);
+      if (request === undefined || request === index) continue;
+      open.delete(block.tool_request_id);
+      // Cuts in (request, result] separate the pair.
+      depth[request + 1]!++;
+      depth[index + 1]!--;
+    }
+  });
+  const inside: boolean[] = [];
+  let level = 0;
+  for (let i = 0; i < messages.length; i++) {
+    level += depth[i]!;
+    inside.push(level > 0);
+  }
+  return inside;
+}
+
 export function isValidCutPoint(message: Message, rule: CutRule = 'conservative'): boolean {
   if (message.role === 'user') return !isToolResultMessage(message);
   if (message.role === 'assistant') return rule === 'tool-safe' || !hasToolRequests(message);
@@ -74,10 +105,11 @@ export function findCutPoint(
 ): CutPoint {
   const { start, end } = range;
   const { keepRecentTokens, force = false, forcePastPreviousCut = false, cutRule = 'conservative' } = options;
-  const index = walkBack(messages, tokens, keepRecentTokens, start, end, cutRule);
+  const inside = insideToolPairs(messages);
+  const index = walkBack(messages, tokens, keepRecentTokens, start, end, cutRule, inside);
   if (typeof index === 'number') return describeCut(messages, tokens, start, end, index, false);
   if (!force || (index === 'at-previous-cut' && !forcePastPreviousCut)) return { kind: 'none', reason: index };
-  const forced = forcedCut(messages, start, end);
+  const forced = forcedCut(messages, start, end, inside);
   if (forced === undefined) return { kind: 'none', reason: index };
   return describeCut(messages, tokens, start, end, forced, true);
 }
@@ -90,6 +122,7 @@ function walkBack(
   start: number,
   end: number,
   rule: CutRule,
+  inside: readonly boolean[],
 ): number | NoCutReason {
   let kept = 0;
   for (let i = end - 1; i >= start; i--) {
@@ -97,7 +130,7 @@ function walkBack(
     if (kept < keep) continue;
     // Budget reached at i: keep i and everything after, moving back to a valid cut.
     for (let j = i; j > start; j--) {
-      if (isValidCutPoint(messages[j]!, rule)) return j;
+      if (isValidCutPoint(messages[j]!, rule) && !inside[j]) return j;
     }
     if (i === start) return 'fits';
     return start > 0 && isValidCutPoint(messages[start]!, rule) ? 'at-previous-cut' : 'no-valid-cut';
@@ -109,9 +142,9 @@ function walkBack(
  * Seed 000's force fallback: all but the last 2 messages. We move back past tool results so the
  * forced cut still never separates a tool call from its result (a departure the README notes).
  */
-function forcedCut(messages: readonly Message[], start: number, end: number): number | undefined {
+function forcedCut(messages: readonly Message[], start: number, end: number, inside: readonly boolean[]): number | undefined {
   let index = end - FORCE_KEEP_MESSAGES;
-  while (index > start && isToolResultMessage(messages[index]!)) index--;
+  while (index > start && (isToolResultMessage(messages[index]!) || inside[index])) index--;
   return index > start ? index : undefined;
 }
 

@@ -1,25 +1,90 @@
 /**
  * The format registry: which readers exist, and which one a file needs (`--format auto`).
  */
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { InputError } from '../errors.js';
 import type { Session } from '../session/model.js';
+import { toolPairingDiagnostics } from '../session/tool-pairing.js';
+import { anthropicMessagesReader } from './anthropic-messages.js';
 import { canonicalReader } from './canonical.js';
-import { peekJsonValues } from './line-scan.js';
+import { claudeCodeReader, looksLikeSubagentTranscript } from './claude-code.js';
+import { codexReader } from './codex.js';
+import type { JsonLine } from './jsonl-lines.js';
+import { isJsonObject, jsonKind, peekJsonLines, readJsonLines } from './jsonl-lines.js';
+import { openAiChatReader } from './openai-chat.js';
+import { piReader } from './pi.js';
 import type { FormatReader, ReadOptions } from './reader.js';
+import { tracingReader } from './tracing.js';
 
-/** In detection order: the most specific shapes first. */
-export const READERS: readonly FormatReader[] = [canonicalReader];
+/**
+ * In detection order: the most specific shapes first. Agent transcripts have a `type` on every
+ * line and come before the plain API-message logs; tracing logs are recognized last.
+ */
+export const READERS: readonly FormatReader[] = [
+  canonicalReader,
+  claudeCodeReader,
+  codexReader,
+  piReader,
+  anthropicMessagesReader,
+  openAiChatReader,
+  tracingReader,
+];
 
 export const FORMAT_NAMES: readonly string[] = ['auto', ...READERS.map((reader) => reader.name)];
 
 const DETECTION_LINES = 20;
 
+/** The first lines of a file; a bad line among them is reported where it is, not as "unknown format". */
+async function firstJsonLines(path: string): Promise<JsonLine[]> {
+  const lines: JsonLine[] = [];
+  let incomplete: number | undefined;
+  for await (const line of readJsonLines(path, (warning) => (incomplete = warning.line))) {
+    lines.push(line);
+    if (lines.length >= DETECTION_LINES) break;
+  }
+  if (lines.length === 0) {
+    const why = incomplete === undefined ? 'empty file: no JSON lines to read' : 'no complete JSON line yet (file still being written?)';
+    throw new InputError(why, path, incomplete);
+  }
+  return lines;
+}
+
 export async function detectFormat(path: string): Promise<FormatReader> {
-  const first = await peekJsonValues(path, DETECTION_LINES);
-  if (first.length === 0) throw new InputError('empty file: no JSON lines to read', path);
+  const lines = await firstJsonLines(path);
+  const head = lines[0]!;
+  if (!isJsonObject(head.value)) throw new InputError(`expected one JSON object a line, got ${jsonKind(head.value)}`, path, head.line);
+  const first = lines.map((line) => line.value);
   const reader = READERS.find((candidate) => candidate.detect(first));
   if (!reader) throw new InputError(`unknown session format (try --format; known: ${FORMAT_NAMES.slice(1).join(', ')})`, path);
   return reader;
+}
+
+/**
+ * Claude Code 2.x names subagent transcripts `agent-<hex id>.jsonl`, or `agent-<kind>-<hex id>.jsonl`
+ * (`acompact`, `aside_question`), beside the session or in `<session>/subagents/`.
+ */
+const SUBAGENT_FILE = /^agent-(?:[a-z_]+-)?[0-9a-f]{7,}\.jsonl$/;
+
+/** Bytes read to sniff a file found by walking a directory: its first lines, not the whole file. */
+const SNIFF_BYTES = 256 << 10;
+
+/**
+ * What a file found by walking a directory holds, from its first lines: a session, a Claude Code
+ * subagent transcript (read only when named), or something else. A file whose first line is
+ * too long to sniff, or that cannot be read, counts as a session: reading it says what is wrong.
+ */
+export async function sniffWalkedFile(path: string): Promise<'session' | 'subagent' | 'unknown' | 'empty'> {
+  let first: unknown[];
+  let size: number;
+  try {
+    [first, size] = await Promise.all([peekJsonLines(path, DETECTION_LINES, SNIFF_BYTES), stat(path).then((info) => info.size)]);
+  } catch {
+    return 'session';
+  }
+  if (first.length === 0) return size === 0 ? 'empty' : size < SNIFF_BYTES ? 'unknown' : 'session';
+  if (SUBAGENT_FILE.test(basename(path)) && looksLikeSubagentTranscript(first)) return 'subagent';
+  return READERS.some((reader) => reader.detect(first)) ? 'session' : 'unknown';
 }
 
 export function readerByName(name: string): FormatReader {
@@ -28,8 +93,13 @@ export function readerByName(name: string): FormatReader {
   return reader;
 }
 
-/** Reads a session in the given format, or the detected one for `auto`. */
+/**
+ * Reads a session in the given format, or the detected one for `auto`, and adds the checks
+ * every format shares (tool calls and results pair up) to its warnings.
+ */
 export async function readSession(path: string, format = 'auto', options?: ReadOptions): Promise<Session> {
   const reader = format === 'auto' ? await detectFormat(path) : readerByName(format);
-  return reader.read(path, options);
+  const session = await reader.read(path, options);
+  const pairing = toolPairingDiagnostics(path, session.messages);
+  return pairing.length === 0 ? session : { ...session, warnings: [...session.warnings, ...pairing] };
 }

@@ -1,50 +1,142 @@
 /**
  * Streams a JSONL file line by line with 1-based line numbers. Handles a byte-order mark, CRLF,
- * blank lines, and a truncated last line (a session still being written: a warning, not an
- * error). Any other line that is not JSON is an InputError naming file and line.
+ * blank lines, invalid UTF-8 (replaced, with a warning) and a truncated last line (a session
+ * still being written: a warning, not an error). A line that is not JSON, or that holds binary
+ * data, is an InputError naming file and line. What a line means is left to the format readers;
+ * reading the bytes of a regular file is line-scan.ts's.
  */
-import { InputError } from '../errors.js';
+import { isUtf8 } from 'node:buffer';
+import { createReadStream, statSync } from 'node:fs';
+import { describeFsError, InputError } from '../errors.js';
 import type { Diagnostic } from '../session/model.js';
-import { peekJsonValues, scanJsonLines } from './line-scan.js';
+import type { RawLine } from './line-scan.js';
+import { lineText, peekJsonValues, scanLines } from './line-scan.js';
+
+const NEWLINE = 0x0a;
+const NUL = 0x00;
+const CHUNK_BYTES = 1 << 20;
+/** Error messages quote at most this much of a line, so a 50 MB line still gives one short line. */
+const MAX_MESSAGE_CHARS = 160;
 
 export type LineVisitor = (value: unknown, line: number) => void;
 
-function parseLine(raw: string, file: string, line: number): unknown {
-  try {
-    return JSON.parse(raw);
-  } catch (error) {
-    throw new InputError(`invalid JSON: ${(error as Error).message}`, file, line);
-  }
+export interface JsonLine {
+  readonly line: number;
+  readonly value: unknown;
 }
 
-export function decode(bytes: Buffer, line: number): string {
-  let text = bytes.toString('utf8');
-  if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  if (text.endsWith('\r')) text = text.slice(0, -1);
-  return text;
+/** Lines of what is not a regular file (a named pipe): streamed, so the thread never blocks on it. */
+async function* streamedLines(file: string): AsyncGenerator<RawLine> {
+  // Pieces of a line that spans chunks, joined once its newline arrives (a 50 MB line stays linear).
+  let carry: Buffer[] = [];
+  let line = 0;
+  try {
+    for await (const chunk of createReadStream(file, { highWaterMark: CHUNK_BYTES }) as AsyncIterable<Buffer>) {
+      let from = 0;
+      for (let newline = chunk.indexOf(NEWLINE); newline >= 0; newline = chunk.indexOf(NEWLINE, from)) {
+        const piece = chunk.subarray(from, newline);
+        yield { bytes: carry.length > 0 ? Buffer.concat([...carry, piece]) : piece, line: ++line, terminated: true };
+        carry = [];
+        from = newline + 1;
+      }
+      if (from < chunk.length) carry.push(chunk.subarray(from));
+    }
+  } catch (error) {
+    if (error instanceof InputError) throw error;
+    throw new InputError(`cannot read: ${describeFsError(error)}`, file);
+  }
+  if (carry.length > 0) yield { bytes: Buffer.concat(carry), line: ++line, terminated: false };
+}
+
+/** Regular files are read by line-scan.ts; anything else (or what cannot be stat'ed) is streamed. */
+function isRegularFile(file: string): boolean {
+  return statSync(file, { throwIfNoEntry: false })?.isFile() ?? false;
+}
+
+/** V8's "in JSON at position N" as a column of the line, and never more than a short line. */
+function jsonErrorMessage(error: unknown): string {
+  const message = ((error as Error).message ?? String(error)).replace(/ in JSON at position (\d+)/, (_, position: string) => ` at column ${Number(position) + 1}`);
+  return message.length > MAX_MESSAGE_CHARS ? `${message.slice(0, MAX_MESSAGE_CHARS)}…` : message;
 }
 
 /**
- * Calls `visit` for every JSON line of the file; returns warnings for skipped lines. The reading
- * itself is line-scan.ts's (one reused buffer per file, see there).
+ * One raw line parsed: its value, or null for a blank line or a cut-off last line (warned). A bad
+ * line throws; invalid UTF-8 is replaced, with a warning.
+ */
+function parseRawLine(raw: RawLine, file: string, warn: (diagnostic: Diagnostic) => void): JsonLine | null {
+  const { bytes, line } = raw;
+  if (bytes.includes(NUL)) throw new InputError('binary data (a NUL byte), not a JSONL session', file, line);
+  if (!isUtf8(bytes)) warn({ file, line, message: 'invalid UTF-8; the bad bytes were replaced with U+FFFD' });
+  const text = lineText(bytes, line);
+  if (text.trim() === '') return null;
+  try {
+    return { line, value: JSON.parse(text) };
+  } catch (error) {
+    // Only the last line can lack its newline, so skipping it ends the file.
+    if (!raw.terminated) {
+      warn({ file, line, message: 'last line is incomplete (file still being written?); skipped' });
+      return null;
+    }
+    throw new InputError(`invalid JSON: ${jsonErrorMessage(error)}`, file, line);
+  }
+}
+
+function* scannedJsonLines(file: string, warn: (diagnostic: Diagnostic) => void): Generator<JsonLine> {
+  for (const raw of scanLines(file)) {
+    const parsed = parseRawLine(raw, file, warn);
+    if (parsed) yield parsed;
+  }
+}
+
+/**
+ * The parsed lines of a file. A bad line throws; recoverable oddities (invalid UTF-8, a cut-off
+ * last line) go to `warn`.
+ */
+export async function* readJsonLines(file: string, warn: (diagnostic: Diagnostic) => void): AsyncGenerator<JsonLine> {
+  if (isRegularFile(file)) {
+    yield* scannedJsonLines(file, warn);
+    return;
+  }
+  for await (const raw of streamedLines(file)) {
+    const parsed = parseRawLine(raw, file, warn);
+    if (parsed) yield parsed;
+  }
+}
+
+/**
+ * Calls `visit` for every JSON line of the file; returns warnings for what was skipped or
+ * replaced. A file with no JSON line at all is an InputError ("empty file"). A regular file is
+ * read without a promise per line (the common case, and the hot loop of a bulk run).
  */
 export async function forEachJsonLine(file: string, visit: LineVisitor): Promise<Diagnostic[]> {
   const warnings: Diagnostic[] = [];
-  const last = await scanJsonLines(file, visit, (text, line) => parseLine(text, file, line));
-  if (last && last.text.trim() !== '') {
-    let value: unknown;
-    try {
-      value = JSON.parse(last.text);
-    } catch {
-      warnings.push({ file, line: last.line, message: 'last line is incomplete (file still being written?); skipped' });
-      return warnings;
-    }
-    visit(value, last.line);
-  }
+  const warn = (warning: Diagnostic) => warnings.push(warning);
+  let visited = 0;
+  const onLine = ({ value, line }: JsonLine) => {
+    visited++;
+    visit(value, line);
+  };
+  if (isRegularFile(file)) for (const line of scannedJsonLines(file, warn)) onLine(line);
+  else for await (const line of readJsonLines(file, warn)) onLine(line);
+  if (visited === 0 && warnings.length === 0) throw new InputError('empty file: no JSON lines to read', file);
   return warnings;
 }
 
-/** The first `count` JSON values of a file, for format detection (line-scan.ts reads them). */
-export function peekJsonLines(file: string, count: number, maxBytes = 4 << 20): Promise<unknown[]> {
+/**
+ * The first `count` JSON values among the first `maxBytes` of a file, for sniffing what a file
+ * is without reading all of it (line-scan.ts reads only what it needs).
+ */
+export async function peekJsonLines(file: string, count: number, maxBytes = 4 << 20): Promise<unknown[]> {
   return peekJsonValues(file, count, maxBytes);
+}
+
+/** `object`, `array`, `string`… as a message says it. */
+export function jsonKind(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

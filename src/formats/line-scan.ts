@@ -1,95 +1,59 @@
 /**
- * Format detection's look at the start of a file, reading only as much as it needs.
+ * Reading the raw lines of a regular file fast; what the bytes mean (UTF-8, JSON, warnings) is
+ * left to jsonl-lines.ts.
  *
- * jsonl-lines.ts's peekJsonLines allocates and zero-fills its whole 4 MB window for every file;
- * over 10,000 small sessions that was most of `compact`'s time (2 GB of buffers to clear and
- * collect; see README "Performance"). This reads 64 KB, then doubles, until it has `count`
- * complete lines, the file ends, or `maxBytes` is reached, and returns the same values. Reads
- * are synchronous: a session is read by one thread at a time, and a thread-pool round trip per
- * small file cost more than the read.
+ * A stream allocates a fresh 1 MB buffer per chunk and per file and pays a thread-pool round
+ * trip per read, which dominated over many small sessions (README "Performance"). These read
+ * through one buffer per file, sized to the file up to 1 MB and reused for every chunk, with
+ * synchronous calls: sessions are read one per thread (workers/), so blocking reads cost nothing
+ * there. Only regular files come here: a named pipe could block the thread forever, and the
+ * main thread must stay free to see SIGINT (commands/interrupt.ts), so jsonl-lines.ts streams those.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { InputError } from '../errors.js';
-import { decode } from './jsonl-lines.js';
+import { describeFsError, InputError } from '../errors.js';
 
 const NEWLINE = 0x0a;
+/** Reads at most this much at a time; a longer line grows the buffer to fit it. */
+const CHUNK_BYTES = 1 << 20;
+/** Detection's first read; doubled until it holds the lines asked for. */
+const FIRST_PEEK = 64 << 10;
+
+/** A line's raw bytes, and whether a newline ended it (only the last line of a file may lack one). */
+export interface RawLine {
+  readonly bytes: Buffer;
+  readonly line: number;
+  readonly terminated: boolean;
+}
+
+/** A line's text without a byte-order mark (first line) or a CR (CRLF files). */
+export function lineText(bytes: Buffer, line: number): string {
+  let text = bytes.toString('utf8');
+  if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (text.endsWith('\r')) text = text.slice(0, -1);
+  return text;
+}
 
 function openForReading(file: string): number {
   try {
     return openSync(file, 'r');
   } catch (error) {
-    throw new InputError(`cannot read: ${(error as Error).message}`, file);
+    throw new InputError(`cannot read: ${describeFsError(error)}`, file);
   }
 }
-const FIRST_READ = 64 << 10;
 
-/** The first `count` JSON values of a file, for format detection. Unparseable lines are skipped. */
-export async function peekJsonValues(file: string, count: number, maxBytes = 4 << 20): Promise<unknown[]> {
-  const fd = openForReading(file);
+function readAt(fd: number, file: string, buffer: Buffer, offset: number, position: number): number {
   try {
-    let buffer = Buffer.allocUnsafe(Math.min(FIRST_READ, maxBytes));
-    let filled = 0;
-    let ended = false;
-    // Read until `count` newlines are in, the file ends, or the window is full.
-    for (;;) {
-      const bytesRead = readSync(fd, buffer, filled, buffer.length - filled, filled);
-      filled += bytesRead;
-      if (bytesRead === 0) ended = true;
-      if (ended || filled >= maxBytes || countNewlines(buffer, filled) >= count) break;
-      if (filled === buffer.length) {
-        const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxBytes));
-        buffer.copy(grown, 0, 0, filled);
-        buffer = grown;
-      }
-    }
-    return parseLines(buffer.subarray(0, filled), count);
-  } finally {
-    closeSync(fd);
+    return readSync(fd, buffer, offset, buffer.length - offset, position);
+  } catch (error) {
+    throw new InputError(`cannot read: ${describeFsError(error)}`, file);
   }
 }
-
-function countNewlines(buffer: Buffer, end: number): number {
-  let lines = 0;
-  for (let at = buffer.indexOf(NEWLINE); at >= 0 && at < end; at = buffer.indexOf(NEWLINE, at + 1)) lines++;
-  return lines;
-}
-
-function parseLines(bytes: Buffer, count: number): unknown[] {
-  const values: unknown[] = [];
-  let from = 0;
-  let line = 0;
-  while (from < bytes.length && values.length < count) {
-    let end = bytes.indexOf(NEWLINE, from);
-    if (end < 0) end = bytes.length;
-    line++;
-    const text = decode(bytes.subarray(from, end), line);
-    from = end + 1;
-    if (text.trim() === '') continue;
-    try {
-      values.push(JSON.parse(text));
-    } catch {
-      // A line cut by maxBytes or a bad line: detection works on what parses.
-    }
-  }
-  return values;
-}
-
-/** Reads at most this much at a time; a longer line grows the buffer to fit it. */
-const CHUNK_BYTES = 1 << 20;
 
 /**
- * The engine behind jsonl-lines.ts's forEachJsonLine (same contract: 1-based line numbers,
- * BOM, CRLF, blank lines skipped, a cut-off last line a warning, any other bad line an
- * InputError). One buffer per file, sized to the file up to 1 MB and reused for every chunk,
- * read with synchronous calls: the stream it replaces allocated a fresh 1 MB buffer per chunk
- * and per file and paid a thread-pool round trip per read, which dominated over many small
- * sessions (README "Performance"). Sessions run one per thread, so blocking reads cost nothing.
+ * The raw lines of a regular file, 1-based. A line's bytes are a view of the reused buffer:
+ * valid only until the next line is asked for (callers decode before that).
  */
-export async function scanJsonLines(
-  file: string,
-  visit: (value: unknown, line: number) => void,
-  parse: (text: string, line: number) => unknown,
-): Promise<{ line: number; text: string } | null> {
+export function* scanLines(file: string): Generator<RawLine> {
   const fd = openForReading(file);
   try {
     const size = fstatSync(fd).size;
@@ -104,31 +68,73 @@ export async function scanJsonLines(
         buffer.copy(grown, 0, 0, filled);
         buffer = grown;
       }
-      let bytesRead: number;
-      try {
-        bytesRead = readSync(fd, buffer, filled, buffer.length - filled, position);
-      } catch (error) {
-        throw new InputError(`cannot read: ${(error as Error).message}`, file);
-      }
+      const bytesRead = readAt(fd, file, buffer, filled, position);
       if (bytesRead === 0) break;
       position += bytesRead;
       const end = filled + bytesRead;
       let from = 0;
       for (let newline = buffer.indexOf(NEWLINE, filled); newline >= 0 && newline < end; newline = buffer.indexOf(NEWLINE, from)) {
-        line++;
-        const text = decode(buffer.subarray(from, newline), line);
+        yield { bytes: buffer.subarray(from, newline), line: ++line, terminated: true };
         from = newline + 1;
-        if (text.trim() !== '') visit(parse(text, line), line);
         if (from >= end) break;
       }
       // Keep the unfinished line at the start of the buffer for the next read.
       buffer.copy(buffer, 0, from, end);
       filled = end - from;
     }
-    if (filled === 0) return null;
-    line++;
-    return { line, text: decode(buffer.subarray(0, filled), line) };
+    if (filled > 0) yield { bytes: buffer.subarray(0, filled), line: ++line, terminated: false };
   } finally {
     closeSync(fd);
   }
+}
+
+function countNewlines(buffer: Buffer, end: number): number {
+  let lines = 0;
+  for (let at = buffer.indexOf(NEWLINE); at >= 0 && at < end; at = buffer.indexOf(NEWLINE, at + 1)) lines++;
+  return lines;
+}
+
+/**
+ * The first `count` JSON values among the first `maxBytes` of a file, for sniffing what a file
+ * is. Reads 64 KB, then doubles, until it has `count` complete lines, the file ends, or
+ * `maxBytes` is reached (zero-filling the whole window for every file was most of `compact`'s
+ * time over 10,000 small sessions). Lines that do not parse (or are cut by `maxBytes`) are skipped.
+ */
+export function peekJsonValues(file: string, count: number, maxBytes: number): unknown[] {
+  const fd = openForReading(file);
+  try {
+    let buffer = Buffer.allocUnsafe(Math.min(FIRST_PEEK, maxBytes));
+    let filled = 0;
+    for (;;) {
+      const bytesRead = readAt(fd, file, buffer, filled, filled);
+      filled += bytesRead;
+      if (bytesRead === 0 || filled >= maxBytes || countNewlines(buffer, filled) >= count) break;
+      if (filled === buffer.length) {
+        const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxBytes));
+        buffer.copy(grown, 0, 0, filled);
+        buffer = grown;
+      }
+    }
+    return parseLines(buffer.subarray(0, filled), count);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function parseLines(bytes: Buffer, count: number): unknown[] {
+  const values: unknown[] = [];
+  let line = 0;
+  for (let from = 0; from < bytes.length && values.length < count; ) {
+    let end = bytes.indexOf(NEWLINE, from);
+    if (end < 0) end = bytes.length;
+    const text = lineText(bytes.subarray(from, end), ++line);
+    from = end + 1;
+    if (text.trim() === '') continue;
+    try {
+      values.push(JSON.parse(text));
+    } catch {
+      // A bad line, or one cut by maxBytes: sniffing works on what parses.
+    }
+  }
+  return values;
 }

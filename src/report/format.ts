@@ -14,7 +14,8 @@ export function formatPercent(fraction: number): string {
 }
 
 export function formatUsd(value: number): string {
-  return `$${value.toFixed(2)}`;
+  const cents = Math.abs(value).toFixed(2);
+  return `${value < 0 && cents !== '0.00' ? '-' : ''}$${cents}`;
 }
 
 /** Shortens a path from the left so it fits `width` columns: `…/archive/bug.jsonl`. */
@@ -26,4 +27,10 @@ export function fitPath(path: string, width: number): string {
 /** The terminal's width, or 80 in a pipe; never wider than 100 so tables stay readable. */
 export function outputWidth(stream: NodeJS.WriteStream = process.stdout): number {
   return Math.min(stream.isTTY && stream.columns ? stream.columns : 80, 100);
+}
+
+/** `path (details)` on one line, or the details on a second line when that would pass `width`. */
+export function titleLine(path: string, details: string, width = 80): string {
+  const line = `${path} (${details})`;
+  return line.length <= width ? line : `${path}\n  (${details})`;
 }

@@ -62,15 +62,41 @@ export interface Message {
   readonly timestamp?: string;
   /** 1-based line in the source file, for error messages. */
   readonly line: number;
+  /**
+   * Tokens the message is known to take when the file records sizes but no text (usage-only
+   * tracing logs). Estimators use it instead of counting characters.
+   */
+  readonly knownTokens?: number;
 }
 
-/** A compaction the agent itself recorded in the file (Claude Code, Codex, pi). */
+/**
+ * A compaction the agent itself recorded in the file (Claude Code, Codex, pi). From `atIndex`
+ * on, the provider saw only messages [firstKeptIndex, …): the agent's summary message (a user
+ * message in `messages`, at `atIndex`) and what it kept. pi keeps messages written before the
+ * compaction, so there `firstKeptIndex < atIndex`; elsewhere they are equal.
+ */
 export interface RecordedCompaction {
-  /** Index into `Session.messages` of the first message kept after this compaction. */
+  /** Index into `Session.messages` of the first message in the context after this compaction. */
   readonly firstKeptIndex: number;
+  /** Index of the first message written after the compaction (its summary message, if any). */
+  readonly atIndex: number;
   readonly summary: string;
+  /** The context size the agent itself reported before compacting (Claude preTokens, pi tokensBefore). */
   readonly tokensBefore?: number;
+  /** Line of the compaction record in the file. */
   readonly line: number;
+}
+
+/**
+ * First message the provider could see when the message at `index` was sent: the first kept
+ * message of the last recorded compaction written before it, or 0. Compactions are in file order.
+ */
+export function windowStartAt(compactions: readonly RecordedCompaction[], index: number): number {
+  let start = 0;
+  for (const compaction of compactions) {
+    if (compaction.atIndex <= index) start = Math.max(start, compaction.firstKeptIndex);
+  }
+  return start;
 }
 
 export interface Diagnostic {

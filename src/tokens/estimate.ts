@@ -2,8 +2,8 @@
  * Token estimates for messages. Pure: a `TextCounter` turns text into tokens (chars/4 by
  * default, an exact tokenizer when asked), and everything else is arithmetic over messages.
  */
-import type { ContentBlock, Message } from '../session/model.js';
-import { promptTokens } from '../session/model.js';
+import type { ContentBlock, Message, RecordedCompaction } from '../session/model.js';
+import { promptTokens, windowStartAt } from '../session/model.js';
 
 /** Counts the tokens of a piece of text. */
 export type TextCounter = (text: string) => number;
@@ -33,8 +33,9 @@ export function messageChars(message: Message): number {
   return chars;
 }
 
-/** Estimated tokens of one message: all its blocks, counted together. */
+/** Estimated tokens of one message: all its blocks, counted together (or its known size). */
 export function estimateMessageTokens(message: Message, count: TextCounter = heuristicCounter): number {
+  if (message.knownTokens !== undefined) return message.knownTokens;
   if (count === heuristicCounter) return Math.ceil(messageChars(message) / CHARS_PER_TOKEN);
   let tokens = 0;
   for (const block of message.content) tokens += count(blockText(block));
@@ -56,18 +57,26 @@ export function sum(values: readonly number[], from = 0, to = values.length): nu
  * The hybrid context estimate (seeds 000, 004): the prompt size the provider last reported,
  * plus that call's own output, plus estimates of every message after it. With no report at
  * all, every message is estimated. `end` (exclusive) measures a prefix of the session.
+ *
+ * With compactions the agent recorded, only messages from the window start at `end` count:
+ * estimates of messages the reported prompt still held but a later recorded compaction
+ * dropped are taken off, and messages before the window are not added.
  */
 export function estimateContextTokens(
   messages: readonly Message[],
   tokens: readonly number[],
   end = messages.length,
+  compactions: readonly RecordedCompaction[] = [],
 ): number {
+  const from = windowStartAt(compactions, end);
   for (let i = end - 1; i >= 0; i--) {
     const usage = messages[i]?.usage;
     if (usage && promptTokens(usage) > 0) {
-      const own = usage.output > 0 ? usage.output : (tokens[i] ?? 0);
-      return promptTokens(usage) + own + sum(tokens, i + 1, end);
+      // The call's own output stays in context unless a later compaction dropped it too.
+      const own = i < from ? 0 : usage.output > 0 ? usage.output : (tokens[i] ?? 0);
+      const dropped = sum(tokens, windowStartAt(compactions, i), Math.min(from, i));
+      return Math.max(0, promptTokens(usage) + own - dropped) + sum(tokens, Math.max(i + 1, from), end);
     }
   }
-  return sum(tokens, 0, end);
+  return sum(tokens, from, end);
 }

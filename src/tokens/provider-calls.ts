@@ -3,7 +3,7 @@
  * everything before it. Reported usage is used where the file has it; elsewhere the input is
  * the hybrid estimate of the prefix, so a session with partial usage still adds up.
  */
-import type { Message } from '../session/model.js';
+import type { Message, RecordedCompaction } from '../session/model.js';
 import { isProviderCall, promptTokens } from '../session/model.js';
 import { estimateContextTokens } from './estimate.js';
 
@@ -19,7 +19,12 @@ export interface ProviderCall {
   readonly estimated: boolean;
 }
 
-export function providerCalls(messages: readonly Message[], tokens: readonly number[]): ProviderCall[] {
+/** `compactions`: the agent's own, so an estimated call counts only what its window held. */
+export function providerCalls(
+  messages: readonly Message[],
+  tokens: readonly number[],
+  compactions: readonly RecordedCompaction[] = [],
+): ProviderCall[] {
   const calls: ProviderCall[] = [];
   messages.forEach((message, index) => {
     if (!isProviderCall(message)) return;
@@ -36,7 +41,7 @@ export function providerCalls(messages: readonly Message[], tokens: readonly num
     } else {
       calls.push({
         index,
-        input: estimateContextTokens(messages, tokens, index),
+        input: estimateContextTokens(messages, tokens, index, compactions),
         output: usage?.output || (tokens[index] ?? 0),
         cacheRead: 0,
         cacheWrite: 0,

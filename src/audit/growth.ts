@@ -1,0 +1,161 @@
+/**
+ * Growth attribution: what each turn added to the context, by kind of content, which tool
+ * outputs weigh most on the session's cost, and which files were read again and again. Pure;
+ * rendering is left to src/report/growth.ts.
+ *
+ * Sizes are token estimates of each block (the same counter as everywhere else). A message
+ * stays in every later prompt, so an output's weight is its size times the provider calls
+ * that re-sent it (`carried`).
+ */
+import { classifyToolRequest } from '../compaction/file-ops.js';
+import type { ContentBlock, Message, ToolRequestBlock } from '../session/model.js';
+import type { TextCounter } from '../tokens/estimate.js';
+import { blockText, heuristicCounter } from '../tokens/estimate.js';
+import type { ProviderCall } from '../tokens/provider-calls.js';
+import type { Turn } from './turns.js';
+
+export const GROWTH_KINDS = ['userText', 'assistantText', 'thinking', 'toolCalls', 'toolResults', 'system'] as const;
+export type GrowthKind = (typeof GROWTH_KINDS)[number];
+export type KindTokens = Readonly<Record<GrowthKind, number>>;
+
+export interface TurnGrowth {
+  readonly turn: number;
+  readonly added: KindTokens;
+  readonly total: number;
+  /** Tool-result tokens by tool name, largest first. */
+  readonly toolResults: readonly { readonly tool: string; readonly tokens: number }[];
+}
+
+export interface ToolOutput {
+  readonly turn: number;
+  readonly messageId: string;
+  readonly tool: string;
+  /** The file path, command, pattern or URL the call named ('' when none). */
+  readonly target: string;
+  readonly tokens: number;
+  /** Provider calls after this output, each of which re-sent it. */
+  readonly callsAfter: number;
+  readonly carried: number;
+}
+
+export interface ToolTotal {
+  readonly tool: string;
+  readonly results: number;
+  readonly tokens: number;
+}
+
+export interface RepeatedRead {
+  readonly path: string;
+  readonly reads: number;
+  readonly tokens: number;
+  readonly turns: readonly number[];
+}
+
+export interface GrowthReport {
+  readonly turns: readonly TurnGrowth[];
+  readonly tools: readonly ToolTotal[];
+  /** Every tool output, heaviest (most tokens re-sent) first. */
+  readonly outputs: readonly ToolOutput[];
+  /** Files read two or more times, most reads first. */
+  readonly repeatedReads: readonly RepeatedRead[];
+}
+
+const TARGET_ARGUMENTS = ['command', 'cmd', 'pattern', 'query', 'url', 'path', 'file_path'];
+
+/** What a tool call was about, for a person reading the report. */
+export function toolTarget(request: ToolRequestBlock | undefined): string {
+  if (!request) return '';
+  const path = classifyToolRequest(request)?.paths[0];
+  if (path) return path;
+  for (const key of TARGET_ARGUMENTS) {
+    const value = request.arguments[key];
+    if (typeof value === 'string' && value.length > 0) return value;
+    if (Array.isArray(value) && value.every((part) => typeof part === 'string')) return value.join(' ');
+  }
+  return '';
+}
+
+function kindOf(message: Message, block: ContentBlock): GrowthKind {
+  switch (block.type) {
+    case 'thinking':
+      return 'thinking';
+    case 'tool_request':
+      return 'toolCalls';
+    case 'tool_result':
+      return 'toolResults';
+    case 'text':
+      return message.role === 'user' ? 'userText' : message.role === 'assistant' ? 'assistantText' : 'system';
+  }
+}
+
+function emptyKinds(): Record<GrowthKind, number> {
+  return { userText: 0, assistantText: 0, thinking: 0, toolCalls: 0, toolResults: 0, system: 0 };
+}
+
+function byTokens<T extends { tokens: number }>(entries: Iterable<T>): T[] {
+  return [...entries].sort((a, b) => b.tokens - a.tokens);
+}
+
+export function analyzeGrowth(
+  messages: readonly Message[],
+  turns: readonly Turn[],
+  calls: readonly ProviderCall[],
+  count: TextCounter = heuristicCounter,
+): GrowthReport {
+  const requests = new Map<string, ToolRequestBlock>();
+  for (const message of messages) for (const block of message.content) if (block.type === 'tool_request') requests.set(block.id, block);
+
+  const growth: TurnGrowth[] = [];
+  const outputs: ToolOutput[] = [];
+  const tools = new Map<string, { tool: string; results: number; tokens: number }>();
+  const reads = new Map<string, { path: string; reads: number; tokens: number; turns: Set<number> }>();
+  let callsSeen = 0;
+
+  turns.forEach((turn, position) => {
+    const start = position === 0 ? 0 : turn.startIndex;
+    const end = turns[position + 1]?.startIndex ?? messages.length;
+    const added = emptyKinds();
+    const perTool = new Map<string, { tool: string; tokens: number }>();
+    for (let index = start; index < end; index++) {
+      const message = messages[index]!;
+      while (callsSeen < calls.length && calls[callsSeen]!.index <= index) callsSeen++;
+      for (const block of message.content) {
+        const tokens = count(blockText(block));
+        added[kindOf(message, block)] += tokens;
+        if (block.type !== 'tool_result') continue;
+        const request = requests.get(block.tool_request_id);
+        const tool = request?.name ?? '(unknown tool)';
+        const entry = perTool.get(tool) ?? { tool, tokens: 0 };
+        entry.tokens += tokens;
+        perTool.set(tool, entry);
+        const total = tools.get(tool) ?? { tool, results: 0, tokens: 0 };
+        total.results++;
+        total.tokens += tokens;
+        tools.set(tool, total);
+        const callsAfter = calls.length - callsSeen;
+        outputs.push({ turn: turn.turn, messageId: message.id, tool, target: toolTarget(request), tokens, callsAfter, carried: tokens * callsAfter });
+        const op = request ? classifyToolRequest(request) : null;
+        if (op?.kind !== 'read') continue;
+        for (const path of op.paths) {
+          const read = reads.get(path) ?? { path, reads: 0, tokens: 0, turns: new Set<number>() };
+          read.reads++;
+          read.tokens += tokens;
+          read.turns.add(turn.turn);
+          reads.set(path, read);
+        }
+      }
+    }
+    const total = GROWTH_KINDS.reduce((sum, kind) => sum + added[kind], 0);
+    growth.push({ turn: turn.turn, added, total, toolResults: byTokens(perTool.values()) });
+  });
+
+  return {
+    turns: growth,
+    tools: byTokens(tools.values()),
+    outputs: [...outputs].sort((a, b) => b.carried - a.carried || b.tokens - a.tokens),
+    repeatedReads: [...reads.values()]
+      .filter((read) => read.reads >= 2)
+      .sort((a, b) => b.reads - a.reads || b.tokens - a.tokens)
+      .map((read) => ({ path: read.path, reads: read.reads, tokens: read.tokens, turns: [...read.turns].sort((a, b) => a - b) })),
+  };
+}

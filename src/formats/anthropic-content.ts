@@ -1,0 +1,100 @@
+/**
+ * Content blocks and usage of the Anthropic Messages API, shared by the two readers whose
+ * lines carry API messages: Claude Code (`line.message`) and Anthropic messages logs. Turning
+ * whole lines into messages is left to them.
+ */
+import { z } from 'zod';
+import type { ContentBlock, Usage } from '../session/model.js';
+import { outputText, parseLine } from './convert.js';
+
+const count = z.number().int().nonnegative();
+
+export const anthropicUsageSchema = z.looseObject({
+  input_tokens: count.nullish(),
+  output_tokens: count.nullish(),
+  cache_creation_input_tokens: count.nullish(),
+  cache_read_input_tokens: count.nullish(),
+});
+export type AnthropicUsage = z.infer<typeof anthropicUsageSchema>;
+
+const blockSchema = z.looseObject({ type: z.string() });
+export const anthropicContentSchema = z.union([z.string(), z.array(blockSchema)]);
+export type AnthropicContent = z.infer<typeof anthropicContentSchema>;
+
+const toolUseSchema = z.looseObject({ id: z.string().min(1), name: z.string(), input: z.unknown() });
+const toolResultSchema = z.looseObject({
+  tool_use_id: z.string().min(1),
+  content: z.unknown(),
+  is_error: z.boolean().nullish(),
+});
+
+/** `input_tokens` is the uncached part; cache reads and writes are reported beside it. */
+export function anthropicUsage(usage: AnthropicUsage): Usage {
+  return {
+    input: usage.input_tokens ?? 0,
+    output: usage.output_tokens ?? 0,
+    cacheRead: usage.cache_read_input_tokens ?? 0,
+    cacheWrite: usage.cache_creation_input_tokens ?? 0,
+  };
+}
+
+/** Blocks without text for the model to read again: left out, without a warning. */
+const SILENT_TYPES = new Set(['image', 'document', 'container_upload']);
+
+export interface ConvertedContent {
+  readonly blocks: ContentBlock[];
+  /** Block types this reader does not know (reported once per session by the caller). */
+  readonly unknownTypes: string[];
+}
+
+/**
+ * Converts message content. Server-side tool blocks (web search and the like) become text: the
+ * provider ran them inside one call, so they have no separate result to keep paired.
+ */
+export function anthropicBlocks(content: AnthropicContent, file: string, line: number): ConvertedContent {
+  if (typeof content === 'string') return { blocks: content === '' ? [] : [{ type: 'text', text: content }], unknownTypes: [] };
+  const blocks: ContentBlock[] = [];
+  const unknownTypes: string[] = [];
+  content.forEach((block, index) => {
+    const record = block as Record<string, unknown>;
+    switch (block.type) {
+      case 'text':
+        blocks.push({ type: 'text', text: typeof record['text'] === 'string' ? record['text'] : '' });
+        return;
+      case 'thinking':
+        blocks.push({ type: 'thinking', text: typeof record['thinking'] === 'string' ? record['thinking'] : '' });
+        return;
+      case 'redacted_thinking':
+        blocks.push({ type: 'thinking', text: '' });
+        return;
+      case 'tool_use': {
+        const use = parseLine(toolUseSchema, block, file, line, { where: ['content', index] });
+        const input = use.input !== null && typeof use.input === 'object' && !Array.isArray(use.input) ? (use.input as Record<string, unknown>) : { input: use.input };
+        blocks.push({ type: 'tool_request', id: use.id, name: use.name, arguments: input });
+        return;
+      }
+      case 'tool_result': {
+        const result = parseLine(toolResultSchema, block, file, line, { where: ['content', index] });
+        blocks.push({ type: 'tool_result', tool_request_id: result.tool_use_id, output: outputText(result.content), is_error: result.is_error ?? false });
+        return;
+      }
+      case 'server_tool_use':
+      case 'mcp_tool_use':
+        blocks.push({ type: 'text', text: `[${String(record['name'] ?? block.type)}] ${JSON.stringify(record['input'] ?? {})}` });
+        return;
+      default:
+        if (block.type.endsWith('_tool_result')) {
+          blocks.push({ type: 'text', text: outputText(record['content']) });
+        } else if (!SILENT_TYPES.has(block.type)) {
+          unknownTypes.push(block.type);
+        }
+    }
+  });
+  return { blocks, unknownTypes };
+}
+
+/** One warning naming the block types a session had that no reader knows. */
+export function unknownTypesWarning(types: Iterable<string>): string | null {
+  const unique = [...new Set(types)].sort();
+  return unique.length === 0 ? null : `skipped content blocks of unknown type: ${unique.join(', ')}`;
+}

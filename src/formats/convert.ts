@@ -1,0 +1,141 @@
+/**
+ * Small conversions the format readers share: stable line-based ids, tool arguments, tool
+ * output text, token counts that arrive as numbers or strings, the session's model name.
+ * Pure; each reader owns the shape of its own format.
+ */
+import type { z } from 'zod';
+import { InputError } from '../errors.js';
+import type { Message, Usage } from '../session/model.js';
+import type { ReadOptions } from './reader.js';
+
+/**
+ * A line's value checked against its format's schema; a mismatch is an InputError naming file,
+ * line and the first bad field (`where` is prepended to the field's path, `label` to the message).
+ */
+export function parseLine<T>(
+  schema: z.ZodType<T>,
+  value: unknown,
+  file: string,
+  line: number,
+  { label, where = [] }: { label?: string; where?: readonly (string | number)[] } = {},
+): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const field = [...where, ...(issue?.path ?? [])].map(String).join('.') || 'line';
+  throw new InputError(`${label ? `${label}: ` : ''}${field}: ${issue?.message ?? 'invalid'}`, file, line);
+}
+
+/** The id of a message that has none in its file: `L<line>` (plus a part for several per line). */
+export function lineId(line: number, part?: string | number): string {
+  return part === undefined ? `L${line}` : `L${line}-${part}`;
+}
+
+export function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+/**
+ * Tool arguments as an object: formats store them as an object or a JSON string (OpenAI, Codex).
+ * Anything else (a patch body, invalid JSON) is kept whole under `input`, so it is still counted.
+ */
+export function toolArguments(value: unknown): Record<string, unknown> {
+  const record = asRecord(value);
+  if (record) return record;
+  if (typeof value === 'string') {
+    try {
+      const parsed = asRecord(JSON.parse(value));
+      if (parsed) return parsed;
+    } catch {
+      // Not JSON: keep the raw text below.
+    }
+    return value === '' ? {} : { input: value };
+  }
+  return value === undefined || value === null ? {} : { input: value };
+}
+
+const TEXT_PART_TYPES = new Set(['text', 'input_text', 'output_text', 'summary_text', 'refusal']);
+
+/**
+ * The text of a content value: a string, or the text parts of a part list joined by newlines.
+ * Images and other binary parts carry no text and are left out.
+ */
+export function partsText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (!Array.isArray(value)) {
+    const record = asRecord(value);
+    if (record && typeof record['text'] === 'string') return record['text'];
+    return '';
+  }
+  const texts: string[] = [];
+  for (const part of value) {
+    if (typeof part === 'string') texts.push(part);
+    const record = asRecord(part);
+    if (!record) continue;
+    const text = record['text'] ?? record['refusal'];
+    if (typeof text === 'string' && (record['type'] === undefined || TEXT_PART_TYPES.has(String(record['type'])))) texts.push(text);
+  }
+  return texts.join('\n');
+}
+
+/**
+ * A tool's output as the model read it: a string as is, a part list as its text, any other
+ * object as JSON (what a harness would serialize).
+ */
+export function outputText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === undefined || value === null) return '';
+  if (Array.isArray(value)) return partsText(value);
+  const record = asRecord(value);
+  if (record && typeof record['content'] === 'string') return record['content'];
+  if (record && typeof record['text'] === 'string') return record['text'];
+  return JSON.stringify(value);
+}
+
+/**
+ * A token count from a log field: a non-negative integer, or a string holding one (tracing's
+ * `%`/`?` recording writes `"1234"` or `"Some(1234)"`). Anything else is undefined.
+ */
+export function tokenCount(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isInteger(value) && value >= 0 ? value : undefined;
+  if (typeof value !== 'string') return undefined;
+  const match = /^\s*(?:Some\()?\s*(\d+)\s*\)?\s*$/.exec(value);
+  return match ? Number(match[1]) : undefined;
+}
+
+/** Usage, or undefined when every figure is zero (a call that never reached the provider). */
+export function nonZeroUsage(usage: Usage): Usage | undefined {
+  return usage.input + usage.output + usage.cacheRead + usage.cacheWrite > 0 ? usage : undefined;
+}
+
+/** The session's model: the last one an assistant message names, else `fallback`. */
+export function lastModel(messages: readonly Message[], fallback?: string): string | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const model = messages[i]!.model;
+    if (model) return model;
+  }
+  return fallback;
+}
+
+/**
+ * Message ids unique within the session, as sidecars and the provider view need: a repeated
+ * id (a hand-edited or trimmed file) gives way to the line-based id of its line.
+ */
+export function withUniqueIds(messages: readonly Message[]): Message[] {
+  const seen = new Set<string>();
+  return messages.map((message) => {
+    let id = message.id;
+    for (let part = 0; seen.has(id); part++) id = part === 0 ? lineId(message.line) : lineId(message.line, part);
+    seen.add(id);
+    return id === message.id ? message : { ...message, id };
+  });
+}
+
+/**
+ * ReadOptions.keep on each finished message, in session order (what the lean path stores:
+ * session/slim.ts). For readers that settle their messages only once the whole file is read.
+ */
+export function keepEach(messages: Message[], options: ReadOptions | undefined): Message[] {
+  const keep = options?.keep;
+  return keep ? messages.map((message) => keep(message)) : messages;
+}

@@ -1,0 +1,47 @@
+/**
+ * Is an endpoint's error a context overflow (the prompt did not fit)? Known messages from
+ * OpenAI, Anthropic, Google, local servers and proxies (seed 000), and HTTP 400/413 with no
+ * body at all (seed 002). Pure: the client hands in the status and the error text.
+ */
+
+/** Matched case-insensitively against the error message and code. */
+export const OVERFLOW_PATTERNS: readonly RegExp[] = [
+  // OpenAI, Azure OpenAI, vLLM, OpenRouter, Groq
+  /context_length_exceeded/i,
+  /maximum context length/i,
+  /reduce the length of the messages/i,
+  /context length exceeded/i,
+  // Anthropic (native and OpenAI-compatible)
+  /prompt is too long/i,
+  /input length and `?max_tokens`? exceed context limit/i,
+  /exceeds? the context window/i,
+  // Google Gemini
+  /input token count.*exceeds the maximum/i,
+  /exceeds the maximum number of tokens/i,
+  // llama.cpp server, Ollama, LM Studio
+  /exceeds the available context size/i,
+  /context size has been exceeded/i,
+  /input length exceeds the maximum/i,
+  // Mistral, Cohere and generic gateways
+  /too large for model with \d+ maximum context length/i,
+  /too many tokens/i,
+  /token limit exceeded/i,
+  /request entity too large/i,
+  /payload too large/i,
+];
+
+export interface EndpointFailure {
+  /** HTTP status, or undefined for a connection-level failure. */
+  readonly status: number | undefined;
+  /** True when the response had no body at all. */
+  readonly emptyBody: boolean;
+  /** The error's message and code, as the endpoint sent them. */
+  readonly text: string;
+}
+
+export function isContextOverflow(failure: EndpointFailure): boolean {
+  if (failure.status === undefined) return false;
+  if (failure.emptyBody && (failure.status === 400 || failure.status === 413)) return true;
+  if (failure.status === 413) return true;
+  return OVERFLOW_PATTERNS.some((pattern) => pattern.test(failure.text));
+}

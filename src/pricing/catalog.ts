@@ -1,0 +1,77 @@
+/**
+ * Model prices and context windows from the offline catalog bundled in @pydantic/genai-prices.
+ * Only the bundled data is read (the package's optional remote update is never enabled), so a
+ * lookup needs no network. Cost arithmetic is left to src/audit/cost.ts.
+ */
+import type { ModelPrice } from '@pydantic/genai-prices';
+
+/** The catalog is 800 kB of data: loaded on the first lookup, so commands without prices skip it. */
+let catalog: Promise<typeof import('@pydantic/genai-prices')> | null = null;
+
+/** A price in $ per million tokens that may step up once a request's prompt passes `start` tokens. */
+export interface Rate {
+  readonly base: number;
+  readonly tiers: readonly { readonly start: number; readonly price: number }[];
+}
+
+/** The four prices a provider call is billed at, in $ per million tokens. */
+export interface Rates {
+  readonly input: Rate;
+  readonly output: Rate;
+  readonly cacheRead: Rate;
+  readonly cacheWrite: Rate;
+}
+
+export interface CatalogModel {
+  /** The catalog's own id for the model the name matched (e.g. `claude-opus-4-1`). */
+  readonly id: string;
+  readonly provider: string;
+  readonly contextWindow: number | null;
+  readonly rates: Rates;
+}
+
+export function flatRate(price: number): Rate {
+  return { base: price, tiers: [] };
+}
+
+function rateOf(value: ModelPrice[string]): Rate | null {
+  if (value === undefined) return null;
+  if (typeof value === 'number') return flatRate(value);
+  return { base: value.base, tiers: value.tiers.map((tier) => ({ start: tier.start, price: tier.price })) };
+}
+
+/**
+ * Looks a model name up as sessions record it (`claude-opus-4-1-20250805`, `gpt-5-codex`, or
+ * `provider/model`). `at` picks the prices in force then (the catalog dates its price changes).
+ * A provider that lists no cache prices bills cached tokens as plain input: OpenAI has no
+ * cache-write surcharge, and a model without caching reads nothing cheaper.
+ */
+export async function lookupModel(name: string, at?: Date): Promise<CatalogModel | null> {
+  catalog ??= import('@pydantic/genai-prices');
+  const { calcPrice } = await catalog;
+  const slash = name.indexOf('/');
+  const attempts: { modelId: string; providerId?: string }[] = [{ modelId: name }];
+  if (slash > 0) attempts.push({ modelId: name.slice(slash + 1), providerId: name.slice(0, slash) }, { modelId: name.slice(slash + 1) });
+  for (const attempt of attempts) {
+    const options = {
+      ...(attempt.providerId ? { providerId: attempt.providerId } : {}),
+      ...(at && !Number.isNaN(at.getTime()) ? { timestamp: at } : {}),
+    };
+    const found = calcPrice({ input_tokens: 0, output_tokens: 0 }, attempt.modelId, options);
+    if (!found) continue;
+    const price = found.model_price;
+    const input = rateOf(price['input_mtok']) ?? flatRate(0);
+    return {
+      id: found.model.id,
+      provider: found.provider.id,
+      contextWindow: found.model.context_window ?? null,
+      rates: {
+        input,
+        output: rateOf(price['output_mtok']) ?? flatRate(0),
+        cacheRead: rateOf(price['cache_read_mtok']) ?? input,
+        cacheWrite: rateOf(price['cache_write_mtok']) ?? input,
+      },
+    };
+  }
+  return null;
+}

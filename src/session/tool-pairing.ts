@@ -1,0 +1,34 @@
+/**
+ * Checks that tool calls and tool results pair up, for any format: a result whose call is not
+ * earlier in the session (an orphan), and a call that never got a result. Both are warnings,
+ * not errors: the session is still usable, and the cut point never starts the kept part at a
+ * tool result either way. Pure; readers and commands decide what to do with the diagnostics.
+ */
+import type { Diagnostic, Message } from './model.js';
+
+export function toolPairingDiagnostics(file: string, messages: readonly Message[]): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  /** Calls still waiting for a result, by id, with where they were made. */
+  const open = new Map<string, { name: string; line: number; index: number }>();
+  const answered = new Set<string>();
+  messages.forEach((message, index) => {
+    for (const block of message.content) {
+      if (block.type === 'tool_request') open.set(block.id, { name: block.name, line: message.line, index });
+      if (block.type !== 'tool_result') continue;
+      const id = block.tool_request_id;
+      if (open.delete(id)) answered.add(id);
+      else {
+        const what = answered.has(id) ? 'a second result for tool call' : 'tool result for';
+        const why = answered.has(id) ? '' : ' has no earlier tool call (orphan)';
+        diagnostics.push({ file, line: message.line, message: `${what} ${JSON.stringify(id)}${why}; kept as is` });
+      }
+    }
+  });
+  const last = messages.length - 1;
+  for (const [id, call] of open) {
+    // A call in the last message may still be running (a live session): that is normal.
+    if (call.index === last) continue;
+    diagnostics.push({ file, line: call.line, message: `tool call ${JSON.stringify(id)} (${call.name}) has no result` });
+  }
+  return diagnostics.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+}

@@ -1,0 +1,135 @@
+/**
+ * The summarizer's pure parts: overflow detection, chunking, reply checks, settings precedence,
+ * key redaction and known model windows.
+ */
+import { describe, expect, test } from 'vitest';
+import { cutText, MIN_SPLIT_CHARS, packChunks, splitInHalf } from '../src/llm/chunks.js';
+import { redactSecret } from '../src/llm/client.js';
+import { settingsFromEnv } from '../src/llm/config.js';
+import { chunkBudgetTokens } from '../src/llm/fold.js';
+import { knownContextWindow } from '../src/llm/models.js';
+import { isContextOverflow } from '../src/llm/overflow.js';
+import { checkReply, cleanSummary } from '../src/llm/reply.js';
+import { resolveSummarizer } from '../src/llm/settings.js';
+import { simulatedSummary } from '../src/llm/simulated.js';
+
+describe('isContextOverflow', () => {
+  const overflow = (status: number, text: string, emptyBody = false) => isContextOverflow({ status, text, emptyBody });
+  test.each([
+    [400, "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens."],
+    [400, 'prompt is too long: 210000 tokens > 200000 maximum'],
+    [400, 'input length and `max_tokens` exceed context limit: 190000 + 20000 > 200000'],
+    [400, 'The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).'],
+    [400, 'the request exceeds the available context size, try increasing it'],
+    [400, 'Prompt contains 40000 tokens and 0 draft tokens, too large for model with 32768 maximum context length'],
+    [400, 'whatever context_length_exceeded'],
+  ])('%i %s', (status, text) => expect(overflow(status, text)).toBe(true));
+
+  test('HTTP 400 and 413 with no body are overflows; 429 and other errors are not', () => {
+    expect(overflow(400, '400 status code (no body)', true)).toBe(true);
+    expect(overflow(413, '413 status code (no body)', true)).toBe(true);
+    expect(overflow(429, '429 status code (no body)', true)).toBe(false);
+    expect(overflow(400, 'model not found')).toBe(false);
+    expect(overflow(401, 'Incorrect API key provided')).toBe(false);
+    expect(isContextOverflow({ status: undefined, text: 'maximum context length', emptyBody: false })).toBe(false);
+  });
+});
+
+describe('chunks', () => {
+  test('packChunks keeps messages whole and in order when they fit', () => {
+    expect(packChunks(['aaaa', 'bbbb', 'cc', 'dddddd'], 10)).toEqual(['aaaa\nbbbb', 'cc\ndddddd']);
+  });
+
+  test('a message larger than the budget is cut at a line break in the second half, else at the budget', () => {
+    expect(cutText('0123456\n89abcdef', 10)).toEqual(['0123456', '89abcdef']);
+    expect(cutText('0123456789abcdefghij', 8)).toEqual(['01234567', '89abcdef', 'ghij']);
+    expect(packChunks(['x'.repeat(25)], 10).map((chunk) => chunk.length)).toEqual([10, 10, 5]);
+  });
+
+  test('splitInHalf halves at a line break, and refuses chunks too small to help', () => {
+    const lines = Array.from({ length: 40 }, (_, index) => `line ${String(index).padStart(2, '0')} ${'x'.repeat(10)}`).join('\n');
+    const [first, second] = splitInHalf(lines)!;
+    expect(`${first}\n${second}`).toBe(lines);
+    expect(first.length).toBeLessThanOrEqual(Math.ceil(lines.length / 2) + 1);
+    expect(first.endsWith('x')).toBe(true);
+    expect(splitInHalf('y'.repeat(MIN_SPLIT_CHARS - 1))).toBeNull();
+  });
+});
+
+describe('checkReply', () => {
+  const summary = '## Goal\nShip it\n\n## Progress\n### Done\n- [x] a\n\n## Next Steps\n1. b';
+  test('a checkpoint passes, and file lists and a <summary> wrapper written by the model are dropped', () => {
+    expect(checkReply(`<summary>\n${summary}\n\n<read-files>\na.ts\n</read-files>\n</summary>`, 'stop', 'history')).toEqual({ ok: true, summary });
+    expect(cleanSummary(`${summary}\n<modified-files>\nb.ts\n</modified-files>`)).toBe(summary);
+  });
+  test('empty, cut off and continuing replies are rejected', () => {
+    expect(checkReply('  \n', 'stop', 'history')).toMatchObject({ ok: false, problem: 'the reply was empty' });
+    expect(checkReply(summary, 'length', 'history')).toMatchObject({ ok: false, problem: expect.stringContaining('finish_reason length') });
+    expect(checkReply('[Assistant]: Sure, running the tests now.', 'stop', 'history')).toMatchObject({ ok: false, problem: expect.stringContaining('continued') });
+    expect(checkReply("I'll fix the bug in src/app.ts next.", 'stop', 'history')).toMatchObject({ ok: false });
+  });
+  test('a turn-prefix reply is checked against its own sections', () => {
+    expect(checkReply('## Request\nmigrate\n\n## Done So Far\n- step 1', 'stop', 'turn-prefix').ok).toBe(true);
+    expect(checkReply('## Request\nmigrate\n\n## Done So Far\n- step 1', 'stop', 'history').ok).toBe(false);
+    expect(checkReply(simulatedSummary(50), 'stop', 'turn-prefix').ok).toBe(true);
+    expect(simulatedSummary(50)).toHaveLength(200);
+  });
+});
+
+describe('settings', () => {
+  const sources = (flags = {}, env = {}, file = {}) => ({ flags, env, file, configPath: '/cfg/config.json' });
+
+  test('nothing set means no summarizer, with the batch defaults', async () => {
+    expect(await resolveSummarizer(sources())).toEqual({ configured: false, concurrency: 4, onError: 'fail' });
+  });
+
+  test('flags > environment > config file > defaults, key by key', async () => {
+    const resolved = await resolveSummarizer(
+      sources({ model: 'flag-model' }, { model: 'env-model', timeout: 30 }, { model: 'file-model', base_url: 'http://localhost:11434/v1/', timeout: 60, concurrency: 2 }),
+    );
+    expect(resolved).toEqual({
+      configured: true,
+      settings: {
+        baseUrl: 'http://localhost:11434/v1',
+        model: 'flag-model',
+        apiKeyEnv: 'OPENAI_API_KEY',
+        maxSummaryTokens: 8192,
+        instructions: null,
+        timeoutMs: 30_000,
+        summarizerContext: 128_000,
+        concurrency: 2,
+        onError: 'fail',
+        maxRetries: 2,
+      },
+    });
+  });
+
+  test("the summarizer context defaults to the model's window when known", async () => {
+    const resolved = await resolveSummarizer(sources({ model: 'claude-sonnet-4-5' }));
+    expect(resolved.configured && resolved.settings.summarizerContext).toBe(200_000);
+    expect(knownContextWindow('openrouter/openai/gpt-4o-mini')).toBe(128_000);
+    expect(knownContextWindow('gpt-4.1-mini')).toBe(1_047_576);
+    expect(knownContextWindow('my-local-model')).toBeNull();
+  });
+
+  test('a base URL without a model is a usage error naming where the URL came from', async () => {
+    await expect(resolveSummarizer(sources({}, { base_url: 'http://x/v1' }))).rejects.toThrow(/set by COMPACTOR_BASE_URL but no model/);
+  });
+
+  test('COMPACTOR_* variables are parsed and validated', () => {
+    expect(settingsFromEnv({ COMPACTOR_MODEL: 'm', COMPACTOR_CONCURRENCY: '8', COMPACTOR_ON_ERROR: 'skip' })).toEqual({ model: 'm', concurrency: 8, on_error: 'skip' });
+    expect(() => settingsFromEnv({ COMPACTOR_ON_ERROR: 'explode' })).toThrow(/^environment variable COMPACTOR_ON_ERROR: /);
+    expect(() => settingsFromEnv({ COMPACTOR_BASE_URL: 'ftp://x' })).toThrow(/COMPACTOR_BASE_URL/);
+  });
+
+  test('the chunk budget leaves room for the prompt, the running summary and the reply', () => {
+    const budget = chunkBudgetTokens({ summarizerContext: 10_000, maxSummaryTokens: 1_000, instructions: null }, 'history');
+    expect(budget).toBeGreaterThan(0.9 * (10_000 - 2_000 - 800));
+    expect(budget).toBeLessThan(0.9 * (10_000 - 2_000));
+  });
+});
+
+test('redactSecret removes every occurrence of the key', () => {
+  expect(redactSecret('Bearer sk-abc, again sk-abc.', 'sk-abc')).toBe('Bearer [redacted], again [redacted].');
+  expect(redactSecret('nothing here', null)).toBe('nothing here');
+});
