@@ -4,16 +4,17 @@
  * Every provider call is rebuilt (input = everything before it, as reported or estimated). The
  * policy is applied at each turn start (proactive) and whenever a call would exceed the window
  * (overflow: emergency compaction, keep = limit / 5, forced; seed 000). A compaction replaces
- * messages [0, first kept) by the strategy's real summary, so later calls carry
- * `input − replaced estimates + summary tokens`. Pure apart from what the strategy does.
+ * messages [0, first kept) by the strategy's real summary (or prunes their tool outputs), so
+ * later calls carry `input − what it saved` (compact.ts `tokensSaved`). Pure apart from what
+ * the strategy does.
  */
 import type { CompactionState } from '../compaction/state.js';
-import { runCompaction, contextAfterCompaction } from '../compaction/compact.js';
+import { runCompaction, tokensSaved } from '../compaction/compact.js';
 import { findCutPoint } from '../compaction/cut-point.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
 import { emergencyPolicy, shouldCompact } from '../compaction/policy.js';
 import type { Message } from '../session/model.js';
-import type { Strategy } from '../strategies/strategy.js';
+import type { CompactionStrategy } from '../strategies/strategy.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import type { ProviderCall } from '../tokens/provider-calls.js';
 import { providerCalls } from '../tokens/provider-calls.js';
@@ -30,6 +31,8 @@ export interface ReplayCompaction {
   readonly tokensAfter: number;
   readonly summaryTokens: number;
   readonly summarizerUsage: { readonly input: number; readonly output: number } | null;
+  /** The state this compaction produced (what a sidecar written at that point would hold). */
+  readonly state: CompactionState;
 }
 
 export interface ReplayTurn {
@@ -63,7 +66,7 @@ export interface ReplayInput {
   readonly messages: readonly Message[];
   readonly tokens: readonly number[];
   readonly policy: CompactionPolicy;
-  readonly strategy: Strategy;
+  readonly strategy: CompactionStrategy;
   readonly count?: TextCounter;
 }
 
@@ -71,11 +74,13 @@ export interface ReplayInput {
 interface Compacted {
   readonly state: CompactionState;
   readonly firstKeptIndex: number;
+  /** Tokens it takes off every later call, computed once. */
+  readonly saved: number;
 }
 
-function afterInput(call: ProviderCall, tokens: readonly number[], compacted: Compacted | null): number {
+function afterInput(call: ProviderCall, compacted: Compacted | null): number {
   if (!compacted) return call.input;
-  return contextAfterCompaction(call.input, tokens, compacted.firstKeptIndex, compacted.state.summary_tokens);
+  return Math.max(0, call.input - compacted.saved);
 }
 
 export async function replaySession(input: ReplayInput): Promise<ReplayResult> {
@@ -89,7 +94,7 @@ export async function replaySession(input: ReplayInput): Promise<ReplayResult> {
     const end = call.index;
     const cut = findCutPoint(messages, tokens, rules, { start, end });
     if (cut.kind === 'none') return null;
-    const tokensBefore = afterInput(call, tokens, compacted);
+    const tokensBefore = afterInput(call, compacted);
     const subject = {
       sessionName: input.sessionName,
       messages: messages.slice(0, end),
@@ -100,15 +105,16 @@ export async function replaySession(input: ReplayInput): Promise<ReplayResult> {
       ...(input.count ? { count: input.count } : {}),
       now: new Date(0),
     });
-    compacted = { state, firstKeptIndex: cut.index };
+    compacted = { state, firstKeptIndex: cut.index, saved: tokensSaved(messages, tokens, cut.index, state, input.count) };
     const event: ReplayCompaction = {
       trigger,
       beforeCallIndex: call.index,
       firstKeptMessageId: state.first_kept_message_id,
       tokensBefore,
-      tokensAfter: afterInput(call, tokens, compacted),
+      tokensAfter: afterInput(call, compacted),
       summaryTokens: state.summary_tokens,
       summarizerUsage: state.usage ? { input: state.usage.input_tokens, output: state.usage.output_tokens } : null,
+      state,
     };
     return event;
   };
@@ -121,15 +127,15 @@ export async function replaySession(input: ReplayInput): Promise<ReplayResult> {
     let outputTokens = 0;
     let baselineAfter = 0;
     for (const [position, call] of turn.calls.entries()) {
-      if (position === 0 && shouldCompact(afterInput(call, tokens, compacted), policy)) {
+      if (position === 0 && shouldCompact(afterInput(call, compacted), policy)) {
         const event = await compactBefore(call, policy, 'proactive');
         if (event) events.push(event);
       }
-      if (afterInput(call, tokens, compacted) > policy.contextLimit) {
+      if (afterInput(call, compacted) > policy.contextLimit) {
         const event = await compactBefore(call, emergencyPolicy(policy), 'overflow');
         if (event) events.push(event);
       }
-      const sent = afterInput(call, tokens, compacted);
+      const sent = afterInput(call, compacted);
       if (position === 0) baselineAfter = sent;
       inputBefore += call.input;
       inputAfter += sent;

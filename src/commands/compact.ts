@@ -3,7 +3,7 @@
  * read; sidecars are written atomically.
  */
 import type { CommandModule } from 'yargs';
-import { planCompaction, runCompaction } from '../compaction/compact.js';
+import { planCompaction, previousFor, runCompaction } from '../compaction/compact.js';
 import { ExitCode } from '../errors.js';
 import { formatTokens } from '../report/format.js';
 import { createProgress, shouldShowProgress } from '../report/progress.js';
@@ -13,13 +13,13 @@ import { createStrategy, STRATEGY_NAMES } from '../strategies/index.js';
 import { runBatch } from './batch.js';
 import { expandInputs } from './inputs.js';
 import { loadSession } from './load.js';
-import type { CommonArgs, PolicyArgs } from './options.js';
-import { policyFromArgs, withInputs, withPolicy } from './options.js';
+import type { CommonArgs, PolicyArgs, SummaryBudgetArgs } from './options.js';
+import { policyFromArgs, strategyOptionsFromArgs, withInputs, withPolicy, withSummaryBudget } from './options.js';
 import { createOutput, reportFailure } from './output.js';
 
 export type CompactStatus = 'compacted' | 'skipped' | 'up-to-date' | 'failed';
 
-interface CompactArgs extends CommonArgs, PolicyArgs {
+interface CompactArgs extends CommonArgs, PolicyArgs, SummaryBudgetArgs {
   strategy: StrategyName;
   'dry-run': boolean;
 }
@@ -34,12 +34,12 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
   command: 'compact <inputs..>',
   describe: 'Write a compaction sidecar beside each session',
   builder: (yargs) =>
-    withPolicy(withInputs(yargs))
+    withSummaryBudget(withPolicy(withInputs(yargs)))
       .option('strategy', { describe: 'how to summarize', choices: STRATEGY_NAMES, default: 'truncate' as StrategyName })
       .option('dry-run', { describe: 'decide and report, write nothing', type: 'boolean', default: false }) as never,
   handler: async (args) => {
     const policy = policyFromArgs(args);
-    const strategy = createStrategy(args.strategy);
+    const strategy = createStrategy(args.strategy, strategyOptionsFromArgs(args));
     const paths = await expandInputs(args.inputs);
     const output = createOutput(args.json);
     const progress = createProgress(paths.length, shouldShowProgress(args.json));
@@ -48,7 +48,9 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
     const compactOne = async (path: string): Promise<CompactResult> => {
       const loaded = await loadSession(path, { format: args.format, withSidecar: true });
       loaded.warnings.forEach((warning) => output.warn(warning));
-      const plan = planCompaction(loaded.subject, policy);
+      const { subject, discarded } = previousFor(loaded.subject, strategy);
+      if (discarded) output.warn({ file: path, message: discarded });
+      const plan = planCompaction(subject, policy);
       const base = { session: path, strategy: strategy.name, dry_run: args['dry-run'], tokens_before: plan.contextTokens };
       if (plan.kind === 'skip') {
         return {
@@ -65,7 +67,7 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
           line: `would compact ${path}: ${plan.cut.index - plan.start} messages, keep from ${firstKept}`,
         };
       }
-      const state = await runCompaction(loaded.subject, plan, strategy);
+      const state = await runCompaction(subject, plan, strategy);
       const written = await saveSidecar(path, state);
       return {
         status: 'compacted',

@@ -13,11 +13,11 @@ import { createStrategy, STRATEGY_NAMES } from '../strategies/index.js';
 import { runBatch } from './batch.js';
 import { expandInputs } from './inputs.js';
 import { loadSession } from './load.js';
-import type { CommonArgs, PolicyArgs } from './options.js';
-import { policyFromArgs, policyJson, withInputs, withPolicy } from './options.js';
+import type { CommonArgs, PolicyArgs, SummaryBudgetArgs } from './options.js';
+import { policyFromArgs, policyJson, strategyOptionsFromArgs, withInputs, withPolicy, withSummaryBudget } from './options.js';
 import { createOutput, reportFailure } from './output.js';
 
-interface ReplayArgs extends CommonArgs, PolicyArgs {
+interface ReplayArgs extends CommonArgs, PolicyArgs, SummaryBudgetArgs {
   strategy: StrategyName;
   'price-input'?: number;
   'price-output'?: number;
@@ -120,14 +120,14 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
   command: 'replay <inputs..>',
   describe: 'Replay sessions under a compaction policy: tokens and cost before/after',
   builder: (yargs) =>
-    withPolicy(withInputs(yargs))
+    withSummaryBudget(withPolicy(withInputs(yargs)))
       .option('strategy', { describe: 'summary used for the simulated compactions', choices: STRATEGY_NAMES, default: 'truncate' as StrategyName })
       .option('price-input', { describe: '$ per million input tokens', type: 'number' })
       .option('price-output', { describe: '$ per million output tokens', type: 'number' }) as never,
   handler: async (args) => {
     const policy = policyFromArgs(args);
     const prices = pricesFromArgs(args);
-    const strategy = createStrategy(args.strategy);
+    const strategy = createStrategy(args.strategy, strategyOptionsFromArgs(args));
     const paths = await expandInputs(args.inputs);
     const output = createOutput(args.json);
     const outcomes = await runBatch(
