@@ -66,12 +66,16 @@ function flattenStrings(value: unknown, out: string[]): void {
   else if (value && typeof value === 'object') Object.values(value).forEach((item) => flattenStrings(item, out));
 }
 
-/** Everything the model reads in these messages, as plain text (tool arguments as their raw strings). */
-export function viewText(messages: readonly Message[]): string {
+/**
+ * Everything the model reads in these messages, as plain text (tool arguments as their raw
+ * strings); with `proseOnly`, just the text and thinking blocks (summaries included).
+ */
+export function viewText(messages: readonly Message[], proseOnly = false): string {
   const parts: string[] = [];
   for (const message of messages) {
     for (const block of message.content) {
       if (block.type === 'text' || block.type === 'thinking') parts.push(block.text);
+      else if (proseOnly) continue;
       else if (block.type === 'tool_result') parts.push(block.output);
       else {
         parts.push(block.name);
@@ -82,14 +86,18 @@ export function viewText(messages: readonly Message[]): string {
   return parts.join('\n');
 }
 
-/** The text facts are looked for in, indexed once for all of them. */
+/**
+ * The view facts are looked for in, indexed once for all of them: the whole text for exact
+ * matches, the prose alone for paraphrases (so a path or a line of code that happens to share
+ * a directive's words does not count as keeping it).
+ */
 class Haystack {
-  readonly normalized: string;
+  private readonly normalized: string;
   private readonly positions = new Map<string, number[]>();
 
-  constructor(text: string) {
-    this.normalized = normalizeForMatch(text);
-    words(text).forEach((word, index) => {
+  constructor(messages: readonly Message[]) {
+    this.normalized = normalizeForMatch(viewText(messages));
+    words(viewText(messages, true)).forEach((word, index) => {
       const list = this.positions.get(word);
       if (list) list.push(index);
       else this.positions.set(word, [index]);
@@ -100,7 +108,7 @@ class Haystack {
     return needle.length > 0 && this.normalized.includes(needle);
   }
 
-  /** Do enough of `wanted` occur within one window of `window` consecutive words? */
+  /** Do enough of `wanted` occur within one window of `window` consecutive prose words? */
   clusters(wanted: ReadonlySet<string>, window: number, needed: number): boolean {
     const hits: { at: number; word: string }[] = [];
     for (const word of wanted) for (const at of this.positions.get(word) ?? []) hits.push({ at, word });
@@ -146,7 +154,7 @@ function survives(fact: Fact, haystack: Haystack): boolean {
 
 /** Which of `facts` survive in `after`. */
 export function measureRetention(facts: readonly Fact[], after: readonly Message[]): FidelityReport {
-  const haystack = new Haystack(viewText(after));
+  const haystack = new Haystack(after);
   const counts = Object.fromEntries(FACT_KINDS.map((kind) => [kind, { found: 0, kept: 0 }])) as Record<FactKind, { found: number; kept: number }>;
   const missing: Fact[] = [];
   for (const fact of facts) {

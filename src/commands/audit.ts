@@ -113,7 +113,7 @@ function humanReport(path: string, format: string, messages: number, audits: rea
     out.push(
       line.compactions === 0
         ? `${line.strategy}: no compaction under this policy`
-        : `${line.strategy}: ${formatPercent(line.retention)} of facts kept over ${line.compactions} compaction${line.compactions === 1 ? '' : 's'} (lowest ${formatPercent(line.lowest)}), ${directives}`,
+        : `${line.strategy}: ${formatPercent(line.retention)} kept over ${line.compactions} compaction${line.compactions === 1 ? '' : 's'} (lowest ${formatPercent(line.lowest)}), ${directives}`,
     );
   }
   // The latest compaction of each strategy is what the model sees now; --json lists every one's.

@@ -42,7 +42,7 @@ const SCRIPT_FLAGS = new Set(['-c', '-lc', '-ic', '/c', '-command']);
 export const FACT_MATCH_CHARS = 160;
 /** Error lines counted per tool output: the head of a long failure, not all 300 tsc errors. */
 export const MAX_ERROR_LINES_PER_OUTPUT = 5;
-/** A user message this long is pasted material: only directives in its head count. */
+/** A user message this long holds pasted material: checkpoints keep its head, directives come from its first paragraph. */
 export const HUGE_USER_TEXT_CHARS = 4_000;
 export const USER_TEXT_HEAD_CHARS = 2_000;
 /** Sentences shorter than this many words are not directives ("ok", "thanks!"). */
@@ -141,13 +141,25 @@ export function userText(message: Message): string {
     .join('\n\n');
 }
 
-/** The part of a user text directives are taken from: all of it, or the head of a paste. */
-export function directiveSource(text: string): string {
+/** The head of a huge user text: its whole lines within the first USER_TEXT_HEAD_CHARS. */
+export function userTextHead(text: string): string {
   if (text.length < HUGE_USER_TEXT_CHARS) return text;
-  // Only whole lines inside the head, so no directive is half in and half out.
   const head = text.slice(0, USER_TEXT_HEAD_CHARS);
   const lastBreak = head.lastIndexOf('\n');
   return lastBreak > 0 ? head.slice(0, lastBreak) : head;
+}
+
+/**
+ * The part of a user text directives are taken from: all of it, or for a huge one (a paste)
+ * its first paragraph, or that paragraph's first line when the paragraph is itself huge. Always
+ * within `userTextHead`, so a checkpoint that keeps the head keeps every directive.
+ */
+export function directiveSource(text: string): string {
+  if (text.length < HUGE_USER_TEXT_CHARS) return text;
+  const paragraph = text.split(/\n\s*\n/, 1)[0]!;
+  if (paragraph.length < USER_TEXT_HEAD_CHARS) return paragraph;
+  // A first line longer than the head is cut exactly where userTextHead cuts it.
+  return paragraph.split('\n', 1)[0]!.slice(0, USER_TEXT_HEAD_CHARS);
 }
 
 /** Sentences of a user text with at least three words; fenced code is data, not directives. */

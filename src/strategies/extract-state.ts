@@ -7,7 +7,6 @@
 import { z } from 'zod';
 import {
   commandHead,
-  directiveSource,
   errorLinesOf,
   errorSource,
   exitCodeOf,
@@ -15,6 +14,7 @@ import {
   shellCommandOf,
   toolRequestsById,
   userText,
+  userTextHead,
 } from '../compaction/facts.js';
 import type { Message, ToolResultBlock } from '../session/model.js';
 
@@ -52,7 +52,7 @@ const MAX_DECISION_CHARS = 300;
 /** A request as the checkpoint carries it: whole, or the head of a paste with a note. */
 export function shortenRequest(text: string): string {
   if (text.length < HUGE_USER_TEXT_CHARS) return text;
-  const head = directiveSource(text);
+  const head = userTextHead(text);
   return `${head}\n[… ${text.length - head.length} more characters of pasted text cut]`;
 }
 
