@@ -18,7 +18,7 @@ import { runBatch } from './batch.js';
 import { expandInputs } from './inputs.js';
 import { loadSession } from './load.js';
 import type { CommonArgs, PolicyArgs, SummaryBudgetArgs } from './options.js';
-import { policyFromArgs, policyJson, strategyOptionsFromArgs, withInputs, withPolicy, withSummaryBudget } from './options.js';
+import { policyFromArgs, policyJson, strategyOptionsFromArgs, wholeNumber, withInputs, withPolicy, withSummaryBudget } from './options.js';
 import { createOutput, reportFailure } from './output.js';
 
 interface AuditArgs extends CommonArgs, PolicyArgs, SummaryBudgetArgs {
@@ -142,7 +142,7 @@ export const auditCommand: CommandModule<object, AuditArgs> = {
     const policy = policyFromArgs(args);
     // Validated here rather than in a yargs coerce, which would turn the UsageError into exit 1.
     const strategies = parseStrategies(args.strategy).map((name) => createStrategy(name, strategyOptionsFromArgs(args)));
-    const showMissing = Math.max(0, Math.floor(args['show-missing']));
+    const showMissing = wholeNumber('show-missing', args['show-missing'], 0);
     const paths = await expandInputs(args.inputs);
     const output = createOutput(args.json);
     const progress = createProgress(paths.length, shouldShowProgress(args.json));

@@ -52,7 +52,7 @@ export function withSummaryBudget<T>(yargs: Argv<T>) {
   return yargs.option('max-summary-tokens', { describe: 'size budget of a summary, in tokens (extract: 12,000)', type: 'number' });
 }
 
-function wholeNumber(name: string, value: number, min: number): number {
+export function wholeNumber(name: string, value: number, min: number): number {
   if (!Number.isFinite(value) || !Number.isInteger(value) || value < min) {
     throw new UsageError(`--${name} must be a whole number >= ${min}, got ${String(value)}`);
   }

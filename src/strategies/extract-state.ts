@@ -63,11 +63,12 @@ function outcomeOf(result: ToolResultBlock | undefined): string {
   return result.is_error ? 'error' : 'ok';
 }
 
+/** Sentences ending in a colon announce the next tool call ("Now let's check it compiles:"): narration, not decisions. */
 function decisionsOf(text: string): string[] {
   return text
     .split(/\n+|(?<=[.!?])\s+/)
     .map((sentence) => sentence.trim())
-    .filter((sentence) => sentence.length > 0 && sentence.length <= MAX_DECISION_CHARS && DECISION.test(sentence));
+    .filter((sentence) => sentence.length > 0 && sentence.length <= MAX_DECISION_CHARS && !sentence.endsWith(':') && DECISION.test(sentence));
 }
 
 /** Everything `extract` keeps from these messages, in session order. */
