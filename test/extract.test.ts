@@ -161,6 +161,7 @@ describe('extract on other agents\' shapes', () => {
     const paste = `Here is the log, find why the deploy fails:\n${filler('log', 5000)}`;
     const session = new SessionBuilder()
       .user('<environment_context>\n  <cwd>/home/dev/app</cwd>\n</environment_context>')
+      .user('<command-name>/model</command-name>\n<command-message>model</command-message>\n<command-args>opus</command-args>')
       .user(paste)
       .tool('shell', { command: ['bash', '-lc', 'npm run deploy'], workdir: '/home/dev/app' }, '{"output":"Error: missing DEPLOY_TOKEN\\n","metadata":{"exit_code":1,"duration_seconds":0.4}}')
       .tool('bash', { command: 'npx tsc --noEmit' }, "src/a.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.\n\n\nCommand exited with code 2", true)
@@ -168,7 +169,7 @@ describe('extract on other agents\' shapes', () => {
       .user('Set the token from the vault, and do not commit it.');
     const files = removeAfterTest(await writeSessions({ 'shapes.jsonl': session }));
     const sidecar = await compactFile(files.path('shapes.jsonl'), '--keep-recent', '5');
-    expect(sidecar.first_kept_index).toBe(7);
+    expect(sidecar.first_kept_index).toBe(8);
     const { extract } = sidecar.details;
     expect(extract.requests).toHaveLength(1);
     expect(extract.requests[0]).toMatch(/^Here is the log, find why the deploy fails:\nlog line 1\n/);
@@ -183,6 +184,7 @@ describe('extract on other agents\' shapes', () => {
       "src/a.ts(3,7): error TS2322: Type 'string' is not assignable to type 'number'.",
     ]);
     expect(sidecar.summary).not.toContain('environment_context');
+    expect(sidecar.summary).not.toContain('command-name');
     const audit = jsonLines((await runCli(['audit', '--json', files.path('shapes.jsonl')])).stdout)[0]!;
     expect(audit.compactions[0].facts).toEqual({
       file: { found: 0, kept: 0 },

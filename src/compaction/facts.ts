@@ -128,8 +128,11 @@ export function errorLinesOf(output: string, flaggedError: boolean): string[] {
   return first ? [first] : [];
 }
 
-/** A text block that is wholly one XML-ish element is context an agent injected, not the user. */
-const INJECTED_BLOCK = /^<([A-Za-z][\w-]*)[\s>][\s\S]*<\/\1>$/;
+/**
+ * A text block made of XML-ish elements from start to end is context an agent injected
+ * (Codex `<environment_context>`, Claude Code `<command-name>…<command-args>`), not the user.
+ */
+const INJECTED_BLOCK = /^<[A-Za-z][\w-]*[\s>][\s\S]*<\/[A-Za-z][\w-]*>$/;
 
 /** The user's own words in a turn-start message (injected context blocks left out), or ''. */
 export function userText(message: Message): string {
