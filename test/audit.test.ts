@@ -7,7 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jsonLines, runCli, scratchCopy } from './helpers/cli.js';
-import { removeAfterTest, SessionBuilder, writeSessions } from './helpers/sessions.js';
+import { removeAfterTest, SessionBuilder, writeSessions } from './helpers/session-builder.js';
 
 const BUG_POLICY = ['--context-limit', '80000'];
 

@@ -7,7 +7,7 @@ import { appendFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jsonLines, runCli, scratchCopy } from './helpers/cli.js';
-import { filler, removeAfterTest, SessionBuilder, writeSessions } from './helpers/sessions.js';
+import { filler, removeAfterTest, SessionBuilder, writeSessions } from './helpers/session-builder.js';
 
 
 async function compactBug(...flags: string[]): Promise<Record<string, any>> {

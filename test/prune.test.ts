@@ -6,7 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jsonLines, runCli, scratchCopy } from './helpers/cli.js';
-import { filler, removeAfterTest, SessionBuilder, writeSessions } from './helpers/sessions.js';
+import { filler, removeAfterTest, SessionBuilder, writeSessions } from './helpers/session-builder.js';
 
 
 async function prunedBug(): Promise<{ dir: string; session: string; sidecar: Record<string, any> }> {

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { filterRelevant } from '../src/compaction/relevance.js';
 import type { ContentBlock, Message } from '../src/session/model.js';
 import { jsonLines, runCli, scratchCopy } from './helpers/cli.js';
-import { removeAfterTest } from './helpers/sessions.js';
+import { removeAfterTest } from './helpers/session-builder.js';
 
 
 describe('the relevance filter on fixtures/bug.jsonl', () => {
