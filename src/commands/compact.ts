@@ -3,7 +3,7 @@
  * read; sidecars are written atomically.
  */
 import type { CommandModule } from 'yargs';
-import { planCompaction, runCompaction } from '../compaction/compact.js';
+import { planCompaction, previousFor, runCompaction } from '../compaction/compact.js';
 import type { CompactionState } from '../compaction/state.js';
 import { describeError, ExitCode } from '../errors.js';
 import { SummarizerError } from '../llm/client.js';
@@ -15,13 +15,13 @@ import { createTempSweeper, saveSidecar } from '../sidecar/store.js';
 import type { StrategyName } from '../strategies/index.js';
 import { createStrategy, STRATEGY_NAMES } from '../strategies/index.js';
 import { truncateFallback } from '../strategies/fallback.js';
-import type { Strategy } from '../strategies/strategy.js';
+import type { CompactionStrategy } from '../strategies/strategy.js';
 import { runBatch } from './batch.js';
 import { expandInputs } from './inputs.js';
 import { interruption } from './interrupt.js';
 import { loadSession } from './load.js';
 import type { CommonArgs, PolicyArgs } from './options.js';
-import { policyFromArgs, withInputs, withPolicy } from './options.js';
+import { policyFromArgs, strategyOptionsFromArgs, withInputs, withPolicy } from './options.js';
 import { createOutput, locatedError, reportFailure } from './output.js';
 import type { SummarizerArgs } from './summarizer.js';
 import { summarizeOptions, summarizerFromArgs, withSummarizer } from './summarizer.js';
@@ -46,17 +46,22 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
   describe: 'Write a compaction sidecar beside each session',
   builder: (yargs) =>
     withSummarizer(withPolicy(withInputs(yargs)))
-      .option('strategy', { describe: 'summarize (default if configured) or truncate', choices: STRATEGY_NAMES })
+      .option('strategy', { describe: 'summarize (default if configured), truncate, extract or prune', choices: STRATEGY_NAMES })
       .option('dry-run', { describe: 'decide and report, write nothing', type: 'boolean', default: false })
       .option('redact', { describe: 'mask secrets in what is summarized and stored (default: on for remote endpoints)', type: 'boolean' }) as never,
   handler: async (args) => {
     const policy = policyFromArgs(args);
+    const strategyOptions = strategyOptionsFromArgs(args); // validates --max-summary-tokens for every strategy
     const summarizer = await summarizerFromArgs(args);
     const strategyName = args.strategy ?? (summarizer.configured ? 'summarize' : 'truncate');
     if (!args.strategy && !summarizer.configured) {
       process.stderr.write('compactor: no summarizer configured (--model / --base-url, COMPACTOR_MODEL or the config file); using --strategy truncate\n');
     }
-    const strategy = createStrategy(strategyName, summarizer.configured && strategyName === 'summarize' ? summarizeOptions(summarizer.settings, args.verbose) : undefined);
+    // One --max-summary-tokens: the summarizer's reply budget, or extract's size budget.
+    const strategy = createStrategy(strategyName, {
+      ...strategyOptions,
+      ...(summarizer.configured && strategyName === 'summarize' ? { summarizer: summarizeOptions(summarizer.settings, args.verbose) } : {}),
+    });
     const { concurrency, onError } = summarizer.configured ? summarizer.settings : summarizer;
     /** Sessions whose summarizer failed but which --on-error skip/truncate kept out of the failures. */
     const summarizerFailures: { path: string; error: string }[] = [];
@@ -93,7 +98,9 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
     const compactOne = async (path: string): Promise<CompactResult> => {
       const loaded = await loadSession(path, { format: args.format, withSidecar: true, strict: args.strict });
       loaded.warnings.forEach((warning) => output.warn(warning));
-      const plan = planCompaction(loaded.subject, policy);
+      const { subject, discarded } = previousFor(loaded.subject, strategy);
+      if (discarded) output.warn({ file: path, message: discarded });
+      const plan = planCompaction(subject, policy);
       const base = { session: path, strategy: strategy.name, dry_run: args['dry-run'], tokens_before: plan.contextTokens };
       if (plan.kind === 'skip') {
         return {
@@ -113,7 +120,7 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
       const run = { signal: interruption.signal, redact };
       let state: CompactionState;
       try {
-        state = await runCompaction(loaded.subject, plan, strategy, run);
+        state = await runCompaction(subject, plan, strategy, run);
       } catch (error) {
         // An interrupted session is abandoned, never replaced by a fallback summary.
         if (interruption.requested || !(error instanceof SummarizerError) || onError === 'fail') throw error;
@@ -122,7 +129,7 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
           const reason = `summarizer failed: ${describeError(error)}`;
           return { status: 'skipped', record: { ...base, status: 'skipped', reason }, line: `skipped    ${path} (${reason})` };
         }
-        state = await runCompaction(loaded.subject, plan, truncateFallback(describeError(error)), run);
+        state = await runCompaction(subject, plan, truncateFallback(describeError(error)), run);
       }
       const written = await saveSidecar(path, state);
       return {
@@ -182,7 +189,7 @@ function reportFailureSummary(
   outcomes: readonly { path: string; ok: boolean; error?: string }[],
   absorbed: readonly { path: string; error: string }[],
   onError: string,
-  strategy: Strategy,
+  strategy: CompactionStrategy,
 ): void {
   const failed = outcomes.filter((outcome) => !outcome.ok);
   const lines: string[] = [];
