@@ -4,6 +4,7 @@
  */
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
+import { auditCommand } from './commands/audit.js';
 import { compactCommand } from './commands/compact.js';
 import { contextCommand } from './commands/context.js';
 import { estimateCommand } from './commands/estimate.js';
@@ -38,7 +39,8 @@ export async function main(argv: readonly string[] = hideBin(process.argv)): Pro
     .command(compactCommand)
     .command(replayCommand)
     .command(contextCommand)
-    .demandCommand(1, 'name a command: estimate, inspect, compact, replay or context')
+    .command(auditCommand)
+    .demandCommand(1, 'name a command: estimate, inspect, compact, replay, context or audit')
     .strict()
     .wrap(Math.min(100, process.stdout.columns || 80))
     .epilogue('Exit codes: 0 ok, 1 a session failed, 2 bad usage, 3 a CI gate was breached, 130 interrupted.')

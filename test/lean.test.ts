@@ -1,10 +1,9 @@
 /**
  * The lean read (slim messages, estimates and prefix hashes taken while reading) gives exactly
- * the numbers, cuts, replays and sidecar states of the full read, on seed 004's fixture.
+ * the numbers, cuts and prefix hashes of the full read, on seed 004's fixture.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { replaySession } from '../src/audit/replay.js';
 import { loadSession } from '../src/commands/load.js';
 import { planCompaction, runCompaction } from '../src/compaction/compact.js';
 import { DEFAULT_POLICY } from '../src/compaction/policy.js';
@@ -47,22 +46,20 @@ describe('lean read', () => {
     expect(lean.tokens).toEqual(full.tokens);
   });
 
-  it('plans, replays and compacts to the same numbers and the same sidecar state', async () => {
+  it('plans to the same numbers, and hashes the summarized prefix while reading', async () => {
+    // compact and replay read in full since the relevance filter (which reads tool outputs)
+    // runs before every summary; the lean read still plans, and keeps the prefix hashes a cut needs.
     const full = await load('full');
     const lean = await load('lean-hashed');
     expect(planCompaction(lean.subject, policy)).toEqual(planCompaction(full.subject, policy));
-    const replay = (loaded: typeof full) =>
-      replaySession({ sessionName: 'bug.jsonl', messages: loaded.session.messages, tokens: loaded.tokens, policy, strategy: truncateStrategy });
-    const replayed = await replay(full);
-    expect(replayed.totals.compactions).toBeGreaterThan(0);
-    expect(await replay(await load('lean'))).toEqual(replayed);
     const plan = planCompaction(full.subject, { ...policy, force: true });
     if (plan.kind !== 'compact') throw new Error('expected a compaction');
     const now = new Date(0);
     const fromFull = await runCompaction(full.subject, plan, truncateStrategy, { now });
     const fromLean = await runCompaction(lean.subject, plan, truncateStrategy, { now });
-    expect(JSON.parse(JSON.stringify(fromLean))).toEqual(JSON.parse(JSON.stringify(fromFull)));
     expect(fromLean.summarized_hash).toBe(hashMessages(full.session.messages, 0, plan.cut.index));
+    expect(fromLean.summarized_hash).toBe(fromFull.summarized_hash);
+    expect([fromLean.read_files, fromLean.modified_files]).toEqual([fromFull.read_files, fromFull.modified_files]);
     expect(fromLean.read_files.length + fromLean.modified_files.length).toBeGreaterThan(0);
   });
 

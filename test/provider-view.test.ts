@@ -24,6 +24,8 @@ function stateKeepingFrom(id: string, summary = 'SUMMARY TEXT'): CompactionState
     modified_files: [],
     compactions: 1,
     usage: null,
+    dropped_outputs: [],
+    pruned_outputs: null,
     details: {},
     created_at: '2026-01-01T00:00:00.000Z',
     tool_version: 'test',

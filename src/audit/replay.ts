@@ -7,7 +7,8 @@
  * whenever a call would exceed the window (overflow: emergency compaction, keep = limit / 5,
  * forced; seed 000). A compaction replaces messages [0, first kept) by the strategy's real
  * summary, so later calls carry `prompt − replaced estimates + summary (+ carried user
- * messages)`. A pruning policy (opencode) first shrinks old tool outputs to a placeholder.
+ * messages)`, or, for the prune strategy, `prompt − what its placeholders saved` (compact.ts
+ * `tokensSaved`). A pruning policy (opencode) first shrinks old tool outputs to a placeholder.
  * Each simulated call also records how much of its prompt survived a rewrite, for the cache
  * model (src/audit/cache.ts); dollars are left to src/audit/savings.ts.
  *
@@ -15,14 +16,14 @@
  * apply on top of them, summarizing only from the agent's window start, and one the agent
  * compacted past stops counting. Each turn lists the recorded ones that happened in it.
  */
-import { runCompaction } from '../compaction/compact.js';
+import { runCompaction, tokensSaved } from '../compaction/compact.js';
 import type { CompactionState } from '../compaction/state.js';
 import { findCutPoint } from '../compaction/cut-point.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
 import { emergencyPolicy, shouldCompact } from '../compaction/policy.js';
 import type { Message, RecordedCompaction } from '../session/model.js';
 import { isTurnStart, windowStartAt } from '../session/model.js';
-import type { Strategy } from '../strategies/strategy.js';
+import type { CompactionStrategy } from '../strategies/strategy.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import { sum } from '../tokens/estimate.js';
 import type { ProviderCall } from '../tokens/provider-calls.js';
@@ -62,6 +63,8 @@ export interface ReplayCompaction {
   readonly carriedUserTokens: number;
   /** null when no model wrote the summary (custom policy, offline strategy). */
   readonly summarizer: SummarizerCall | null;
+  /** The state this compaction produced (what a sidecar written at that point would hold). */
+  readonly state: CompactionState;
 }
 
 export interface ReplayPrune {
@@ -129,7 +132,7 @@ export interface ReplayInput {
   readonly tokens: readonly number[];
   /** A preset or custom replay policy; a bare CompactionPolicy is replayed as `custom`. */
   readonly policy: ReplayPolicy | CompactionPolicy;
-  readonly strategy: Strategy;
+  readonly strategy: CompactionStrategy;
   readonly count?: TextCounter;
   /** The agent's own compactions (Session.recordedCompactions). */
   readonly recorded?: readonly RecordedCompaction[];
@@ -225,7 +228,10 @@ class Simulation {
     const summarizer = this.summarizerCall(state, cut.tokensToSummarize, tokensBefore);
     for (const [index, saved] of this.pruned) if (index >= start && index < cut.index) this.prunedActive -= saved;
     this.firstKept = cut.index;
-    this.removed = sum(tokens, windowStart, cut.index);
+    // A summary replaces the span since the window start; prune placeholders replace only outputs.
+    this.removed = state.pruned_outputs
+      ? tokensSaved(messages, tokens, cut.index, state, this.input.count)
+      : sum(tokens, windowStart, cut.index);
     this.summaryTokens = state.summary_tokens + carried;
     this.previous = { state, firstKeptIndex: cut.index };
     this.rewrote(this.stablePrefix);
@@ -240,6 +246,7 @@ class Simulation {
       summaryTokens: this.summaryTokens,
       carriedUserTokens: carried,
       summarizer,
+      state,
     };
   }
 

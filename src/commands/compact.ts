@@ -1,11 +1,11 @@
 /**
  * `compactor compact`: writes a sidecar beside each session that needs one. Sessions are only
- * read; sidecars are written atomically. With a strategy that reads no text (truncate), big
+ * read; sidecars are written atomically. With an offline strategy (truncate, extract, prune), big
  * batches run in worker threads (sessions.ts); the summarizer, with its live client, runs here.
  * Either way the sidecar lock is taken and released in this thread, so an exit releases it.
  */
 import type { CommandModule } from 'yargs';
-import { planCompaction, runCompaction } from '../compaction/compact.js';
+import { planCompaction, previousFor, runCompaction } from '../compaction/compact.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
 import type { CompactionState } from '../compaction/state.js';
 import { describeError, ExitCode } from '../errors.js';
@@ -16,10 +16,10 @@ import { shouldRedact } from '../compaction/redact.js';
 import { lockSidecar } from '../sidecar/lock.js';
 import { createTempSweeper, saveSidecar } from '../sidecar/store.js';
 import type { Diagnostic } from '../session/model.js';
-import type { StrategyName } from '../strategies/index.js';
+import type { StrategyName, StrategyOptions } from '../strategies/index.js';
 import { createStrategy, STRATEGY_NAMES } from '../strategies/index.js';
 import { truncateFallback } from '../strategies/fallback.js';
-import type { Strategy } from '../strategies/strategy.js';
+import type { CompactionStrategy } from '../strategies/strategy.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
 import { sessionTask } from '../workers/task.js';
@@ -29,7 +29,7 @@ import { selectInputs } from './inputs.js';
 import { interruption } from './interrupt.js';
 import { loadSession } from './load.js';
 import type { CommonArgs, PolicyArgs } from './options.js';
-import { jobsFromArgs, policyFromArgs, withInputs, withPolicy } from './options.js';
+import { jobsFromArgs, policyFromArgs, strategyOptionsFromArgs, withInputs, withPolicy } from './options.js';
 import { createOutput, locatedError, reportFailure } from './output.js';
 import type { ReadTaskOptions } from './sessions.js';
 import { runSessions } from './sessions.js';
@@ -60,7 +60,7 @@ interface CompactContext {
   readonly policy: CompactionPolicy;
   readonly strict: boolean;
   readonly dryRun: boolean;
-  readonly strategy: Strategy;
+  readonly strategy: CompactionStrategy;
   readonly count: TextCounter | undefined;
   readonly redact: boolean;
   readonly onError: string;
@@ -70,15 +70,17 @@ interface CompactContext {
   readonly summarizerFailures: { path: string; error: string }[];
 }
 
-/** Reads, plans, summarizes and writes one session's sidecar (the caller holds its lock). */
+/**
+ * Reads, plans, compacts and writes one session's sidecar (the caller holds its lock). A full
+ * read: every strategy reads text now (the relevance filter runs before each summary).
+ */
 async function compactOne(path: string, ctx: CompactContext): Promise<CompactResult> {
   const { strategy } = ctx;
-  // A strategy that reads no text gets slim messages; the hash a sidecar stores is taken while
-  // reading (a dry run writes none).
-  const messages = !strategy.metadataOnly ? 'full' : ctx.dryRun ? 'lean' : 'lean-hashed';
-  const loaded = await loadSession(path, { format: ctx.format, withSidecar: true, strict: ctx.strict, messages, ...(ctx.count ? { count: ctx.count } : {}) });
+  const loaded = await loadSession(path, { format: ctx.format, withSidecar: true, strict: ctx.strict, ...(ctx.count ? { count: ctx.count } : {}) });
   loaded.warnings.forEach((warning) => ctx.warn(warning));
-  const plan = planCompaction(loaded.subject, ctx.policy);
+  const { subject, discarded } = previousFor(loaded.subject, strategy);
+  if (discarded) ctx.warn({ file: path, message: discarded });
+  const plan = planCompaction(subject, ctx.policy);
   const base = { session: path, strategy: strategy.name, dry_run: ctx.dryRun, tokens_before: plan.contextTokens };
   if (plan.kind === 'skip') {
     return {
@@ -98,7 +100,7 @@ async function compactOne(path: string, ctx: CompactContext): Promise<CompactRes
   const run = { signal: ctx.signal, redact: ctx.redact, ...(ctx.count ? { count: ctx.count } : {}) };
   let state: CompactionState;
   try {
-    state = await runCompaction(loaded.subject, plan, strategy, run);
+    state = await runCompaction(subject, plan, strategy, run);
   } catch (error) {
     // An interrupted session is abandoned, never replaced by a fallback summary.
     if (ctx.signal.aborted || !(error instanceof SummarizerError) || ctx.onError === 'fail') throw error;
@@ -107,7 +109,7 @@ async function compactOne(path: string, ctx: CompactContext): Promise<CompactRes
       const reason = `summarizer failed: ${describeError(error)}`;
       return { status: 'skipped', record: { ...base, status: 'skipped', reason }, line: `skipped    ${path} (${reason})` };
     }
-    state = await runCompaction(loaded.subject, plan, truncateFallback(describeError(error)), run);
+    state = await runCompaction(subject, plan, truncateFallback(describeError(error)), run);
   }
   const written = await saveSidecar(path, state);
   return {
@@ -129,22 +131,31 @@ async function compactOne(path: string, ctx: CompactContext): Promise<CompactRes
   };
 }
 
-/** What a worker needs to compact with truncate (plain data: it crosses threads). */
+/** Offline strategies: no client, so they can run in a worker. */
+type OfflineStrategyName = Exclude<StrategyName, 'summarize'>;
+
+function isOffline(name: StrategyName): name is OfflineStrategyName {
+  return name !== 'summarize';
+}
+
+/** What a worker needs to compact with an offline strategy (plain data: it crosses threads). */
 interface CompactTaskOptions extends ReadTaskOptions {
   readonly policy: CompactionPolicy;
   readonly dryRun: boolean;
   readonly redact: boolean;
+  readonly strategy: OfflineStrategyName;
+  readonly strategyOptions: StrategyOptions;
 }
 
 /**
- * compactOne in a worker thread, for strategies that need no client (truncate). Interruption
- * is the main thread's: it stops handing out sessions, and the ones in flight finish.
+ * compactOne in a worker thread. Interruption is the main thread's: it stops handing out
+ * sessions, and the ones in flight finish.
  */
 export const compactSessionTask = sessionTask(import.meta.url, 'compactSessionTask', async (path: string, options: CompactTaskOptions): Promise<CompactResult> => {
   const warnings: Diagnostic[] = [];
   const result = await compactOne(path, {
     ...options,
-    strategy: createStrategy('truncate'),
+    strategy: createStrategy(options.strategy, options.strategyOptions),
     count: await loadTextCounter(options.tokenizer),
     onError: 'fail',
     signal: new AbortController().signal,
@@ -159,18 +170,24 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
   describe: 'Write a compaction sidecar beside each session',
   builder: (yargs) =>
     withSummarizer(withPolicy(withInputs(yargs)))
-      .option('strategy', { describe: 'summarize (default if configured) or truncate', choices: STRATEGY_NAMES })
+      .option('strategy', { describe: 'summarize (default if configured), truncate, extract or prune', choices: STRATEGY_NAMES })
       .option('dry-run', { describe: 'decide and report, write nothing', type: 'boolean', default: false })
       .option('redact', { describe: 'mask secrets in what is summarized and stored (default: on for remote endpoints)', type: 'boolean' }) as never,
   handler: async (args) => {
     const policy = policyFromArgs(args);
+    const strategyOptions = strategyOptionsFromArgs(args); // validates --max-summary-tokens for every strategy
     const summarizer = await summarizerFromArgs(args);
     const strategyName = args.strategy ?? (summarizer.configured ? 'summarize' : 'truncate');
     if (!args.strategy && !summarizer.configured) {
       process.stderr.write('compactor: no summarizer configured (--model / --base-url, COMPACTOR_MODEL or the config file); using --strategy truncate\n');
     }
-    const strategy = createStrategy(strategyName, summarizer.configured && strategyName === 'summarize' ? summarizeOptions(summarizer.settings, args.verbose) : undefined);
+    // One --max-summary-tokens: the summarizer's reply budget, or extract's size budget.
+    const strategy = createStrategy(strategyName, {
+      ...strategyOptions,
+      ...(summarizer.configured && strategyName === 'summarize' ? { summarizer: summarizeOptions(summarizer.settings, args.verbose) } : {}),
+    });
     const { concurrency, onError } = summarizer.configured ? summarizer.settings : summarizer;
+    /** Sessions whose summarizer failed but which --on-error skip/truncate kept out of the failures. */
     const summarizerFailures: { path: string; error: string }[] = [];
     const usageTotals = { input: 0, output: 0 };
     const paths = await selectInputs(args.inputs, parseShard(args.shard));
@@ -182,6 +199,7 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
     const redact = shouldRedact(args.redact, endpoint);
     const sweepTemps = createTempSweeper();
     const count = args.tokenizer === 'heuristic' ? undefined : await loadTextCounter(args.tokenizer);
+    const options = { format: args.format, tokenizer: args.tokenizer, strict: args.strict, policy, dryRun: args['dry-run'], redact, strategyOptions };
     const context: CompactContext = {
       format: args.format,
       policy,
@@ -230,9 +248,8 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
     };
     const inThisThread = (path: string) => compactLocked(path, () => compactOne(path, context));
     // Only a strategy that needs no client can move to workers (README "Performance").
-    const taskOptions: CompactTaskOptions = { format: args.format, tokenizer: args.tokenizer, strict: args.strict, policy, dryRun: args['dry-run'], redact };
-    const outcomes = strategy.metadataOnly
-      ? await runSessions(paths, compactSessionTask, taskOptions, emit, jobsFromArgs(args), {
+    const outcomes = isOffline(strategyName)
+      ? await runSessions(paths, compactSessionTask, { ...options, strategy: strategyName }, emit, jobsFromArgs(args), {
           local: inThisThread,
           concurrency,
           around: (path, work) => compactLocked(path, work),
@@ -265,7 +282,7 @@ function reportFailureSummary(
   outcomes: readonly { path: string; ok: boolean; error?: string }[],
   absorbed: readonly { path: string; error: string }[],
   onError: string,
-  strategy: Strategy,
+  strategy: CompactionStrategy,
 ): void {
   const failed = outcomes.filter((outcome) => !outcome.ok);
   const lines: string[] = [];

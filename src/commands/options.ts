@@ -9,6 +9,7 @@ import { FORMAT_NAMES } from '../formats/index.js';
 import type { TokenizerName } from '../tokens/tokenizers.js';
 import { TOKENIZER_NAMES } from '../tokens/tokenizers.js';
 import type { Jobs } from './sessions.js';
+import type { StrategyOptions } from '../strategies/index.js';
 
 export interface CommonArgs {
   inputs: string[];
@@ -69,7 +70,15 @@ export function withPolicy<T>(yargs: Argv<T>) {
     });
 }
 
-function wholeNumber(name: string, value: number, min: number): number {
+export interface SummaryBudgetArgs {
+  'max-summary-tokens'?: number;
+}
+
+export function withSummaryBudget<T>(yargs: Argv<T>) {
+  return yargs.option('max-summary-tokens', { describe: 'size budget of a summary, in tokens (extract: 12,000)', type: 'number' });
+}
+
+export function wholeNumber(name: string, value: number, min: number): number {
   if (!Number.isFinite(value) || !Number.isInteger(value) || value < min) {
     throw new UsageError(`--${name} must be a whole number >= ${min}, got ${String(value)}`);
   }
@@ -94,6 +103,11 @@ export function policyFromArgs(args: PolicyArgs, modelWindow = DEFAULT_CONTEXT_L
         ? { kind: 'percent', percent }
         : { kind: 'reserve', tokens: wholeNumber('reserve', args.reserve, 0) },
   };
+}
+
+export function strategyOptionsFromArgs(args: SummaryBudgetArgs): StrategyOptions {
+  const max = args['max-summary-tokens'];
+  return max === undefined ? {} : { maxSummaryTokens: wholeNumber('max-summary-tokens', max, 1) };
 }
 
 /** The policy as `--json` reports it. */

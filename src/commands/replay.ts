@@ -22,10 +22,9 @@ import type { PolicyOutcome, ReplayView } from '../report/replay.js';
 import { renderReplay } from '../report/replay.js';
 import type { Diagnostic } from '../session/model.js';
 import { recordedCompactionJson } from '../report/recorded-compactions.js';
-import { DEFAULT_CONTEXT_LIMIT } from '../compaction/policy.js';
-import type { StrategyName } from '../strategies/index.js';
+import type { StrategyName, StrategyOptions } from '../strategies/index.js';
 import { createStrategy, STRATEGY_NAMES } from '../strategies/index.js';
-import type { Strategy } from '../strategies/strategy.js';
+import type { CompactionStrategy } from '../strategies/strategy.js';
 import type { GateLimits } from '../audit/gates.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import { providerCalls } from '../tokens/provider-calls.js';
@@ -35,8 +34,8 @@ import type { GateArgs } from './gates.js';
 import { breachJson, breachLine, exitCodeFor, gateLimits, withGates } from './gates.js';
 import { selectInputs } from './inputs.js';
 import { loadSession } from './load.js';
-import type { CommonArgs, PolicyArgs } from './options.js';
-import { jobsFromArgs, policyFromArgs, policyJson, withInputs, withPolicy } from './options.js';
+import type { CommonArgs, PolicyArgs, SummaryBudgetArgs } from './options.js';
+import { jobsFromArgs, policyFromArgs, policyJson, strategyOptionsFromArgs, withInputs, withPolicy, withSummaryBudget } from './options.js';
 import { createOutput, reportFailure } from './output.js';
 import type { PriceOverrides, PricingArgs } from './pricing.js';
 import { priceOverrides, pricingJson, pricingWarning, resolvePricing, withPricing } from './pricing.js';
@@ -172,22 +171,16 @@ interface ReplayOptions extends ReadTaskOptions {
 }
 
 interface ReplayContext extends ReplayOptions {
-  readonly strategy: Strategy;
+  readonly strategy: CompactionStrategy;
   readonly count: TextCounter | undefined;
 }
 
 /**
- * Whether replay can read slim messages (session/slim.ts): not when a summary is made from the
- * text, nor when a policy prunes tool outputs (what pruning saves is estimated from the text).
+ * One session under every policy asked for. A full read: the simulated compactions run the
+ * relevance filter and prunes over the text, and each result carries its sidecar state.
  */
-function needsText(ctx: ReplayContext): boolean {
-  return !ctx.strategy.metadataOnly || ctx.names.some((name) => isPresetName(name) && Boolean(presetPolicy(name, DEFAULT_CONTEXT_LIMIT).prune));
-}
-
-/** One session under every policy asked for. */
 async function replayOne(path: string, ctx: ReplayContext): Promise<Replayed> {
-  const messages = needsText(ctx) ? 'full' : 'lean';
-  const loaded = await loadSession(path, { format: ctx.format, withSidecar: false, strict: ctx.strict, messages, ...(ctx.count ? { count: ctx.count } : {}) });
+  const loaded = await loadSession(path, { format: ctx.format, withSidecar: false, strict: ctx.strict, ...(ctx.count ? { count: ctx.count } : {}) });
   const { recordedCompactions } = loaded.session;
   const pricing = await resolvePricing(loaded.session, ctx.model, ctx.overrides);
   const rates = pricing.rates;
@@ -248,9 +241,17 @@ async function replayOne(path: string, ctx: ReplayContext): Promise<Replayed> {
   return { view, record, warnings: [...loaded.warnings, pricingWarning(pricing) ?? []].flat() };
 }
 
-/** replayOne in a worker thread, for the truncate strategy (a summarizer client stays in this thread). */
-export const replaySessionTask = sessionTask(import.meta.url, 'replaySessionTask', async (path: string, options: ReplayOptions): Promise<Replayed> =>
-  replayOne(path, { ...options, strategy: createStrategy('truncate'), count: await loadTextCounter(options.tokenizer) }),
+/** Offline strategies, which a worker can build from their name (a summarizer's client cannot cross). */
+type OfflineStrategyName = Exclude<StrategyName, 'summarize'>;
+
+interface ReplayTaskOptions extends ReplayOptions {
+  readonly strategy: OfflineStrategyName;
+  readonly strategyOptions: StrategyOptions;
+}
+
+/** replayOne in a worker thread, for an offline strategy (a summarizer, live or simulated, stays here). */
+export const replaySessionTask = sessionTask(import.meta.url, 'replaySessionTask', async (path: string, options: ReplayTaskOptions): Promise<Replayed> =>
+  replayOne(path, { ...options, strategy: createStrategy(options.strategy, options.strategyOptions), count: await loadTextCounter(options.tokenizer) }),
 );
 
 export const replayCommand: CommandModule<object, ReplayArgs> = {
@@ -294,10 +295,14 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
       simulatedSummaryTokens,
     };
     const count = args.tokenizer === 'heuristic' ? undefined : await loadTextCounter(args.tokenizer);
+    const strategyName = args.strategy ?? 'truncate';
+    // Only an offline strategy moves to workers: a summarizer's client lives in this thread.
+    const offline = simulatedSummaryTokens === null && strategyName !== 'summarize' ? strategyName : null;
     const outcomes = await runSessions(
       paths,
       replaySessionTask,
-      options,      ({ path, ...outcome }) => {
+      { ...options, strategy: offline ?? 'truncate', strategyOptions: strategyOptionsFromArgs(args) },
+      ({ path, ...outcome }) => {
         if (!outcome.ok) return reportFailure(output, path, outcome.error);
         outcome.value.warnings.forEach((warning) => output.warn(warning));
         output.record(outcome.value.record, () => renderReplay(outcome.value.view, args.chart));
@@ -305,8 +310,7 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
           for (const breach of policy.breaches) process.stderr.write(`${breachLine(path, breach, policy.result.policy.name)}\n`);
         }
       },
-      // Only truncate moves to workers: a summarizer's client lives in this thread.
-      strategy.metadataOnly ? jobsFromArgs(args) : 1,
+      offline ? jobsFromArgs(args) : 1,
       { local: (path) => replayOne(path, { ...options, strategy, count }), concurrency },
     );
     await output.close();

@@ -13,7 +13,8 @@ import { UsageError } from '../errors.js';
 import type { SummarizeOptions } from '../strategies/summarize.js';
 import type { StrategyName } from '../strategies/index.js';
 import { createStrategy } from '../strategies/index.js';
-import type { Strategy } from '../strategies/strategy.js';
+import type { CompactionStrategy } from '../strategies/strategy.js';
+import { strategyOptionsFromArgs } from './options.js';
 import { simulatedClient } from '../llm/simulated.js';
 import { DEFAULT_SUMMARIZER_CONTEXT } from '../llm/models.js';
 import { SUMMARIZER_DEFAULTS } from '../llm/settings.js';
@@ -102,7 +103,7 @@ export function summarizeOptions(settings: SummarizerSettings, verbose: boolean,
 }
 
 export interface ReplayStrategy {
-  readonly strategy: Strategy;
+  readonly strategy: CompactionStrategy;
   readonly concurrency: number;
   /** N with `--summary-tokens N`, else null. */
   readonly simulatedSummaryTokens: number | null;
@@ -113,22 +114,26 @@ export interface ReplayStrategy {
  * `--summary-tokens N` runs summarize over a client that answers N-token summaries without a call.
  */
 export async function replayStrategy(args: SummarizerArgs & { strategy?: StrategyName }, summaryTokens: number | undefined): Promise<ReplayStrategy> {
+  const strategyOptions = strategyOptionsFromArgs(args); // validates --max-summary-tokens for every strategy
   const resolved = await summarizerFromArgs(args, process.env, 'summarizer-model');
   const concurrency = resolved.configured ? resolved.settings.concurrency : resolved.concurrency;
   if (summaryTokens === undefined) {
     const name = args.strategy ?? 'truncate';
-    const options = name === 'summarize' && resolved.configured ? summarizeOptions(resolved.settings, args.verbose) : undefined;
-    return { strategy: createStrategy(name, options), concurrency, simulatedSummaryTokens: null };
+    const summarizer = name === 'summarize' && resolved.configured ? { summarizer: summarizeOptions(resolved.settings, args.verbose) } : {};
+    // --max-summary-tokens is the summarizer's reply budget, or an offline strategy's size budget.
+    return { strategy: createStrategy(name, { ...strategyOptions, ...summarizer }), concurrency, simulatedSummaryTokens: null };
   }
   if (!Number.isInteger(summaryTokens) || summaryTokens < 1) throw new UsageError(`--summary-tokens must be a whole number >= 1, got ${summaryTokens}`);
   if (args.strategy === 'truncate') throw new UsageError('--summary-tokens simulates the summarize strategy; drop --strategy truncate');
   const settings = resolved.configured ? resolved.settings : null;
   const maxSummaryTokens = Math.max(summaryTokens, settings?.maxSummaryTokens ?? SUMMARIZER_DEFAULTS.maxSummaryTokens);
   const strategy = createStrategy('summarize', {
-    client: simulatedClient(summaryTokens),
-    maxSummaryTokens,
-    summarizerContext: settings?.summarizerContext ?? DEFAULT_SUMMARIZER_CONTEXT,
-    instructions: settings?.instructions ?? null,
+    summarizer: {
+      client: simulatedClient(summaryTokens),
+      maxSummaryTokens,
+      summarizerContext: settings?.summarizerContext ?? DEFAULT_SUMMARIZER_CONTEXT,
+      instructions: settings?.instructions ?? null,
+    },
   });
   return { strategy, concurrency, simulatedSummaryTokens: summaryTokens };
 }

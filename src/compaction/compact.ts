@@ -1,13 +1,14 @@
 /**
  * One compaction, from decision to new state. `planCompaction` is pure: it decides whether to
- * compact and what to summarize. `runCompaction` asks a strategy for the text and assembles
- * the state the sidecar stores. Reading files and writing sidecars are left to the callers.
+ * compact and what to summarize. `runCompaction` passes the span through the relevance filter,
+ * asks a strategy for the text (or, for prune, the outputs to replace) and assembles the state
+ * the sidecar stores. Reading files and writing sidecars are left to the callers.
  */
 import type { Message, RecordedCompaction } from '../session/model.js';
 import { windowStartAt } from '../session/model.js';
 import { hashMessages } from '../session/hash.js';
 import { summaryMessages } from '../session/provider-view.js';
-import type { Strategy } from '../strategies/strategy.js';
+import type { CompactionStrategy } from '../strategies/strategy.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import { estimateContextTokens, estimateMessageTokens, heuristicCounter, sum } from '../tokens/estimate.js';
 import type { CutPoint, NoCutReason } from './cut-point.js';
@@ -16,6 +17,8 @@ import { collectFileOps, mergeFileOps, NO_FILE_OPS } from './file-ops.js';
 import type { CompactionPolicy } from './policy.js';
 import { shouldCompact } from './policy.js';
 import { redactMessages, redactText } from './redact.js';
+import { pruningSavings } from './prune.js';
+import { filterRelevant } from './relevance.js';
 import type { CompactionState } from './state.js';
 import { SIDECAR_FORMAT_VERSION } from './state.js';
 
@@ -75,6 +78,43 @@ export function recordedWindowStart(subject: CompactionSubject): number {
   return windowStartAt(subject.recorded ?? [], subject.messages.length);
 }
 
+/**
+ * Tokens a compaction takes off every later call: the estimates of what it replaced minus what
+ * stands in for them (the summary pair, or the placeholders of pruned outputs).
+ */
+export function tokensSaved(
+  messages: readonly Message[],
+  tokens: readonly number[],
+  firstKeptIndex: number,
+  state: CompactionState,
+  count: TextCounter = heuristicCounter,
+  from = 0,
+): number {
+  if (state.pruned_outputs) return pruningSavings(messages, tokens, state.pruned_outputs, count);
+  return sum(tokens, from, firstKeptIndex) - state.summary_tokens;
+}
+
+/** Does this state hold pruned outputs rather than a summary? */
+function isPruneState(state: CompactionState): boolean {
+  return state.pruned_outputs !== null;
+}
+
+/**
+ * Summaries build on summaries and prunes on prunes. A previous compaction of the other kind
+ * cannot be merged, so the subject starts over without it; `discarded` says why.
+ */
+export function previousFor(
+  subject: CompactionSubject,
+  strategy: CompactionStrategy,
+): { readonly subject: CompactionSubject; readonly discarded: string | null } {
+  const previous = subject.previous;
+  if (!previous || isPruneState(previous.state) === (strategy.kind === 'prune')) return { subject, discarded: null };
+  return {
+    subject: { ...subject, previous: null },
+    discarded: `the sidecar was written by ${previous.state.strategy}, which ${strategy.name} cannot build on; compacting from scratch`,
+  };
+}
+
 /** Our previous compaction, unless the agent has since compacted past its cut (then it no longer applies). */
 export function livePrevious(subject: CompactionSubject): CompactionSubject['previous'] {
   const previous = subject.previous;
@@ -82,11 +122,12 @@ export function livePrevious(subject: CompactionSubject): CompactionSubject['pre
 }
 
 /** The context the next provider call would carry, with recorded and previous compactions applied. */
-export function currentContextTokens(subject: CompactionSubject): number {
+export function currentContextTokens(subject: CompactionSubject, count: TextCounter = heuristicCounter): number {
   const full = estimateContextTokens(subject.messages, subject.tokens, subject.messages.length, subject.recorded);
   const previous = livePrevious(subject);
   if (!previous) return full;
-  return contextAfterCompaction(full, subject.tokens, previous.firstKeptIndex, previous.state.summary_tokens, recordedWindowStart(subject));
+  const saved = tokensSaved(subject.messages, subject.tokens, previous.firstKeptIndex, previous.state, count, recordedWindowStart(subject));
+  return Math.max(0, full - saved);
 }
 
 const NO_CUT_REASONS: Record<NoCutReason, string> = {
@@ -111,6 +152,12 @@ export function planCompaction(subject: CompactionSubject, policy: CompactionPol
   return { kind: 'compact', contextTokens, cut, start };
 }
 
+/** The fields of a state that depend on how the span was compacted. */
+type StrategyPart = Pick<
+  CompactionState,
+  'fallback' | 'summary' | 'turn_prefix_summary' | 'tokens_after' | 'summary_tokens' | 'usage' | 'dropped_outputs' | 'pruned_outputs' | 'details'
+>;
+
 export interface RunOptions {
   readonly count?: TextCounter;
   readonly now?: Date;
@@ -122,28 +169,81 @@ export interface RunOptions {
   readonly redact?: boolean;
 }
 
-/** Summarizes the planned span with `strategy` and returns the state to store. */
+/** Compacts the planned span with `strategy` and returns the state to store. */
 export async function runCompaction(
   subject: CompactionSubject,
   plan: Extract<CompactionPlan, { kind: 'compact' }>,
-  strategy: Strategy,
+  strategy: CompactionStrategy,
   options: RunOptions = {},
 ): Promise<CompactionState> {
   const { messages, tokens } = subject;
   const previous = livePrevious(subject);
   const { cut, start } = plan;
-  const historyEnd = cut.splitTurnStart ?? cut.index;
+  if (previous && previousFor(subject, strategy).discarded) throw new Error('runCompaction: previous state of another kind (use previousFor)');
+  const count = options.count ?? heuristicCounter;
+  // Redaction masks everything the strategy reads and the sidecar stores (span, file lists, summary).
   const redact = options.redact ?? false;
-  const span = (from: number, to: number) => (redact ? redactMessages(messages.slice(from, to)) : messages.slice(from, to));
-  const history = span(start, historyEnd);
-  const turnPrefix = span(historyEnd, cut.index);
+  const source = redact ? redactMessages(messages.slice(0, cut.index)) : messages;
   const fileOps = mergeFileOps(
     previous ? { read: previous.state.read_files, modified: previous.state.modified_files } : NO_FILE_OPS,
-    collectFileOps([...history, ...turnPrefix]),
+    collectFileOps(source.slice(start, cut.index)),
   );
+  const fullContext = estimateContextTokens(messages, tokens, messages.length, subject.recorded);
+  const windowStart = recordedWindowStart(subject);
+  const summarizedNow = cut.index - start;
+  let summarizedHash: string | undefined;
+  /** The state in the sidecar's documented field order, from what differs between summaries and prunes. */
+  const state = (part: StrategyPart): CompactionState => ({
+    format_version: SIDECAR_FORMAT_VERSION,
+    session: subject.sessionName,
+    strategy: strategy.name,
+    fallback: part.fallback,
+    summary: part.summary,
+    turn_prefix_summary: part.turn_prefix_summary,
+    first_kept_message_id: messages[cut.index]!.id,
+    first_kept_index: cut.index,
+    tokens_before: plan.contextTokens,
+    tokens_after: part.tokens_after,
+    summary_tokens: part.summary_tokens,
+    messages_summarized: summarizedNow,
+    messages_summarized_total: (previous?.state.messages_summarized_total ?? 0) + summarizedNow,
+    // Computed when first read: hashing every summarized message is the costliest step, and a
+    // replay's simulated states are never stored (on slim messages it uses the prefix hashes
+    // taken while reading: session/hash.ts).
+    get summarized_hash() {
+      return (summarizedHash ??= hashMessages(messages, 0, cut.index));
+    },
+    read_files: fileOps.read,
+    modified_files: fileOps.modified,
+    compactions: (previous?.state.compactions ?? 0) + 1,
+    usage: part.usage,
+    dropped_outputs: part.dropped_outputs,
+    pruned_outputs: part.pruned_outputs,
+    details: part.details,
+    created_at: (options.now ?? new Date()).toISOString(),
+    tool_version: TOOL_VERSION,
+  });
+
+  if (strategy.kind === 'prune') {
+    const pruned = [...(previous?.state.pruned_outputs ?? []), ...strategy.prune({ messages: source, from: start, to: cut.index, count })];
+    return state({
+      fallback: false,
+      summary: '',
+      turn_prefix_summary: null,
+      tokens_after: Math.max(0, fullContext - pruningSavings(messages, tokens, pruned, count)),
+      summary_tokens: 0,
+      dropped_outputs: [],
+      pruned_outputs: pruned,
+      usage: null,
+      details: {},
+    });
+  }
+
+  const historyEnd = cut.splitTurnStart ?? cut.index;
+  const filtered = filterRelevant(source, start, cut.index, count);
   const summarized = await strategy.summarize({
-    history,
-    turnPrefix,
+    history: filtered.messages.slice(0, historyEnd - start),
+    turnPrefix: filtered.messages.slice(historyEnd - start),
     previous: previous?.state ?? null,
     fileOps,
     ...(options.signal ? { signal: options.signal } : {}),
@@ -152,35 +252,16 @@ export async function runCompaction(
   const output = redact
     ? { ...summarized, summary: redactText(summarized.summary), turnPrefixSummary: summarized.turnPrefixSummary && redactText(summarized.turnPrefixSummary) }
     : summarized;
-  const newSummaryTokens = summaryTokens(output.summary, output.turnPrefixSummary, options.count);
-  const fullContext = estimateContextTokens(messages, tokens, messages.length, subject.recorded);
-  const summarizedNow = cut.index - start;
-  let summarizedHash: string | undefined;
-  return {
-    format_version: SIDECAR_FORMAT_VERSION,
-    session: subject.sessionName,
-    strategy: strategy.name,
+  const newSummaryTokens = summaryTokens(output.summary, output.turnPrefixSummary, count);
+  return state({
     fallback: output.fallback ?? false,
     summary: output.summary,
     turn_prefix_summary: output.turnPrefixSummary,
-    first_kept_message_id: messages[cut.index]!.id,
-    first_kept_index: cut.index,
-    tokens_before: plan.contextTokens,
-    tokens_after: contextAfterCompaction(fullContext, tokens, cut.index, newSummaryTokens, recordedWindowStart(subject)),
+    tokens_after: contextAfterCompaction(fullContext, tokens, cut.index, newSummaryTokens, windowStart),
     summary_tokens: newSummaryTokens,
-    messages_summarized: summarizedNow,
-    messages_summarized_total: (previous?.state.messages_summarized_total ?? 0) + summarizedNow,
-    // Computed when first read: hashing every summarized message is the costliest step, and a
-    // replay's simulated states are never stored.
-    get summarized_hash() {
-      return (summarizedHash ??= hashMessages(messages, 0, cut.index));
-    },
-    read_files: fileOps.read,
-    modified_files: fileOps.modified,
-    compactions: (previous?.state.compactions ?? 0) + 1,
+    dropped_outputs: [...(previous?.state.dropped_outputs ?? []), ...filtered.dropped],
+    pruned_outputs: null,
     usage: output.usage ? { input_tokens: output.usage.input, output_tokens: output.usage.output } : null,
     details: output.details,
-    created_at: (options.now ?? new Date()).toISOString(),
-    tool_version: TOOL_VERSION,
-  };
+  });
 }

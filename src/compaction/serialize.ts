@@ -7,9 +7,13 @@ import type { ContentBlock, Message } from '../session/model.js';
 /** Tool results longer than this are cut in the transcript, with a note of how much. */
 export const TOOL_RESULT_CHAR_LIMIT = 2_000;
 
-function formatArguments(args: Readonly<Record<string, unknown>>): string {
+/** `key="value", …` on one line; each value cut to `valueLimit` characters (with …) when given. */
+export function formatArguments(args: Readonly<Record<string, unknown>>, valueLimit = Infinity): string {
   return Object.entries(args)
-    .map(([key, value]) => `${key}=${JSON.stringify(typeof value === 'string' ? value : JSON.stringify(value))}`)
+    .map(([key, value]) => {
+      const text = typeof value === 'string' ? value : JSON.stringify(value);
+      return `${key}=${JSON.stringify(text.length > valueLimit ? `${text.slice(0, valueLimit)}…` : text)}`;
+    })
     .join(', ');
 }
 

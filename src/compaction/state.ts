@@ -2,6 +2,8 @@
  * The result of a compaction, as stored in the sidecar (seed 004's CompactionState plus what
  * idempotency and audit need). Field names are snake_case because this is the on-disk shape.
  */
+import type { PrunedOutput } from './prune.js';
+import type { DroppedOutput } from './relevance.js';
 
 export const SIDECAR_FORMAT_VERSION = 1;
 
@@ -39,6 +41,13 @@ export interface CompactionState {
   /** How many compactions this state folds together (1 for the first). */
   readonly compactions: number;
   readonly usage: SummarizerUsage | null;
+  /** Tool outputs the relevance filter kept from the summarizer, over all compactions ([] for prune). */
+  readonly dropped_outputs: readonly DroppedOutput[];
+  /**
+   * Set by `prune` only: the history was not summarized but kept, with these tool outputs
+   * replaced by placeholders (cumulative); `summary` is then empty. Null for every summary.
+   */
+  readonly pruned_outputs: readonly PrunedOutput[] | null;
   /** Strategy-specific data carried to the next compaction (e.g. truncate's role counts). */
   readonly details: Readonly<Record<string, unknown>>;
   readonly created_at: string;

@@ -20,7 +20,8 @@ export const settingsLayerSchema = z
     base_url: z.url({ protocol: /^https?$/ }),
     model: z.string().min(1),
     api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'),
-    max_summary_tokens: wholeNumber(64),
+    // Shared with extract's size budget: any whole number; summarizeOptions checks it fits the window.
+    max_summary_tokens: wholeNumber(1),
     instructions: z.string(),
     /** Seconds per request. */
     timeout: z.number().positive(),

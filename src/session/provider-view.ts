@@ -1,7 +1,9 @@
 /**
  * What the provider sees after a compaction (seed 004 build_provider_context):
- * [summary as a user message, a short assistant acknowledgement, kept messages…]. Pure.
+ * [summary as a user message, a short assistant acknowledgement, kept messages…]; after a
+ * prune, every message with the pruned tool outputs replaced by placeholders. Pure.
  */
+import { applyPruning } from '../compaction/prune.js';
 import type { CompactionState } from '../compaction/state.js';
 import { InputError } from '../errors.js';
 import type { Message } from './model.js';
@@ -26,12 +28,13 @@ export function summaryMessages(summary: string, turnPrefixSummary: string | nul
   ];
 }
 
-/** All messages unchanged without a compaction; otherwise the summary pair and the kept messages. */
+/** All messages unchanged without a compaction; otherwise the summary pair and the kept messages, or the pruned conversation. */
 export function buildProviderContext(messages: readonly Message[], state: CompactionState | null): Message[] {
   if (!state) return [...messages];
   const index = messages.findIndex((message) => message.id === state.first_kept_message_id);
   if (index < 0) {
     throw new InputError(`sidecar names message ${JSON.stringify(state.first_kept_message_id)}, which is not in the session`);
   }
+  if (state.pruned_outputs) return applyPruning(messages, state.pruned_outputs);
   return [...summaryMessages(state.summary, state.turn_prefix_summary), ...messages.slice(index)];
 }

@@ -27,6 +27,23 @@ export const sidecarSchema = z.object({
   modified_files: z.array(z.string()),
   compactions: count.min(1),
   usage: z.object({ input_tokens: count, output_tokens: count }).nullable(),
+  // Both added after the first sidecars: absent means none, so older version-1 sidecars still load.
+  dropped_outputs: z
+    .array(
+      z.object({
+        tool_request_id: z.string(),
+        message_id: z.string(),
+        tool: z.string(),
+        reason: z.enum(['superseded-read', 'duplicate-output']),
+        kept_tool_request_id: z.string(),
+        tokens: count,
+      }),
+    )
+    .default([]),
+  pruned_outputs: z
+    .array(z.object({ tool_request_id: z.string(), message_id: z.string(), tool: z.string(), arguments: z.string(), tokens: count }))
+    .nullable()
+    .default(null),
   details: z.record(z.string(), z.unknown()),
   created_at: z.string(),
   tool_version: z.string(),
@@ -39,5 +56,7 @@ export const stateMatchesSchema: (value: CompactionState) => Parsed = (value) =>
   ...value,
   read_files: [...value.read_files],
   modified_files: [...value.modified_files],
+  dropped_outputs: [...value.dropped_outputs],
+  pruned_outputs: value.pruned_outputs ? [...value.pruned_outputs] : null,
   details: { ...value.details },
 });

@@ -1,9 +1,13 @@
 /**
  * The one interface every summarizing strategy implements: (span, previous) → summary + usage.
  * The core decides what to summarize and computes the file lists; a strategy only writes text.
+ * `prune` keeps the span instead of summarizing it, so it has an interface of its own:
+ * (span) → the tool outputs to replace; `CompactionStrategy` is either.
  */
 import type { FileOps } from '../compaction/file-ops.js';
+import type { PrunedOutput } from '../compaction/prune.js';
 import type { CompactionState } from '../compaction/state.js';
+import type { TextCounter } from '../tokens/estimate.js';
 import type { Message } from '../session/model.js';
 
 export interface SummaryInput {
@@ -36,5 +40,25 @@ export interface Strategy {
    * text: it then gets slim messages (session/slim.ts) and memory stays flat. Absent = false.
    */
   readonly metadataOnly?: boolean;
+  /** Absent or 'summary': the span is replaced by a summary. */
+  readonly kind?: 'summary';
   summarize(input: SummaryInput): Promise<SummaryOutput>;
 }
+
+export interface PruneInput {
+  /** The session up to the end of the compaction: results are read with their calls. */
+  readonly messages: readonly Message[];
+  /** The span whose outputs may be pruned: [from, to), `to` being the first kept message. */
+  readonly from: number;
+  readonly to: number;
+  readonly count: TextCounter;
+}
+
+/** Keeps the span and names the tool outputs the provider view replaces by placeholders. */
+export interface PruneStrategy {
+  readonly name: string;
+  readonly kind: 'prune';
+  prune(input: PruneInput): readonly PrunedOutput[];
+}
+
+export type CompactionStrategy = Strategy | PruneStrategy;

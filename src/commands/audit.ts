@@ -1,0 +1,186 @@
+/**
+ * `compactor audit`: what each compaction lost. Audits the session's sidecar and the
+ * compactions its agent recorded; `--strategy a,b` also replays the session under the policy
+ * with each strategy and audits every compaction that makes (src/audit/fidelity.ts).
+ */
+import type { CommandModule } from 'yargs';
+import type { AuditedCompaction, StrategyRetention } from '../audit/compactions.js';
+import { auditRecorded, auditReplay, auditSidecar, retentionByStrategy } from '../audit/compactions.js';
+import { replaySession } from '../audit/replay.js';
+import { FACT_KINDS } from '../compaction/facts.js';
+import { ExitCode, UsageError } from '../errors.js';
+import { formatPercent, formatTokens } from '../report/format.js';
+import { createProgress, shouldShowProgress } from '../report/progress.js';
+import { renderTable } from '../report/table.js';
+import type { StrategyName } from '../strategies/index.js';
+import { createStrategy, STRATEGY_NAMES } from '../strategies/index.js';
+import { runBatch } from './batch.js';
+import { selectInputs } from './inputs.js';
+import { loadSession } from './load.js';
+import type { CommonArgs, PolicyArgs, SummaryBudgetArgs } from './options.js';
+import { parseShard } from './shard.js';
+import { policyFromArgs, policyJson, strategyOptionsFromArgs, wholeNumber, withInputs, withPolicy, withSummaryBudget } from './options.js';
+import { createOutput, reportFailure } from './output.js';
+
+interface AuditArgs extends CommonArgs, PolicyArgs, SummaryBudgetArgs {
+  strategy?: string | string[];
+  'show-missing': number;
+}
+
+/** Width of a missing fact's text in human output (80 columns with its indent and kind). */
+const MISSING_TEXT_WIDTH = 64;
+
+/** `--strategy a,b` or `--strategy a --strategy b`. */
+function parseStrategies(values: string | readonly string[] | undefined): StrategyName[] {
+  const names = (typeof values === 'string' ? [values] : (values ?? []))
+    .flatMap((value) => value.split(',')).map((name) => name.trim()).filter(Boolean);
+  for (const name of names) {
+    if (!(STRATEGY_NAMES as readonly string[]).includes(name)) {
+      throw new UsageError(`--strategy: unknown strategy ${JSON.stringify(name)} (known: ${STRATEGY_NAMES.join(', ')})`);
+    }
+  }
+  return [...new Set(names)] as StrategyName[];
+}
+
+function label(audit: AuditedCompaction): string {
+  if (audit.source === 'sidecar') return `sidecar ${audit.strategy}`;
+  return `${audit.strategy} ${audit.number}`;
+}
+
+function compactionJson(audit: AuditedCompaction) {
+  const { report } = audit;
+  return {
+    source: audit.source,
+    strategy: audit.strategy,
+    number: audit.number,
+    first_kept_index: audit.firstKeptIndex,
+    first_kept_message_id: audit.firstKeptMessageId,
+    end_index: audit.endIndex,
+    tokens_before: audit.tokensBefore,
+    tokens_after: audit.tokensAfter,
+    summary_tokens: audit.summaryTokens,
+    retention: report.retention,
+    facts: Object.fromEntries(FACT_KINDS.map((kind) => [kind, { ...report.counts[kind] }])),
+    missing: report.missing.map((fact) => ({ kind: fact.kind, text: fact.text, message_id: fact.messageId })),
+  };
+}
+
+function strategyJson(line: StrategyRetention) {
+  return {
+    strategy: line.strategy,
+    compactions: line.compactions,
+    retention: line.retention,
+    lowest_retention: line.lowest,
+    directives_found: line.directivesFound,
+    directives_kept: line.directivesKept,
+  };
+}
+
+const oneLine = (text: string, width: number) => {
+  const flat = text.replace(/\s+/g, ' ');
+  return flat.length > width ? `${flat.slice(0, width - 1)}…` : flat;
+};
+
+function humanReport(path: string, format: string, messages: number, audits: readonly AuditedCompaction[], lines: readonly StrategyRetention[], showMissing: number): string {
+  const out = [`${path} (${format}, ${formatTokens(messages)} messages)`];
+  if (audits.length === 0) {
+    out.push('  no compactions: no sidecar, none recorded in the file, and none simulated under this policy');
+    return `${out.join('\n')}\n`;
+  }
+  const rows = audits.map((audit) => [
+    label(audit),
+    formatTokens(audit.firstKeptIndex),
+    ...FACT_KINDS.map((kind) => `${audit.report.counts[kind].kept}/${audit.report.counts[kind].found}`),
+    audit.tokensAfter === null ? '-' : formatTokens(audit.tokensAfter),
+    formatPercent(audit.report.retention),
+  ]);
+  out.push(
+    renderTable(
+      [
+        { header: 'compaction', align: 'left' },
+        { header: 'cut' },
+        { header: 'files' },
+        { header: 'commands' },
+        { header: 'errors' },
+        { header: 'directives' },
+        { header: 'after' },
+        { header: 'kept' },
+      ],
+      rows,
+    ),
+  );
+  for (const line of lines) {
+    const directives = line.directivesKept === line.directivesFound ? 'every directive kept' : `${line.directivesKept}/${line.directivesFound} directives kept`;
+    out.push(
+      line.compactions === 0
+        ? `${line.strategy}: no compaction under this policy`
+        : `${line.strategy}: ${formatPercent(line.retention)} kept over ${line.compactions} compaction${line.compactions === 1 ? '' : 's'} (lowest ${formatPercent(line.lowest)}), ${directives}`,
+    );
+  }
+  // The latest compaction of each strategy is what the model sees now; --json lists every one's.
+  const latest = audits.filter((audit, i) => !audits.slice(i + 1).some((later) => later.source === audit.source && later.strategy === audit.strategy));
+  for (const audit of latest) {
+    const missing = audit.report.missing;
+    if (missing.length === 0 || showMissing === 0) continue;
+    out.push(`missing after ${label(audit)}:`);
+    for (const fact of missing.slice(0, showMissing)) out.push(`  ${fact.kind.padEnd(10)} ${oneLine(fact.text, MISSING_TEXT_WIDTH)}`);
+    if (missing.length > showMissing) out.push(`  … and ${missing.length - showMissing} more (--json lists them all)`);
+  }
+  return `${out.join('\n')}\n`;
+}
+
+export const auditCommand: CommandModule<object, AuditArgs> = {
+  command: 'audit <inputs..>',
+  describe: 'Measure what compactions lost: files, commands, errors and user directives kept',
+  builder: (yargs) =>
+    withSummaryBudget(withPolicy(withInputs(yargs)))
+      .option('strategy', {
+        describe: `also simulate these strategies (comma-separated: ${STRATEGY_NAMES.join(', ')}) under the policy`,
+        type: 'string',
+      })
+      .option('show-missing', { describe: 'missing facts listed for the latest compaction of each strategy', type: 'number', default: 5 }) as never,
+  handler: async (args) => {
+    const policy = policyFromArgs(args);
+    // Validated here rather than in a yargs coerce, which would turn the UsageError into exit 1.
+    const strategies = parseStrategies(args.strategy).map((name) => createStrategy(name, strategyOptionsFromArgs(args)));
+    const showMissing = wholeNumber('show-missing', args['show-missing'], 0);
+    const paths = await selectInputs(args.inputs, parseShard(args.shard));
+    const output = createOutput(args.json);
+    const progress = createProgress(paths.length, shouldShowProgress(args.json));
+
+    const auditOne = async (path: string) => {
+      const loaded = await loadSession(path, { format: args.format, withSidecar: true });
+      const { messages } = loaded.session;
+      const audits: AuditedCompaction[] = [];
+      const previous = loaded.subject.previous;
+      if (previous) audits.push(auditSidecar(messages, previous.state, previous.firstKeptIndex));
+      audits.push(...auditRecorded(loaded.session));
+      for (const strategy of strategies) {
+        const result = await replaySession({ sessionName: loaded.subject.sessionName, messages, tokens: loaded.tokens, policy, strategy });
+        audits.push(...auditReplay(messages, result, strategy.name));
+      }
+      return { loaded, audits, lines: retentionByStrategy(audits, strategies.map((strategy) => strategy.name)) };
+    };
+
+    const outcomes = await runBatch(paths, auditOne, ({ path, ...outcome }) => {
+      progress.tick(path);
+      if (!outcome.ok) return reportFailure(output, path, outcome.error);
+      const { loaded, audits, lines } = outcome.value;
+      loaded.warnings.forEach((warning) => output.warn(warning));
+      const record = {
+        session: path,
+        format: loaded.session.format,
+        messages: loaded.session.messages.length,
+        ...(strategies.length > 0 ? { policy: policyJson(policy) } : {}),
+        compactions: audits.map(compactionJson),
+        strategies: lines.map(strategyJson),
+      };
+      output.record(record, () =>
+        humanReport(path, loaded.session.format, loaded.session.messages.length, audits, lines, showMissing),
+      );
+    });
+    progress.stop();
+    await output.close();
+    process.exitCode = outcomes.some((outcome) => !outcome.ok) ? ExitCode.failed : ExitCode.ok;
+  },
+};
