@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * `npm run demo`: the main job on the bundled fixtures, in a scratch copy so the repository is
- * never written: inspect the token growth, replay a policy, compact, and compact again.
+ * never written: inspect the token growth, replay policies side by side, audit what two offline
+ * strategies keep, compact everything, and compact again (now up-to-date).
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
@@ -20,7 +21,8 @@ const run = (...args) => {
 };
 try {
   run('inspect', 'bug.jsonl');
-  run('replay', '--context-limit', '80000', '--price-input', '15', '--price-output', '75', 'bug.jsonl');
+  run('replay', '--policy', 'custom,pi,codex,coop', '--context-limit', '80000', 'bug.jsonl');
+  run('audit', '--strategy', 'extract,truncate', '--context-limit', '80000', 'bug.jsonl');
   run('compact', '--strategy', 'truncate', '--context-limit', '80000', '.');
   run('compact', '--strategy', 'truncate', '--context-limit', '80000', '.');
 } finally {

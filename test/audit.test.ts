@@ -68,7 +68,7 @@ describe('audit --strategy on fixtures/bug.jsonl', () => {
   it('says so when the policy never compacts', async () => {
     const result = await runCli(['audit', '--strategy', 'extract', 'fixtures/bug.jsonl']);
     expect(result.exitCode).toBe(0);
-    expect(result.stdout).toContain('no compactions: no sidecar, none recorded in the file, and none simulated under this policy');
+    expect(result.stdout).toContain('no compactions: no sidecar, none recorded, none simulated under this policy');
   });
 });
 

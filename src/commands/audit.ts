@@ -9,7 +9,7 @@ import { auditRecorded, auditReplay, auditSidecar, retentionByStrategy } from '.
 import { replaySession } from '../audit/replay.js';
 import { FACT_KINDS } from '../compaction/facts.js';
 import { ExitCode, UsageError } from '../errors.js';
-import { formatPercent, formatTokens } from '../report/format.js';
+import { formatPercent, formatTokens, titleLine } from '../report/format.js';
 import { createProgress, shouldShowProgress } from '../report/progress.js';
 import { renderTable } from '../report/table.js';
 import type { StrategyName } from '../strategies/index.js';
@@ -82,9 +82,9 @@ const oneLine = (text: string, width: number) => {
 };
 
 function humanReport(path: string, format: string, messages: number, audits: readonly AuditedCompaction[], lines: readonly StrategyRetention[], showMissing: number): string {
-  const out = [`${path} (${format}, ${formatTokens(messages)} messages)`];
+  const out = [titleLine(path, `${format}, ${formatTokens(messages)} messages`)];
   if (audits.length === 0) {
-    out.push('  no compactions: no sidecar, none recorded in the file, and none simulated under this policy');
+    out.push('  no compactions: no sidecar, none recorded, none simulated under this policy');
     return `${out.join('\n')}\n`;
   }
   const rows = audits.map((audit) => [

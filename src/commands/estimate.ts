@@ -91,7 +91,7 @@ export const estimateCommand: CommandModule<object, CommonArgs & PolicyArgs> = {
         output.record(record);
         const cut = record.cut;
         rows.push([
-          fitPath(path, 28),
+          fitPath(path, 27),
           formatTokens(record.messages),
           formatTokens(record.estimated_tokens),
           formatTokens(record.context_tokens),
