@@ -4,7 +4,8 @@
  * would, answers with a summary in the requested sections and `usage`, records every request,
  * and can be scripted to misbehave: delay, 429 with retry-after, 5xx, socket reset, malformed
  * JSON, an empty reply, `finish_reason: length`, a reply that continues the conversation, or a
- * context-overflow error whenever a prompt exceeds a configured size.
+ * context-overflow error whenever a prompt exceeds a configured size. A delayed request whose
+ * client hangs up (an aborted call) is recorded as `disconnected` and never answered.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
@@ -31,6 +32,8 @@ export interface FakeProviderOptions {
   readonly always?: Fault;
   /** When set, requests without `Authorization: Bearer <key>` get a 401 (whose body echoes the header, as some proxies do). */
   readonly expectKey?: string;
+  /** The address to listen on; 127.0.0.1 unless a test needs an endpoint that is not loopback. */
+  readonly host?: string;
 }
 
 export interface RecordedRequest {
@@ -43,7 +46,7 @@ export interface RecordedRequest {
   readonly promptTokens: number;
   readonly maxTokens: number;
   readonly headers: Record<string, string | string[] | undefined>;
-  /** What the fake answered: `summary`, `overflow`, `invalid`, `unauthorized`, or a fault kind. */
+  /** What the fake answered: `summary`, `overflow`, `invalid`, `unauthorized`, `disconnected` (the client hung up during a delay), or a fault kind. */
   readonly answered: string;
   /** The summary text sent back, for `summary` answers. */
   readonly reply: string | null;
@@ -55,6 +58,8 @@ export interface FakeProvider {
   readonly requests: RecordedRequest[];
   /** Requests answered with a summary. */
   readonly summaries: () => RecordedRequest[];
+  /** Resolves once `count` requests have arrived (recorded or still being delayed). */
+  received(count: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -157,9 +162,16 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
   const requests: RecordedRequest[] = [];
   const faults = [...(options.faults ?? [])];
   let answered = 0;
+  let arrived = 0;
+  const arrivals: { count: number; resolve: () => void }[] = [];
 
   const server = createServer(async (request, response) => {
     const at = Date.now();
+    arrived++;
+    for (const waiter of arrivals.filter((waiter) => waiter.count <= arrived)) {
+      arrivals.splice(arrivals.indexOf(waiter), 1);
+      waiter.resolve();
+    }
     const text = await readBody(request);
     let body: any = null;
     try {
@@ -189,7 +201,17 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     }
 
     const fault = faults.shift() ?? options.always;
-    if (fault?.kind === 'delay') await new Promise((resolve) => setTimeout(resolve, fault.ms));
+    if (fault?.kind === 'delay') {
+      // An aborted call closes the connection: stop waiting and record it, as a provider would see it.
+      const hungUp = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), fault.ms);
+        response.on('close', () => {
+          clearTimeout(timer);
+          resolve(!response.writableFinished);
+        });
+      });
+      if (hungUp) return record('disconnected');
+    }
     if (options.contextLimit !== undefined && promptTokens + maxTokens > options.contextLimit) {
       record('overflow');
       const answer = overflowAnswer(options.overflowStyle ?? 'openai', promptTokens + maxTokens, options.contextLimit);
@@ -225,12 +247,14 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       }
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/v1`,
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}/v1`,
     requests,
     summaries: () => requests.filter((request) => request.answered === 'summary'),
+    received: (count) => (arrived >= count ? Promise.resolve() : new Promise<void>((resolve) => arrivals.push({ count, resolve }))),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -16,8 +16,8 @@ export interface RunningCli {
   readonly exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export function startCli(args: readonly string[]): RunningCli {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, CI: 'true', NO_COLOR: '1' } });
+export function startCli(args: readonly string[], env: Record<string, string> = {}): RunningCli {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, CI: 'true', NO_COLOR: '1', ...env } });
   let out = '';
   let err = '';
   const waiters: { pattern: RegExp; resolve: () => void }[] = [];
