@@ -3,7 +3,6 @@
  * key reaches the endpoint and nothing else (no stdout, stderr or file, whatever fails and however
  * the run reports it), and `--redact` masks what is sent to the summarizer and what is stored.
  */
-import { networkInterfaces } from 'node:os';
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -180,20 +179,6 @@ describe('redaction reaches the endpoint', () => {
     expect(shouldRedact(undefined, fake.url)).toBe(false);
     expect(fake.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
   });
-
-  // The default end to end needs an endpoint that is not loopback: the fake on this machine's own
-  // network address (most machines, CI runners included, have one).
-  const external = Object.values(networkInterfaces())
-    .flat()
-    .find((address) => address && address.family === 'IPv4' && !address.internal)?.address;
-  it.runIf(external)('without --redact a non-loopback endpoint gets the transcript redacted (default: on)', async () => {
-    const fake = await t.start({ host: external! });
-    const session = await secretSession();
-    const result = await runCli(['compact', session, ...POLICY, '--json', '--strategy', 'summarize', ...fakeFlags(fake)], { env: t.scratch.env });
-    expect(result.exitCode).toBe(0);
-    expect(jsonLines(result.stdout)[0]).toMatchObject({ status: 'compacted', redacted: true });
-    expect(fake.requests).toHaveLength(1);
-    expect(secretsIn(JSON.stringify(fake.requests[0]!.body))).toEqual([]);
-    for (const marker of MARKERS) expect(fake.requests[0]!.user).toContain(marker);
-  });
+  // The default for a remote endpoint is pinned by the shouldRedact test above: tests send traffic
+  // only to loopback, so no end-to-end run reaches a non-loopback endpoint.
 });

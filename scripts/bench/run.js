@@ -14,7 +14,7 @@
  * it (or COMPACTOR_BENCH_CACHE) they are kept and reused. ccusage is installed with npm into
  * the cache's tools folder (or the temporary directory), never into the project.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -305,11 +305,37 @@ try {
   }
 
   // LLM path: 200 sessions at --concurrency 16 against a local server delaying each reply 1 s.
-  // It needs `--strategy summarize`; until this build has it, the row says so.
-  const summarize = spawnSync(process.execPath, [BIN, 'compact', '--strategy', 'summarize', '--dry-run', join(ROOT, 'fixtures', 'bug.jsonl')], { encoding: 'utf8' });
-  addRow('200 sessions, server delays 1 s', 'compact --strategy summarize --concurrency 16', {
-    error: summarize.status === 2 ? 'n/a (no summarize strategy in this build; harness hook left in run.js)' : 'n/a (summarize exists: wire its flags into run.js)',
-  });
+  // Each session needs exactly one summarizer call, so the ideal is ceil(200 / 16) waves of 1 s.
+  {
+    const sessions = 200;
+    const concurrency = 16;
+    const delayMs = 1000;
+    const dir = join(work, 'llm-sessions');
+    mkdirSync(dir, { recursive: true });
+    for (let i = 0; i < sessions; i++) {
+      const lines = [
+        { id: 'u1', role: 'user', content: `Session ${i}: please read the config and summarize what it does.` },
+        { id: 'a1', role: 'assistant', content: 'The config sets the port and the log level; nothing else stands out.' },
+        { id: 'u2', role: 'user', content: 'Thanks. Now list what is left to do.' },
+        { id: 'a2', role: 'assistant', content: 'Nothing is left: the change is done and tested.' },
+      ];
+      writeFileSync(join(dir, `s${String(i).padStart(3, '0')}.jsonl`), `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
+    }
+    const server = spawn(process.execPath, [join(HERE, 'llm-server.js'), String(delayMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const port = await new Promise((resolve) => server.stdout.once('data', (chunk) => resolve(Number(String(chunk).trim()))));
+    const removeLlmSidecars = () => {
+      for (const name of readdirSync(dir)) if (name.endsWith('_compaction.json')) rmSync(join(dir, name));
+    };
+    const args = ['compact', '--json', '--strategy', 'summarize', '--base-url', `http://127.0.0.1:${port}/v1`, '--model', 'bench'];
+    args.push('--concurrency', String(concurrency), '--force', '--keep-recent', '1', dir);
+    log(`llm: ${sessions} sessions, concurrency ${concurrency}, replies after ${delayMs} ms`);
+    const result = measure(...compactor(args), { runs: flags.runs, scratch, before: removeLlmSidecars, env: { OPENAI_API_KEY: 'bench-key' } });
+    server.kill();
+    const ideal = (Math.ceil(sessions / concurrency) * delayMs) / 1000;
+    const out = result.error ? null : records(result.stdout);
+    const note = out ? `${(result.wall / ideal).toFixed(2)}× the ideal ${ideal} s (${sessions} / ${concurrency} × 1 s), ${out.count} records, ${out.failed} failed` : '';
+    addRow(`${sessions} sessions, server delays 1 s`, `compact --strategy summarize --concurrency ${concurrency}`, result, null, note);
+  }
 
   results.machine += ` Load average ${loadavg()[0].toFixed(2)} at the end.`;
   printTable(results.machine);

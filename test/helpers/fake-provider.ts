@@ -32,8 +32,6 @@ export interface FakeProviderOptions {
   readonly always?: Fault;
   /** When set, requests without `Authorization: Bearer <key>` get a 401 (whose body echoes the header, as some proxies do). */
   readonly expectKey?: string;
-  /** The address to listen on; 127.0.0.1 unless a test needs an endpoint that is not loopback. */
-  readonly host?: string;
 }
 
 export interface RecordedRequest {
@@ -247,11 +245,11 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       }
     }
   });
-  const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  // Loopback only: tests send traffic to no other address.
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}/v1`,
+    url: `http://127.0.0.1:${port}/v1`,
     requests,
     summaries: () => requests.filter((request) => request.answered === 'summary'),
     received: (count) => (arrived >= count ? Promise.resolve() : new Promise<void>((resolve) => arrivals.push({ count, resolve }))),
