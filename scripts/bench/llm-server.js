@@ -45,7 +45,11 @@ const server = createServer((request, response) => {
         }),
       );
     }, delayMs);
-    request.on('close', () => clearTimeout(timer));
+    // A client that hangs up (aborted, timed out) gets no reply; 'close' on the request itself
+    // fires once its body is read, so watch the response.
+    response.on('close', () => {
+      if (!response.writableEnded) clearTimeout(timer);
+    });
   });
 });
 server.listen(0, '127.0.0.1', () => process.stdout.write(`${server.address().port}\n`));

@@ -305,7 +305,7 @@ try {
   }
 
   // LLM path: 200 sessions at --concurrency 16 against a local server delaying each reply 1 s.
-  // Each session needs exactly one summarizer call, so the ideal is ceil(200 / 16) waves of 1 s.
+  // Each session needs exactly one summarizer call (a short session, forced, no split turn).
   {
     const sessions = 200;
     const concurrency = 16;
@@ -331,7 +331,8 @@ try {
     log(`llm: ${sessions} sessions, concurrency ${concurrency}, replies after ${delayMs} ms`);
     const result = measure(...compactor(args), { runs: flags.runs, scratch, before: removeLlmSidecars, env: { OPENAI_API_KEY: 'bench-key' } });
     server.kill();
-    const ideal = (Math.ceil(sessions / concurrency) * delayMs) / 1000;
+    // The issue's ideal: sessions / concurrency × delay (12.5 s), not rounded up to whole waves.
+    const ideal = ((sessions / concurrency) * delayMs) / 1000;
     const out = result.error ? null : records(result.stdout);
     const note = out ? `${(result.wall / ideal).toFixed(2)}× the ideal ${ideal} s (${sessions} / ${concurrency} × 1 s), ${out.count} records, ${out.failed} failed` : '';
     addRow(`${sessions} sessions, server delays 1 s`, `compact --strategy summarize --concurrency ${concurrency}`, result, null, note);
