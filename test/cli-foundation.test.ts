@@ -33,6 +33,19 @@ describe('compactor inspect', () => {
     expect(record!.totals.requests).toBe(record!.turns.reduce((n: number, t: { requests: number }) => n + t.requests, 0));
   });
 
+  it('takes the policy flags like every command: which turns start above the trigger', async () => {
+    const result = await runCli(['inspect', '--json', '--context-limit', '80000', BUG]);
+    const [record] = jsonLines(result.stdout);
+    // trigger = 80,000 - 30,000 (default reserve) = 50,000; baselines from turn 3 on are above it
+    expect(record!.trigger_tokens).toBe(50_000);
+    expect(record!.policy).toMatchObject({ context_limit: 80_000, reserve_tokens: 30_000 });
+    expect(record!.turns.map((t: { over_trigger: boolean }) => t.over_trigger)).toEqual([false, false, true, true, true, true, true, true, true]);
+    const human = await runCli(['inspect', '--context-limit', '80000', BUG]);
+    expect(human.stdout).toContain('turns starting above the compaction trigger (50,000 tokens): 3, 4, 5, 6, 7, 8, 9');
+    const bad = await runCli(['inspect', '--reserve', '-1', BUG]);
+    expect(bad.exitCode).toBe(2);
+  });
+
   it('prints a table that fits 80 columns', async () => {
     const result = await runCli(['inspect', BUG]);
     expect(result.exitCode).toBe(0);

@@ -32,8 +32,10 @@ import type { GateArgs } from './gates.js';
 import { breachJson, breachLine, exitCodeFor, gateLimits, withGates } from './gates.js';
 import { selectInputs } from './inputs.js';
 import { loadSession } from './load.js';
-import type { CommonArgs } from './options.js';
-import { jobsFromArgs, withInputs } from './options.js';
+import type { CommonArgs, PolicyArgs } from './options.js';
+import { jobsFromArgs, policyFromArgs, policyJson, withInputs, withPolicy } from './options.js';
+import type { CompactionPolicy } from '../compaction/policy.js';
+import { shouldCompact, triggerThreshold } from '../compaction/policy.js';
 import { createOutput, reportFailure } from './output.js';
 import type { PriceOverrides, Pricing, PricingArgs } from './pricing.js';
 import { priceOverrides, pricingJson, pricingWarning, resolvePricing, withPricing } from './pricing.js';
@@ -41,7 +43,7 @@ import type { ReadTaskOptions } from './sessions.js';
 import { runSessions } from './sessions.js';
 import { parseShard } from './shard.js';
 
-interface InspectArgs extends CommonArgs, PricingArgs, GateArgs {
+interface InspectArgs extends CommonArgs, PolicyArgs, PricingArgs, GateArgs {
   chart: boolean;
   top: number;
 }
@@ -58,7 +60,14 @@ interface Inspection {
   readonly breaches: readonly Breach[];
   /** Compactions the agent recorded in the file, with their real effect. */
   readonly recorded: readonly RecordedCompactionEffect[];
+  /** The policy flags, with the model's window when --context-limit is not given. */
+  readonly policy: CompactionPolicy;
   readonly warnings: readonly (Diagnostic | string)[];
+}
+
+/** Would a turn that starts at this baseline be compacted under the policy (ignoring --force)? */
+function overTrigger(baseline: number, policy: CompactionPolicy): boolean {
+  return shouldCompact(baseline, { ...policy, force: false });
 }
 
 function turnCost(turn: Turn, pricing: Pricing): CostSplit | null {
@@ -84,6 +93,10 @@ function humanReport(path: string, inspection: Inspection, args: Pick<InspectOpt
   const model = pricing.model ? `, ${pricing.model}` : '';
   const lines = [titleLine(path, `${session.format}, ${formatTokens(session.messages.length)} messages, ${turns.length} turns${model}`), table];
   if (turns.some((turn) => turn.estimated)) lines.push('* estimated (the file reports no usage for some calls)');
+  const over = turns.filter((turn) => overTrigger(turn.baselineInputTokens, inspection.policy)).map((turn) => turn.turn);
+  if (over.length > 0) {
+    lines.push(`turns starting above the compaction trigger (${formatTokens(triggerThreshold(inspection.policy))} tokens): ${over.join(', ')}`);
+  }
   for (const effect of inspection.recorded) lines.push(describeRecordedCompaction(effect));
   if (inspection.overhead > 0) lines.push(`every call also carried ${formatTokens(inspection.overhead)} tokens of system prompt and tool schemas`);
   if (cost && pricing.rates) {
@@ -98,7 +111,7 @@ function humanReport(path: string, inspection: Inspection, args: Pick<InspectOpt
   lines.push('', renderGrowth(inspection.growth, args.top));
   if (args.chart) {
     const groups = turns.map((turn) => ({ label: String(turn.turn), bars: [{ series: '', value: turn.baselineInputTokens }] }));
-    lines.push('', renderBarChart(groups, { title: 'baseline per turn', limit: { label: 'window', value: pricing.contextWindow } }));
+    lines.push('', renderBarChart(groups, { title: 'baseline per turn', limit: { label: 'window', value: inspection.policy.contextLimit } }));
   }
   return `${lines.join('\n')}\n`;
 }
@@ -131,6 +144,7 @@ function inspectJson(path: string, inspection: Inspection, top: number) {
         },
         tool_results: Object.fromEntries((growth.turns[i]?.toolResults ?? []).map((entry) => [entry.tool, entry.tokens])),
         cost_usd: turnCosts?.[i]?.total ?? null,
+        over_trigger: overTrigger(turn.baselineInputTokens, inspection.policy),
       };
     }),
     totals: {
@@ -140,6 +154,8 @@ function inspectJson(path: string, inspection: Inspection, top: number) {
       max_baseline_input_tokens: Math.max(0, ...turns.map((turn) => turn.baselineInputTokens)),
     },
     prompt_overhead_tokens: inspection.overhead,
+    policy: policyJson(inspection.policy),
+    trigger_tokens: triggerThreshold(inspection.policy),
     recorded_compactions: inspection.recorded.map(recordedCompactionJson),
     pricing: pricingJson(inspection.pricing),
     cost: cost ? costJson(cost) : null,
@@ -164,6 +180,8 @@ interface InspectOptions extends ReadTaskOptions {
   readonly limits: GateLimits;
   readonly top: number;
   readonly chart: boolean;
+  /** Plain flag values (they cross to worker threads); the window is resolved per session. */
+  readonly policyArgs: PolicyArgs;
   /** With --json the human report is not rendered. */
   readonly json: boolean;
 }
@@ -205,6 +223,7 @@ export const inspectSessionTask = sessionTask(import.meta.url, 'inspectSessionTa
     overhead: stablePrefixTokens(calls, loaded.tokens),
     breaches,
     recorded: recordedCompactionEffects(messages, loaded.tokens, recordedCompactions, calls),
+    policy: policyFromArgs(options.policyArgs, pricing.contextWindow),
     warnings: [...loaded.warnings, pricingWarning(pricing) ?? []].flat(),
   };
   return {
@@ -219,10 +238,11 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
   command: 'inspect <inputs..>',
   describe: 'Audit token growth per turn: what each turn added, cost, CI gates',
   builder: (yargs) =>
-    withGates(withPricing(withInputs(yargs)))
+    withGates(withPricing(withPolicy(withInputs(yargs))))
       .option('chart', { describe: 'draw the baseline per turn as a text chart', type: 'boolean', default: false })
       .option('top', { describe: 'rows in the largest-output and repeated-read tables', type: 'number', default: 5 }) as never,
   handler: async (args) => {
+    policyFromArgs(args); // validates the policy flags up front (exit 2), before any session is read
     const overrides = priceOverrides(args);
     const limits = gateLimits(args);
     if (!(Number.isInteger(args.top) && args.top >= 1)) throw new UsageError(`--top must be a whole number >= 1, got ${String(args.top)}`);
@@ -237,6 +257,14 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
       limits,
       top: args.top,
       chart: args.chart,
+      policyArgs: {
+        'context-limit': args['context-limit'],
+        reserve: args.reserve,
+        'keep-recent': args['keep-recent'],
+        'trigger-percent': args['trigger-percent'],
+        force: args.force,
+        'cut-rule': args['cut-rule'],
+      },
       json: output.json,
     };
     const outcomes = await runSessions(
