@@ -33,7 +33,7 @@ import { breachJson, breachLine, exitCodeFor, gateLimits, withGates } from './ga
 import { selectInputs } from './inputs.js';
 import { loadSession } from './load.js';
 import type { CommonArgs, PolicyArgs } from './options.js';
-import { jobsFromArgs, policyFromArgs, policyJson, withInputs, withPolicy } from './options.js';
+import { jobsFromArgs, plainPolicyArgs, policyFromArgs, policyJson, withInputs, withPolicy } from './options.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
 import { shouldCompact, triggerThreshold } from '../compaction/policy.js';
 import { createOutput, reportFailure } from './output.js';
@@ -257,14 +257,7 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
       limits,
       top: args.top,
       chart: args.chart,
-      policyArgs: {
-        'context-limit': args['context-limit'],
-        reserve: args.reserve,
-        'keep-recent': args['keep-recent'],
-        'trigger-percent': args['trigger-percent'],
-        force: args.force,
-        'cut-rule': args['cut-rule'],
-      },
+      policyArgs: plainPolicyArgs(args),
       json: output.json,
     };
     const outcomes = await runSessions(

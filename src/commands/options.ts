@@ -85,6 +85,18 @@ export function wholeNumber(name: string, value: number, min: number): number {
   return value;
 }
 
+/** Just the policy flags, as plain values that can cross to a worker thread (the window is resolved per session). */
+export function plainPolicyArgs(args: PolicyArgs): PolicyArgs {
+  return {
+    ...(args['context-limit'] !== undefined ? { 'context-limit': args['context-limit'] } : {}),
+    reserve: args.reserve,
+    'keep-recent': args['keep-recent'],
+    ...(args['trigger-percent'] !== undefined ? { 'trigger-percent': args['trigger-percent'] } : {}),
+    force: args.force,
+    'cut-rule': args['cut-rule'],
+  };
+}
+
 /** `modelWindow`: the session's model window from the catalog, used when --context-limit is not given. */
 export function policyFromArgs(args: PolicyArgs, modelWindow = DEFAULT_CONTEXT_LIMIT): CompactionPolicy {
   const contextLimit = wholeNumber('context-limit', args['context-limit'] ?? modelWindow, 1);

@@ -35,7 +35,7 @@ import { breachJson, breachLine, exitCodeFor, gateLimits, withGates } from './ga
 import { selectInputs } from './inputs.js';
 import { loadSession } from './load.js';
 import type { CommonArgs, PolicyArgs, SummaryBudgetArgs } from './options.js';
-import { jobsFromArgs, policyFromArgs, policyJson, strategyOptionsFromArgs, withInputs, withPolicy, withSummaryBudget } from './options.js';
+import { jobsFromArgs, plainPolicyArgs, policyFromArgs, policyJson, strategyOptionsFromArgs, withInputs, withPolicy, withSummaryBudget } from './options.js';
 import { createOutput, reportFailure } from './output.js';
 import type { PriceOverrides, PricingArgs } from './pricing.js';
 import { priceOverrides, pricingJson, pricingWarning, resolvePricing, withPricing } from './pricing.js';
@@ -281,14 +281,7 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
       tokenizer: args.tokenizer,
       strict: args.strict,
       names,
-      policyArgs: {
-        ...(args['context-limit'] !== undefined ? { 'context-limit': args['context-limit'] } : {}),
-        reserve: args.reserve,
-        'keep-recent': args['keep-recent'],
-        ...(args['trigger-percent'] !== undefined ? { 'trigger-percent': args['trigger-percent'] } : {}),
-        force: args.force,
-        'cut-rule': args['cut-rule'],
-      },
+      policyArgs: plainPolicyArgs(args),
       model: args.model,
       overrides,
       limits,
