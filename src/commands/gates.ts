@@ -4,7 +4,7 @@
  */
 import type { Argv } from 'yargs';
 import type { Breach, GateLimits } from '../audit/gates.js';
-import { ExitCode, UsageError } from '../errors.js';
+import { ExitCode, InputError, UsageError } from '../errors.js';
 import { formatTokens, formatUsd } from '../report/format.js';
 
 export interface GateArgs {
@@ -43,6 +43,13 @@ function formatGateValue(breach: Breach, value: number): string {
 }
 
 /** `compactor: gate: path: [policy: ]baseline 90,212 > 80,000 (--max-baseline)`. */
+/** `--max-cost` cannot be checked without prices: that session fails rather than passing silently. */
+export function requirePricesForCostGate(limits: GateLimits, hasRates: boolean, path: string): void {
+  if (limits.maxCostUsd !== undefined && !hasRates) {
+    throw new InputError('--max-cost needs prices: the model is unknown (pass --model or --price-input/--price-output)', path);
+  }
+}
+
 export function breachLine(path: string, breach: Breach, policy?: string): string {
   const subject = policy ? `${path}: ${policy}:` : `${path}:`;
   return `compactor: gate: ${subject} ${LABELS[breach.gate]} ${formatGateValue(breach, breach.value)} > ${formatGateValue(breach, breach.limit)} (--${breach.gate})`;

@@ -13,7 +13,7 @@ import type { GrowthReport } from '../audit/growth.js';
 import { analyzeGrowth } from '../audit/growth.js';
 import type { Turn, TurnUsage } from '../audit/turns.js';
 import { groupTurns, totalUsage, turnUsage } from '../audit/turns.js';
-import { InputError, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import { renderBarChart } from '../report/chart.js';
 import { firstTier, formatCostSplit, formatRates } from '../report/cost.js';
 import { formatTokens, titleLine } from '../report/format.js';
@@ -29,7 +29,7 @@ import type { GateLimits } from '../audit/gates.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
 import { sessionTask } from '../workers/task.js';
 import type { GateArgs } from './gates.js';
-import { breachJson, breachLine, exitCodeFor, gateLimits, withGates } from './gates.js';
+import { breachJson, breachLine, exitCodeFor, gateLimits, requirePricesForCostGate, withGates } from './gates.js';
 import { selectInputs } from './inputs.js';
 import { loadSession } from './load.js';
 import type { CommonArgs, PolicyArgs } from './options.js';
@@ -203,9 +203,7 @@ export const inspectSessionTask = sessionTask(import.meta.url, 'inspectSessionTa
   const groups = groupTurns(messages, calls);
   const turns = groups.map(turnUsage);
   const pricing = await resolvePricing(loaded.session, options.model, options.overrides);
-  if (options.limits.maxCostUsd !== undefined && !pricing.rates) {
-    throw new InputError('--max-cost needs prices: the model is unknown (pass --model or --price-input/--price-output)', path);
-  }
+  requirePricesForCostGate(options.limits, pricing.rates !== null, path);
   const turnCosts = pricing.rates ? groups.map((turn) => turnCost(turn, pricing)!) : null;
   const cost = turnCosts ? sumCosts(turnCosts) : null;
   const totals = totalUsage(turns);

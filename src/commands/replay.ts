@@ -16,7 +16,7 @@ import type { ReplayResult } from '../audit/replay.js';
 import { replaySession } from '../audit/replay.js';
 import { policyCosts } from '../audit/savings.js';
 import { detectThrash } from '../audit/thrash.js';
-import { InputError, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import { renderHtmlReport } from '../report/html.js';
 import type { PolicyOutcome, ReplayView } from '../report/replay.js';
 import { renderReplay } from '../report/replay.js';
@@ -31,7 +31,7 @@ import { providerCalls } from '../tokens/provider-calls.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
 import { sessionTask } from '../workers/task.js';
 import type { GateArgs } from './gates.js';
-import { breachJson, breachLine, exitCodeFor, gateLimits, withGates } from './gates.js';
+import { breachJson, breachLine, exitCodeFor, gateLimits, requirePricesForCostGate, withGates } from './gates.js';
 import { selectInputs } from './inputs.js';
 import { loadSession } from './load.js';
 import type { CommonArgs, PolicyArgs, SummaryBudgetArgs } from './options.js';
@@ -184,9 +184,7 @@ async function replayOne(path: string, ctx: ReplayContext): Promise<Replayed> {
   const { recordedCompactions } = loaded.session;
   const pricing = await resolvePricing(loaded.session, ctx.model, ctx.overrides);
   const rates = pricing.rates;
-  if (ctx.limits.maxCostUsd !== undefined && !rates) {
-    throw new InputError('--max-cost needs prices: the model is unknown (pass --model or --price-input/--price-output)', path);
-  }
+  requirePricesForCostGate(ctx.limits, rates !== null, path);
   const calls = providerCalls(loaded.session.messages, loaded.tokens, recordedCompactions);
   const expired = cacheExpiry(loaded.session.messages, calls);
   const policyOutcomes: PolicyOutcome[] = [];
