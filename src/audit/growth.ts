@@ -8,11 +8,14 @@
  * that re-sent it (`carried`).
  */
 import { classifyToolRequest } from '../compaction/file-ops.js';
-import type { ContentBlock, Message, ToolRequestBlock } from '../session/model.js';
+import type { Message, Role, ToolRequestBlock } from '../session/model.js';
 import type { TextCounter } from '../tokens/estimate.js';
-import { blockText, heuristicCounter } from '../tokens/estimate.js';
+import { heuristicCounter } from '../tokens/estimate.js';
 import type { ProviderCall } from '../tokens/provider-calls.js';
+import { GrowthFacts } from './growth-facts.js';
 import type { Turn } from './turns.js';
+
+export { GrowthFacts, toolTarget } from './growth-facts.js';
 
 export const GROWTH_KINDS = ['userText', 'assistantText', 'thinking', 'toolCalls', 'toolResults', 'system'] as const;
 export type GrowthKind = (typeof GROWTH_KINDS)[number];
@@ -60,32 +63,8 @@ export interface GrowthReport {
   readonly repeatedReads: readonly RepeatedRead[];
 }
 
-const TARGET_ARGUMENTS = ['command', 'cmd', 'pattern', 'query', 'url', 'path', 'file_path'];
-
-/** What a tool call was about, for a person reading the report. */
-export function toolTarget(request: ToolRequestBlock | undefined): string {
-  if (!request) return '';
-  const path = classifyToolRequest(request)?.paths[0];
-  if (path) return path;
-  for (const key of TARGET_ARGUMENTS) {
-    const value = request.arguments[key];
-    if (typeof value === 'string' && value.length > 0) return value;
-    if (Array.isArray(value) && value.every((part) => typeof part === 'string')) return value.join(' ');
-  }
-  return '';
-}
-
-function kindOf(message: Message, block: ContentBlock): GrowthKind {
-  switch (block.type) {
-    case 'thinking':
-      return 'thinking';
-    case 'tool_request':
-      return 'toolCalls';
-    case 'tool_result':
-      return 'toolResults';
-    case 'text':
-      return message.role === 'user' ? 'userText' : message.role === 'assistant' ? 'assistantText' : 'system';
-  }
+function textKind(role: Role): GrowthKind {
+  return role === 'user' ? 'userText' : role === 'assistant' ? 'assistantText' : 'system';
 }
 
 function emptyKinds(): Record<GrowthKind, number> {
@@ -96,11 +75,28 @@ function byTokens<T extends { tokens: number }>(entries: Iterable<T>): T[] {
   return [...entries].sort((a, b) => b.tokens - a.tokens);
 }
 
+/** Growth attribution of full messages (each block counted with `count` on its own). */
 export function analyzeGrowth(
   messages: readonly Message[],
   turns: readonly Turn[],
   calls: readonly ProviderCall[],
   count: TextCounter = heuristicCounter,
+): GrowthReport {
+  const facts = new GrowthFacts(count);
+  for (const message of messages) facts.observe(message);
+  return growthFromFacts(messages, facts, turns, calls);
+}
+
+/**
+ * Growth attribution from facts gathered from the full messages (audit/growth-facts.ts), over
+ * the messages themselves or their slim copies: tool names, ids and the files read tools read
+ * are all slim messages keep (session/slim.ts).
+ */
+export function growthFromFacts(
+  messages: readonly Message[],
+  facts: GrowthFacts,
+  turns: readonly Turn[],
+  calls: readonly ProviderCall[],
 ): GrowthReport {
   const requests = new Map<string, ToolRequestBlock>();
   for (const message of messages) for (const block of message.content) if (block.type === 'tool_request') requests.set(block.id, block);
@@ -110,6 +106,8 @@ export function analyzeGrowth(
   const tools = new Map<string, { tool: string; results: number; tokens: number }>();
   const reads = new Map<string, { path: string; reads: number; tokens: number; turns: Set<number> }>();
   let callsSeen = 0;
+  // Turns run from message 0 on without gaps, so results are met in the order they were gathered.
+  let resultsSeen = 0;
 
   turns.forEach((turn, position) => {
     const start = position === 0 ? 0 : turn.startIndex;
@@ -119,10 +117,13 @@ export function analyzeGrowth(
     for (let index = start; index < end; index++) {
       const message = messages[index]!;
       while (callsSeen < calls.length && calls[callsSeen]!.index <= index) callsSeen++;
+      added[textKind(message.role)] += facts.text[index]!;
+      added.thinking += facts.thinking[index]!;
+      added.toolCalls += facts.toolCalls[index]!;
       for (const block of message.content) {
-        const tokens = count(blockText(block));
-        added[kindOf(message, block)] += tokens;
         if (block.type !== 'tool_result') continue;
+        const tokens = facts.results[resultsSeen++]!;
+        added.toolResults += tokens;
         const request = requests.get(block.tool_request_id);
         const tool = request?.name ?? '(unknown tool)';
         const entry = perTool.get(tool) ?? { tool, tokens: 0 };
@@ -133,7 +134,8 @@ export function analyzeGrowth(
         total.tokens += tokens;
         tools.set(tool, total);
         const callsAfter = calls.length - callsSeen;
-        outputs.push({ turn: turn.turn, messageId: message.id, tool, target: toolTarget(request), tokens, callsAfter, carried: tokens * callsAfter });
+        const target = request ? (facts.targets.get(request.id) ?? '') : '';
+        outputs.push({ turn: turn.turn, messageId: message.id, tool, target, tokens, callsAfter, carried: tokens * callsAfter });
         const op = request ? classifyToolRequest(request) : null;
         if (op?.kind !== 'read') continue;
         for (const path of op.paths) {

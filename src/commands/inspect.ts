@@ -10,7 +10,7 @@ import { callCost, costJson, recordedTokens, sumCosts } from '../audit/cost.js';
 import type { Breach } from '../audit/gates.js';
 import { checkGates } from '../audit/gates.js';
 import type { GrowthReport } from '../audit/growth.js';
-import { analyzeGrowth } from '../audit/growth.js';
+import { GrowthFacts, growthFromFacts } from '../audit/growth.js';
 import type { Turn, TurnUsage } from '../audit/turns.js';
 import { groupTurns, totalUsage, turnUsage } from '../audit/turns.js';
 import { UsageError } from '../errors.js';
@@ -26,6 +26,7 @@ import type { Diagnostic, Session } from '../session/model.js';
 import type { ProviderCall } from '../tokens/provider-calls.js';
 import { providerCalls } from '../tokens/provider-calls.js';
 import type { GateLimits } from '../audit/gates.js';
+import { heuristicCounter } from '../tokens/estimate.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
 import { sessionTask } from '../workers/task.js';
 import type { GateArgs } from './gates.js';
@@ -194,10 +195,18 @@ interface InspectResult {
   readonly warnings: readonly (Diagnostic | string)[];
 }
 
-/** One session's audit (runs in a worker thread for big batches). Growth needs the text: a full read. */
+/**
+ * One session's audit (runs in a worker thread for big batches). A lean read: growth attribution
+ * needs each block's size and each tool call's target, taken from the text as it is read (always
+ * chars / 4, whatever --tokenizer says: README "inspect").
+ */
 export const inspectSessionTask = sessionTask(import.meta.url, 'inspectSessionTask', async (path: string, options: InspectOptions): Promise<InspectResult> => {
   const count = await loadTextCounter(options.tokenizer);
-  const loaded = await loadSession(path, { format: options.format, withSidecar: false, count, strict: options.strict });
+  const loaded = await loadSession(
+    path,
+    { format: options.format, withSidecar: false, count, strict: options.strict, messages: 'lean' },
+    () => new GrowthFacts(heuristicCounter),
+  );
   const { messages, recordedCompactions } = loaded.session;
   const calls = providerCalls(messages, loaded.tokens, recordedCompactions);
   const groups = groupTurns(messages, calls);
@@ -214,7 +223,7 @@ export const inspectSessionTask = sessionTask(import.meta.url, 'inspectSessionTa
   const inspection: Inspection = {
     session: loaded.session,
     turns,
-    growth: analyzeGrowth(messages, groups, calls),
+    growth: growthFromFacts(messages, loaded.observer, groups, calls),
     pricing,
     turnCosts,
     cost,

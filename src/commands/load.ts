@@ -45,6 +45,17 @@ export interface LoadOptions {
   readonly strict?: boolean;
 }
 
+/**
+ * Takes what a command needs of each message's text as the message is read, before the lean
+ * read drops it (inspect: growth attribution). Shown every message once, in session order.
+ */
+export interface MessageObserver {
+  observe(message: Message): void;
+}
+
+/** A fresh observer for each read: a lean read that must start over in full starts a new one. */
+export type ObserverFactory<Observer extends MessageObserver> = () => Observer;
+
 /** Under --strict the first warning becomes the session's one-line error. */
 function failOnWarnings(warnings: readonly Diagnostic[]): void {
   const first = warnings[0];
@@ -63,6 +74,7 @@ async function readLean(
   format: string,
   count: TextCounter,
   hashing: { readonly everyCut: boolean; readonly at: string | null },
+  observer: MessageObserver | null,
 ): Promise<{ session: Session; tokens: number[] } | Session | null> {
   const kept: Message[] = [];
   const tokens: number[] = [];
@@ -73,6 +85,7 @@ async function readLean(
     const slim = slimMessage(message);
     kept.push(slim);
     tokens.push(estimateMessageTokens(message, count));
+    observer?.observe(message);
     if (hash && stillHashing) {
       const atSidecar = message.id === hashing.at;
       // A cut never lands on a tool result (cut-point.ts), so their prefixes are never asked for.
@@ -88,26 +101,47 @@ async function readLean(
   return intact ? { session, tokens } : null;
 }
 
-async function readWithEstimates(
+async function readWithEstimates<Observer extends MessageObserver>(
   path: string,
   options: LoadOptions,
   sidecar: CompactionState | null,
-): Promise<{ session: Session; tokens: readonly number[] }> {
+  newObserver: ObserverFactory<Observer> | null,
+): Promise<{ session: Session; tokens: readonly number[]; observer: Observer | null }> {
   const count = options.count ?? heuristicCounter;
   const mode = options.messages ?? 'full';
   if (mode !== 'full') {
     const hashing = { everyCut: mode === 'lean-hashed', at: sidecar?.first_kept_message_id ?? null };
-    const lean = await readLean(path, options.format, count, hashing);
-    if (lean && 'tokens' in lean) return lean;
-    if (lean) return { session: lean, tokens: estimateAll(lean.messages, count) };
+    const observer = newObserver?.() ?? null;
+    const lean = await readLean(path, options.format, count, hashing, observer);
+    if (lean && 'tokens' in lean) return { ...lean, observer };
+    if (lean) return { session: lean, tokens: estimateAll(lean.messages, count), observer: observeAll(lean, newObserver) };
   }
   const session = await readSession(path, options.format);
-  return { session, tokens: estimateAll(session.messages, count) };
+  return { session, tokens: estimateAll(session.messages, count), observer: observeAll(session, newObserver) };
 }
 
-export async function loadSession(path: string, options: LoadOptions): Promise<LoadedSession> {
+/** A new observer shown every message of a session read in full. */
+function observeAll<Observer extends MessageObserver>(session: Session, newObserver: ObserverFactory<Observer> | null): Observer | null {
+  if (!newObserver) return null;
+  const observer = newObserver();
+  for (const message of session.messages) observer.observe(message);
+  return observer;
+}
+
+export function loadSession(path: string, options: LoadOptions): Promise<LoadedSession>;
+/** With an observer: it has seen every message of the session, full, in order. */
+export function loadSession<Observer extends MessageObserver>(
+  path: string,
+  options: LoadOptions,
+  observer: ObserverFactory<Observer>,
+): Promise<LoadedSession & { readonly observer: Observer }>;
+export async function loadSession<Observer extends MessageObserver>(
+  path: string,
+  options: LoadOptions,
+  newObserver?: ObserverFactory<Observer>,
+): Promise<LoadedSession & { readonly observer: Observer | null }> {
   const state = options.withSidecar ? await loadSidecar(path) : null;
-  const { session, tokens } = await readWithEstimates(path, options, state);
+  const { session, tokens, observer } = await readWithEstimates(path, options, state, newObserver ?? null);
   const warnings: Diagnostic[] = [...session.warnings];
   let previous: CompactionSubject['previous'] = null;
   let staleSidecar: CompactionState | null = null;
@@ -133,6 +167,7 @@ export async function loadSession(path: string, options: LoadOptions): Promise<L
   return {
     session,
     tokens,
+    observer,
     subject,
     staleSidecar,
     warnings,

@@ -1,0 +1,73 @@
+/**
+ * What growth attribution needs of the messages' text, gathered one full message at a time:
+ * the tokens of each message's text, thinking and tool calls, of each tool result, and what
+ * each tool call was about. A few numbers a message, so `inspect` gathers them while reading and
+ * keeps only slim messages (commands/load.ts, session/slim.ts). Tool names and the files a read
+ * tool read are not gathered: slim messages keep them. Pure; src/audit/growth.ts adds it all up.
+ */
+import { classifyToolRequest } from '../compaction/file-ops.js';
+import type { Message, ToolRequestBlock } from '../session/model.js';
+import type { TextCounter } from '../tokens/estimate.js';
+import { blockText } from '../tokens/estimate.js';
+
+const TARGET_ARGUMENTS = ['command', 'cmd', 'pattern', 'query', 'url', 'path', 'file_path'];
+
+/** What a tool call was about, for a person reading the report. */
+export function toolTarget(request: ToolRequestBlock | undefined): string {
+  if (!request) return '';
+  const path = classifyToolRequest(request)?.paths[0];
+  if (path) return path;
+  for (const key of TARGET_ARGUMENTS) {
+    const value = request.arguments[key];
+    if (typeof value === 'string' && value.length > 0) return value;
+    if (Array.isArray(value) && value.every((part) => typeof part === 'string')) return value.join(' ');
+  }
+  return '';
+}
+
+/**
+ * Growth facts of a session, message by message in session order (`observe`). Columns of plain
+ * numbers rather than an object a message: a long session has hundreds of thousands.
+ */
+export class GrowthFacts {
+  /** Per message: tokens of its text blocks (user, assistant or system text, by its role). */
+  readonly text: number[] = [];
+  /** Per message: tokens of its thinking blocks. */
+  readonly thinking: number[] = [];
+  /** Per message: tokens of its tool calls (name + arguments). */
+  readonly toolCalls: number[] = [];
+  /** Per tool result block, in session and block order: its tokens. */
+  readonly results: number[] = [];
+  /** Tool call id → its target (toolTarget); a repeated id keeps the last call's, as lookups do. */
+  readonly targets = new Map<string, string>();
+
+  /** `count` sizes each block on its own. */
+  constructor(private readonly count: TextCounter) {}
+
+  observe(message: Message): void {
+    let text = 0;
+    let thinking = 0;
+    let toolCalls = 0;
+    for (const block of message.content) {
+      const tokens = this.count(blockText(block));
+      switch (block.type) {
+        case 'text':
+          text += tokens;
+          break;
+        case 'thinking':
+          thinking += tokens;
+          break;
+        case 'tool_request':
+          toolCalls += tokens;
+          this.targets.set(block.id, toolTarget(block));
+          break;
+        case 'tool_result':
+          this.results.push(tokens);
+          break;
+      }
+    }
+    this.text.push(text);
+    this.thinking.push(thinking);
+    this.toolCalls.push(toolCalls);
+  }
+}
