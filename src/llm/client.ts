@@ -6,7 +6,7 @@
  * never contain the API key, and logs requests (never headers) when asked. What to send and
  * what to do with the reply is left to fold.ts.
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { heuristicCounter } from '../tokens/estimate.js';
 import { isContextOverflow } from './overflow.js';
 import type { SummarizerSettings } from './settings.js';
@@ -66,15 +66,25 @@ function tokenLimitParameter(baseUrl: string): 'max_tokens' | 'max_completion_to
   return host === 'api.openai.com' || host.endsWith('.openai.azure.com') ? 'max_completion_tokens' : 'max_tokens';
 }
 
-function describeFailure(error: unknown, settings: SummarizerSettings): SummarizerError {
-  if (error instanceof OpenAI.APIConnectionTimeoutError) {
+/**
+ * The SDK, loaded on the first request: it is 150 modules, and every command (and each worker
+ * thread) imports this file while only `--strategy summarize` talks to an endpoint.
+ */
+type Sdk = typeof OpenAI;
+let sdkModule: Promise<Sdk> | null = null;
+function loadSdk(): Promise<Sdk> {
+  return (sdkModule ??= import('openai').then((module) => module.default));
+}
+
+function describeFailure(Sdk: Sdk, error: unknown, settings: SummarizerSettings): SummarizerError {
+  if (error instanceof Sdk.APIConnectionTimeoutError) {
     return new SummarizerError(`summarizer request timed out after ${settings.timeoutMs / 1000}s (${settings.maxRetries} retries)`, 'endpoint');
   }
-  if (error instanceof OpenAI.APIConnectionError) {
+  if (error instanceof Sdk.APIConnectionError) {
     const cause = error.cause instanceof Error ? `: ${(error.cause as Error & { cause?: Error }).cause?.message ?? error.cause.message}` : '';
     return new SummarizerError(`cannot reach the summarizer at ${settings.baseUrl}${cause} (${settings.maxRetries} retries)`, 'endpoint');
   }
-  if (error instanceof OpenAI.APIError && error.status !== undefined) {
+  if (error instanceof Sdk.APIError && error.status !== undefined) {
     const emptyBody = error.error === undefined && /\(no body\)/.test(error.message);
     const text = `${error.message} ${error.code ?? ''}`;
     const overflow = isContextOverflow({ status: error.status, emptyBody, text });
@@ -99,15 +109,17 @@ export interface ClientOptions {
 
 export function createChatClient(settings: SummarizerSettings, options: ClientOptions): ChatClient {
   const { apiKey, log, verbose } = options;
-  const sdk = new OpenAI({
-    baseURL: settings.baseUrl,
-    // Local servers take no key, but the SDK wants one; this placeholder is not a secret.
-    apiKey: apiKey ?? 'no-key',
-    timeout: settings.timeoutMs,
-    maxRetries: settings.maxRetries,
-    logLevel: verbose ? 'info' : 'warn',
-    logger: sdkLogger(log, apiKey),
-  });
+  let sdk: OpenAI | null = null;
+  const client = (Sdk: Sdk): OpenAI =>
+    (sdk ??= new Sdk({
+      baseURL: settings.baseUrl,
+      // Local servers take no key, but the SDK wants one; this placeholder is not a secret.
+      apiKey: apiKey ?? 'no-key',
+      timeout: settings.timeoutMs,
+      maxRetries: settings.maxRetries,
+      logLevel: verbose ? 'info' : 'warn',
+      logger: sdkLogger(log, apiKey),
+    }));
   const limitParameter = tokenLimitParameter(settings.baseUrl);
   const endpoint = `${settings.baseUrl}/chat/completions`;
 
@@ -118,9 +130,10 @@ export function createChatClient(settings: SummarizerSettings, options: ClientOp
       if (verbose) {
         log(`POST ${endpoint} model=${settings.model} prompt~${promptEstimate} tokens ${limitParameter}=${request.maxTokens}`);
       }
+      const Sdk = await loadSdk();
       let completion: OpenAI.Chat.Completions.ChatCompletion;
       try {
-        completion = await sdk.chat.completions.create(
+        completion = await client(Sdk).chat.completions.create(
           {
             model: settings.model,
             messages: [
@@ -132,8 +145,8 @@ export function createChatClient(settings: SummarizerSettings, options: ClientOp
           signal ? { signal } : undefined,
         );
       } catch (error) {
-        if (error instanceof OpenAI.APIUserAbortError) throw error;
-        const failure = describeFailure(error, settings);
+        if (error instanceof Sdk.APIUserAbortError) throw error;
+        const failure = describeFailure(Sdk, error, settings);
         failure.message = redactSecret(failure.message, apiKey);
         if (verbose) log(`failed: ${failure.message}`);
         throw failure;
