@@ -79,11 +79,19 @@ interface CompactContext {
 
 /**
  * Reads, plans, compacts and writes one session's sidecar (the caller holds its lock). A full
- * read: every strategy reads text now (the relevance filter runs before each summary).
+ * read: every strategy reads text now (the relevance filter runs before each summary). A dry
+ * run only plans, which needs no text: it reads lean (slim messages, as `estimate` does), so
+ * its memory follows the number of messages, not the size of the file.
  */
 async function compactOne(path: string, ctx: CompactContext): Promise<CompactResult> {
   const { strategy } = ctx;
-  const loaded = await loadSession(path, { format: ctx.format, withSidecar: true, strict: ctx.strict, ...(ctx.count ? { count: ctx.count } : {}) });
+  const loaded = await loadSession(path, {
+    format: ctx.format,
+    withSidecar: true,
+    strict: ctx.strict,
+    messages: ctx.dryRun ? 'lean' : 'full',
+    ...(ctx.count ? { count: ctx.count } : {}),
+  });
   loaded.warnings.forEach((warning) => ctx.warn(warning));
   const { subject, discarded } = previousFor(loaded.subject, strategy);
   if (discarded) ctx.warn({ file: path, message: discarded });
