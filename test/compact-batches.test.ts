@@ -6,7 +6,7 @@
  * killed runs are swept, and no staging, temp or lock file of ours is left behind.
  */
 import { execa } from 'execa';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -16,6 +16,7 @@ import { checkFreshness } from '../src/sidecar/staleness.js';
 import { sidecarPath } from '../src/sidecar/store.js';
 import { goodLines } from './corpus/make-bad-inputs.js';
 import { BIN, jsonLines, runCli } from './helpers/cli.js';
+import { startCli } from './helpers/process.js';
 
 let dir: string;
 
@@ -105,4 +106,41 @@ describe('compact in batches on worker threads', () => {
     expect(result.exitCode).toBe(0);
     for (const session of [sessions[0]!, sessions[sessions.length - 1]!]) expect((await stat(sidecarPath(session))).mode & 0o777).toBe(0o644);
   });
+
+  it('a SIGKILL in the middle of batches leaves every sidecar old or whole new, and the next run cleans up', async () => {
+    const sessions = await writeArchive();
+    const ours = /^s\d+\.jsonl$|^s\d+_compaction\.json(?:\.\d+|\.lock|\.lock\.\d+)?$/;
+    let kills = 0;
+    for (let round = 0; round < 6; round++) {
+      for (const session of sessions) await appendFile(session, `${JSON.stringify({ id: `u${round}`, role: 'user', content: `more ${round}` })}\n`);
+      const before = new Map<string, string | null>();
+      for (const session of sessions) before.set(session, await readFile(sidecarPath(session), 'utf8').catch(() => null));
+      const run = startCli([...COMPACT, '--jobs', '2', '--format', 'canonical', dir]);
+      run.child.stdout.once('data', () => setTimeout(() => run.child.kill('SIGKILL'), round * 7));
+      if ((await run.exit).signal === 'SIGKILL') kills++;
+      for (const session of sessions) {
+        const text = await readFile(sidecarPath(session), 'utf8').catch(() => null);
+        if (text === before.get(session)) continue;
+        expect(text, `${session}: a sidecar vanished`).not.toBeNull();
+        const state = sidecarSchema.parse(JSON.parse(text!));
+        expect(checkFreshness(state, (await readSession(session, 'canonical')).messages).kind, session).toBe('fresh');
+      }
+      for (const folder of FOLDERS) for (const name of await readdir(join(dir, folder))) expect(name).toMatch(ours);
+    }
+    expect(kills).toBeGreaterThan(0);
+    const final = await runCli([...COMPACT, '--jobs', '2', '--format', 'canonical', dir]);
+    expect(final.exitCode, final.stderr).toBe(0);
+    // Resumes: what the killed runs did not finish is compacted now, the rest is up-to-date.
+    const statuses = jsonLines(final.stdout).map((record) => record['status']);
+    expect(statuses).toHaveLength(sessions.length);
+    expect(statuses.filter((status) => status !== 'compacted' && status !== 'up-to-date')).toEqual([]);
+    for (const session of sessions) {
+      const state = sidecarSchema.parse(JSON.parse(await readFile(sidecarPath(session), 'utf8')));
+      expect(checkFreshness(state, (await readSession(session, 'canonical')).messages).kind, session).toBe('fresh');
+    }
+    for (const folder of FOLDERS) {
+      const names = await readdir(join(dir, folder));
+      expect(names.filter((name) => !name.endsWith('.jsonl') && !name.endsWith('_compaction.json'))).toEqual([]);
+    }
+  }, 120_000);
 });
