@@ -172,8 +172,8 @@ function lockedResult(path: string, attempt: Extract<LockAttempt, { kind: 'locke
   };
 }
 
-/** Temp files of killed runs, swept once per directory listing for this thread's whole run. */
-const sweepTemps = createTempSweeper();
+/** Temp files of killed runs, in a worker thread (which lives for one run): each directory listed once. */
+const sweepInWorker = createTempSweeper();
 
 /**
  * compactOne over a batch of sessions in a worker thread: each session is locked, compacted and
@@ -202,7 +202,7 @@ export const compactBatchTask = sessionTask(
             continue;
           }
           lock = attempt.lock;
-          sweepTemps(path);
+          sweepInWorker(path);
         }
         const result = await compactOne(path, {
           ...options,
@@ -265,6 +265,7 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
     // Redaction defaults on when the transcript goes to a remote endpoint; truncate sends nothing.
     const endpoint = strategyName === 'summarize' && summarizer.configured ? summarizer.settings.baseUrl : null;
     const redact = shouldRedact(args.redact, endpoint);
+    const sweepTemps = createTempSweeper();
     const count = args.tokenizer === 'heuristic' ? undefined : await loadTextCounter(args.tokenizer);
     const options = { format: args.format, tokenizer: args.tokenizer, strict: args.strict, policy, dryRun: args['dry-run'], redact, strategyOptions };
     const context: CompactContext = {
