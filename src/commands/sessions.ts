@@ -85,8 +85,11 @@ export interface BatchRun<Result> {
   readonly local: (path: string) => Promise<Result>;
   /** Sessions at once in this thread when no workers run (default 1). */
   readonly concurrency?: number;
-  /** Called as a batch goes to a worker; the function it returns, when the batch is back. */
-  readonly guard?: (paths: readonly string[]) => () => void;
+  /**
+   * Called as a batch goes to a worker; the function it returns, when the batch is back (with
+   * true when the worker died on it).
+   */
+  readonly guard?: (paths: readonly string[]) => (workerDied: boolean) => void;
 }
 
 /**
@@ -116,9 +119,15 @@ export async function runSessionBatches<Options, Result>(
     const paths = sent.map((entry) => entry.path);
     const unguard = here.guard?.(paths) ?? (() => {});
     pool.run(task, paths, options, paths[0]).then(
-      (results) => sent.forEach((entry, index) => entry.settle(results[index] ?? { ok: false, error: `${entry.path}: internal: no result from the worker` })),
-      (error: Error) => sent.forEach((entry) => entry.settle({ ok: false, error: error.message.replace(paths[0]!, entry.path) })),
-    ).finally(unguard);
+      (results) => {
+        unguard(false);
+        sent.forEach((entry, index) => entry.settle(results[index] ?? { ok: false, error: `${entry.path}: internal: no result from the worker` }));
+      },
+      (error: Error) => {
+        unguard(true);
+        sent.forEach((entry) => entry.settle({ ok: false, error: error.message.replace(paths[0]!, entry.path) }));
+      },
+    );
   };
   const add = (path: string) =>
     new Promise<Result>((resolve, reject) => {

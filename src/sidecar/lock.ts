@@ -61,29 +61,33 @@ function releaseAllSync(): void {
     }
   }
   held.clear();
-  // A worker's lock names this process: no other live process can have our pid on this host.
-  for (const path of guarded.keys()) {
-    try {
-      const holder = parseHolder(readFileSync(path, 'utf8'));
-      if (holder && holder.pid === process.pid && holder.host === HOST) unlinkSync(path);
-    } catch {
-      // Already gone.
-    }
-  }
+  for (const path of guarded.keys()) removeIfOurs(path);
   guarded.clear();
 }
 
+/** Removes a lock that names this process: no other live process can have our pid on this host. */
+function removeIfOurs(path: string): void {
+  try {
+    const holder = parseHolder(readFileSync(path, 'utf8'));
+    if (holder && holder.pid === process.pid && holder.host === HOST) unlinkSync(path);
+  } catch {
+    // Already gone.
+  }
+}
+
 /**
- * For the main thread while worker threads lock these sessions: if the process exits first (a
+ * For the main thread while a worker thread locks these sessions: if the process exits first (a
  * second Ctrl-C), the exit hook removes their locks that still name this process. Call the
- * returned function once the workers are done with them.
+ * returned function once the worker is done with them; with `workerDied`, the locks the dead
+ * worker could not release are removed now.
  */
-export function guardLocksOnExit(sessionPaths: readonly string[]): () => void {
+export function guardLocksOnExit(sessionPaths: readonly string[]): (workerDied?: boolean) => void {
   installExitHook();
   const paths = sessionPaths.map(lockPath);
   for (const path of paths) guarded.set(path, (guarded.get(path) ?? 0) + 1);
-  return () => {
+  return (workerDied = false) => {
     for (const path of paths) {
+      if (workerDied) removeIfOurs(path);
       const left = (guarded.get(path) ?? 1) - 1;
       if (left > 0) guarded.set(path, left);
       else guarded.delete(path);
