@@ -1,8 +1,10 @@
 /**
  * `compactor compact`: writes a sidecar beside each session that needs one. Sessions are only
  * read; sidecars are written atomically. With an offline strategy (truncate, extract, prune), big
- * batches run in worker threads (sessions.ts); the summarizer, with its live client, runs here.
- * Either way the sidecar lock is taken and released in this thread, so an exit releases it.
+ * runs go to worker threads in batches of sessions (sessions.ts): the worker takes each session's
+ * sidecar lock, compacts it and stages its sidecar, then commits the batch's sidecars together
+ * (store.ts) and releases the locks; this thread guards those locks so an exit releases them.
+ * The summarizer, with its live client, runs here, one session at a time under its lock.
  */
 import type { CommandModule } from 'yargs';
 import { planCompaction, previousFor, runCompaction } from '../compaction/compact.js';
@@ -13,8 +15,10 @@ import { SummarizerError } from '../llm/client.js';
 import { formatTokens } from '../report/format.js';
 import { createProgress, shouldShowProgress } from '../report/progress.js';
 import { shouldRedact } from '../compaction/redact.js';
-import { lockSidecar } from '../sidecar/lock.js';
-import { createTempSweeper, saveSidecar } from '../sidecar/store.js';
+import type { LockAttempt, SidecarLock } from '../sidecar/lock.js';
+import { createLockStager, guardLocksOnExit, lockSidecar } from '../sidecar/lock.js';
+import type { StagedSidecar } from '../sidecar/store.js';
+import { commitSidecars, createTempSweeper, saveSidecar, stageSidecar } from '../sidecar/store.js';
 import type { Diagnostic } from '../session/model.js';
 import type { StrategyName, StrategyOptions } from '../strategies/index.js';
 import { createStrategy, STRATEGY_NAMES } from '../strategies/index.js';
@@ -22,6 +26,7 @@ import { truncateFallback } from '../strategies/fallback.js';
 import type { CompactionStrategy } from '../strategies/strategy.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
+import type { Settled } from '../workers/task.js';
 import { sessionTask } from '../workers/task.js';
 import type { Outcome } from './batch.js';
 import { runBatch } from './batch.js';
@@ -32,7 +37,7 @@ import type { CommonArgs, PolicyArgs } from './options.js';
 import { jobsFromArgs, policyFromArgs, strategyOptionsFromArgs, withInputs, withPolicy } from './options.js';
 import { createOutput, locatedError, reportFailure } from './output.js';
 import type { ReadTaskOptions } from './sessions.js';
-import { runSessions } from './sessions.js';
+import { runSessionBatches } from './sessions.js';
 import { parseShard } from './shard.js';
 import type { SummarizerArgs } from './summarizer.js';
 import { summarizeOptions, summarizerFromArgs, withSummarizer } from './summarizer.js';
@@ -68,15 +73,25 @@ interface CompactContext {
   readonly warn: (warning: Diagnostic) => void;
   /** Sessions whose summarizer failed but which --on-error skip/truncate kept out of the failures. */
   readonly summarizerFailures: { path: string; error: string }[];
+  /** Writes (or stages) the sidecar; returns its path. */
+  readonly save: (path: string, state: CompactionState) => Promise<string>;
 }
 
 /**
  * Reads, plans, compacts and writes one session's sidecar (the caller holds its lock). A full
- * read: every strategy reads text now (the relevance filter runs before each summary).
+ * read: every strategy reads text now (the relevance filter runs before each summary). A dry
+ * run only plans, which needs no text: it reads lean (slim messages, as `estimate` does), so
+ * its memory follows the number of messages, not the size of the file.
  */
 async function compactOne(path: string, ctx: CompactContext): Promise<CompactResult> {
   const { strategy } = ctx;
-  const loaded = await loadSession(path, { format: ctx.format, withSidecar: true, strict: ctx.strict, ...(ctx.count ? { count: ctx.count } : {}) });
+  const loaded = await loadSession(path, {
+    format: ctx.format,
+    withSidecar: true,
+    strict: ctx.strict,
+    messages: ctx.dryRun ? 'lean' : 'full',
+    ...(ctx.count ? { count: ctx.count } : {}),
+  });
   loaded.warnings.forEach((warning) => ctx.warn(warning));
   const { subject, discarded } = previousFor(loaded.subject, strategy);
   if (discarded) ctx.warn({ file: path, message: discarded });
@@ -111,7 +126,7 @@ async function compactOne(path: string, ctx: CompactContext): Promise<CompactRes
     }
     state = await runCompaction(subject, plan, truncateFallback(describeError(error)), run);
   }
-  const written = await saveSidecar(path, state);
+  const written = await ctx.save(path, state);
   return {
     status: 'compacted',
     record: {
@@ -147,23 +162,76 @@ interface CompactTaskOptions extends ReadTaskOptions {
   readonly strategyOptions: StrategyOptions;
 }
 
+/** The record of a session another compactor holds. */
+function lockedResult(path: string, attempt: Extract<LockAttempt, { kind: 'locked' }>): CompactResult {
+  const by = attempt.holder ? `pid ${attempt.holder.pid} on ${attempt.holder.host}` : 'an unreadable lock';
+  return {
+    status: 'locked',
+    record: { session: path, status: 'locked', lock: attempt.path, locked_by_pid: attempt.holder?.pid ?? null },
+    line: `${'locked'.padEnd(10)} ${path} (another compactor is writing its sidecar: ${by})`,
+  };
+}
+
+/** Temp files of killed runs, in a worker thread (which lives for one run): each directory listed once. */
+const sweepInWorker = createTempSweeper();
+
 /**
- * compactOne in a worker thread. Interruption is the main thread's: it stops handing out
- * sessions, and the ones in flight finish.
+ * compactOne over a batch of sessions in a worker thread: each session is locked, compacted and
+ * its sidecar staged; then the batch's sidecars are committed together (their fsyncs at once)
+ * and the locks released. A session that fails, or whose commit fails, fails alone.
+ * Interruption is the main thread's: it stops handing out batches, and the ones in flight finish.
  */
-export const compactSessionTask = sessionTask(import.meta.url, 'compactSessionTask', async (path: string, options: CompactTaskOptions): Promise<CompactResult> => {
-  const warnings: Diagnostic[] = [];
-  const result = await compactOne(path, {
-    ...options,
-    strategy: createStrategy(options.strategy, options.strategyOptions),
-    count: await loadTextCounter(options.tokenizer),
-    onError: 'fail',
-    signal: new AbortController().signal,
-    warn: (warning) => warnings.push(warning),
-    summarizerFailures: [],
-  });
-  return { ...result, warnings };
-});
+export const compactBatchTask = sessionTask(
+  import.meta.url,
+  'compactBatchTask',
+  async (paths: readonly string[], options: CompactTaskOptions): Promise<Settled<CompactResult>[]> => {
+    const strategy = createStrategy(options.strategy, options.strategyOptions);
+    const count = await loadTextCounter(options.tokenizer);
+    const results: Settled<CompactResult>[] = [];
+    const toCommit: { index: number; staged: StagedSidecar; lock: SidecarLock | null }[] = [];
+    const locks = createLockStager();
+    for (const path of paths) {
+      let lock: SidecarLock | null = null;
+      let staged: StagedSidecar | null = null;
+      const warnings: Diagnostic[] = [];
+      try {
+        if (!options.dryRun) {
+          const attempt = locks.take(path);
+          if (attempt.kind === 'locked') {
+            results.push({ ok: true, value: lockedResult(path, attempt) });
+            continue;
+          }
+          lock = attempt.lock;
+          sweepInWorker(path);
+        }
+        const result = await compactOne(path, {
+          ...options,
+          strategy,
+          count,
+          onError: 'fail',
+          signal: new AbortController().signal,
+          warn: (warning) => warnings.push(warning),
+          summarizerFailures: [],
+          save: async (session, state) => (staged = stageSidecar(session, state)).path,
+        });
+        if (staged) toCommit.push({ index: results.length, staged, lock });
+        else lock?.release();
+        results.push({ ok: true, value: { ...result, warnings } });
+      } catch (error) {
+        lock?.release();
+        results.push({ ok: false, error: describeError(error) });
+      }
+    }
+    locks.close();
+    const committed = await commitSidecars(toCommit.map((entry) => entry.staged));
+    toCommit.forEach((entry, index) => {
+      entry.lock?.release();
+      const outcome = committed[index]!;
+      if (typeof outcome !== 'string') results[entry.index] = { ok: false, error: describeError(outcome) };
+    });
+    return results;
+  },
+);
 
 export const compactCommand: CommandModule<object, CompactArgs> = {
   command: 'compact <inputs..>',
@@ -212,25 +280,19 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
       signal: interruption.signal,
       warn: (warning) => output.warn(warning),
       summarizerFailures,
+      save: saveSidecar,
     };
 
     /** One writer per sidecar: the session is read, planned and written while holding its lock. */
     const compactLocked = async (path: string, work: () => Promise<CompactResult>): Promise<CompactResult> => {
       if (args['dry-run']) return work();
-      const attempt = await lockSidecar(path);
-      if (attempt.kind === 'locked') {
-        const by = attempt.holder ? `pid ${attempt.holder.pid} on ${attempt.holder.host}` : 'an unreadable lock';
-        return {
-          status: 'locked',
-          record: { session: path, status: 'locked', lock: attempt.path, locked_by_pid: attempt.holder?.pid ?? null },
-          line: `${'locked'.padEnd(10)} ${path} (another compactor is writing its sidecar: ${by})`,
-        };
-      }
+      const attempt = lockSidecar(path);
+      if (attempt.kind === 'locked') return lockedResult(path, attempt);
       try {
-        await sweepTemps(path);
+        sweepTemps(path);
         return await work();
       } finally {
-        await attempt.lock.release();
+        attempt.lock.release();
       }
     };
 
@@ -249,10 +311,10 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
     const inThisThread = (path: string) => compactLocked(path, () => compactOne(path, context));
     // Only a strategy that needs no client can move to workers (README "Performance").
     const outcomes = isOffline(strategyName)
-      ? await runSessions(paths, compactSessionTask, { ...options, strategy: strategyName }, emit, jobsFromArgs(args), {
+      ? await runSessionBatches(paths, compactBatchTask, { ...options, strategy: strategyName }, emit, jobsFromArgs(args), {
           local: inThisThread,
           concurrency,
-          around: (path, work) => compactLocked(path, work),
+          ...(args['dry-run'] ? {} : { guard: guardLocksOnExit }),
         })
       : await runBatch(paths, inThisThread, emit, concurrency);
     progress.stop();

@@ -4,10 +4,11 @@
  * input order either way (runBatch's contract), so output never depends on the number of jobs.
  */
 import { availableParallelism } from 'node:os';
+import { statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { TokenizerName } from '../tokens/tokenizers.js';
-import { WorkerPool } from '../workers/pool.js';
-import type { SessionTask } from '../workers/task.js';
+import { WorkerPool, WorkerTaskError } from '../workers/pool.js';
+import type { SessionBatchTask, SessionTask, Settled } from '../workers/task.js';
 import type { Outcome } from './batch.js';
 import { runBatch } from './batch.js';
 
@@ -47,17 +48,12 @@ export async function workerCount(jobs: Jobs, paths: readonly string[]): Promise
   return jobs > 1 ? Math.min(jobs, paths.length) : 0;
 }
 
-/** How runSessions works in this thread, and what it does here around each session either way. */
+/** How runSessions works in this thread. */
 export interface LocalRun<Result> {
   /** The work for a session when no workers run (default: the task itself). */
   readonly local?: (path: string) => Promise<Result>;
   /** Sessions at once in this thread when no workers run (default 1). */
   readonly concurrency?: number;
-  /**
-   * Wraps each session's work sent to a worker, in this thread (compact holds the sidecar lock
-   * here, so this process releases it on exit). `local` does its own wrapping.
-   */
-  readonly around?: (path: string, work: () => Promise<Result>) => Promise<Result>;
 }
 
 export async function runSessions<Options, Result>(
@@ -71,11 +67,87 @@ export async function runSessions<Options, Result>(
   const workers = await workerCount(jobs, paths);
   if (workers === 0) return runBatch(paths, here.local ?? ((path) => task.run(path, options)), emit, here.concurrency ?? 1);
   const pool = new WorkerPool(workers);
-  const around = here.around ?? ((_path: string, work: () => Promise<Result>) => work());
   try {
     // One task more than the pool holds, so no worker waits for the main thread between sessions.
-    return await runBatch(paths, (path) => around(path, () => pool.run(task, path, options)), emit, pool.capacity + 1);
+    return await runBatch(paths, (path) => pool.run(task, path, options), emit, pool.capacity + 1);
   } finally {
     await pool.close();
+  }
+}
+
+/** Sessions in one batch at most, and bytes (a big session goes alone, so both cores stay busy). */
+const BATCH_SESSIONS = 32;
+const BATCH_BYTES = 1 << 20;
+
+/** How runSessionBatches works in this thread, and what it does here around each batch. */
+export interface BatchRun<Result> {
+  /** The work for a session when no workers run. */
+  readonly local: (path: string) => Promise<Result>;
+  /** Sessions at once in this thread when no workers run (default 1). */
+  readonly concurrency?: number;
+  /**
+   * Called as a batch goes to a worker; the function it returns, when the batch is back (with
+   * true when the worker died on it).
+   */
+  readonly guard?: (paths: readonly string[]) => (workerDied: boolean) => void;
+}
+
+/**
+ * runSessions for a batch task: sessions go to the workers in batches of small sessions (one
+ * message each way per batch instead of per session; over 10,000 small sessions the messages
+ * and per-session commits cost more than the work). A batch is sent when full, or as soon as
+ * this thread has nothing more to add to it. Results are still emitted per session, in input
+ * order, and an interruption still stops sessions from starting (runBatch).
+ */
+export async function runSessionBatches<Options, Result>(
+  paths: readonly string[],
+  task: SessionBatchTask<Options, Result>,
+  options: Options,
+  emit: (outcome: Outcome<Result>) => void | Promise<void>,
+  jobs: Jobs,
+  here: BatchRun<Result>,
+): Promise<Outcome<Result>[]> {
+  const workers = await workerCount(jobs, paths);
+  if (workers === 0) return runBatch(paths, here.local, emit, here.concurrency ?? 1);
+  const pool = new WorkerPool(workers);
+  let batch: { path: string; settle: (result: Settled<Result>) => void }[] = [];
+  let bytes = 0;
+  const send = () => {
+    const sent = batch;
+    batch = [];
+    bytes = 0;
+    const paths = sent.map((entry) => entry.path);
+    const unguard = here.guard?.(paths) ?? (() => {});
+    pool.run(task, paths, options, paths[0]).then(
+      (results) => {
+        unguard(false);
+        sent.forEach((entry, index) => entry.settle(results[index] ?? { ok: false, error: `${entry.path}: internal: no result from the worker` }));
+      },
+      (error: Error) => {
+        unguard(true);
+        sent.forEach((entry) => entry.settle({ ok: false, error: error.message.replace(paths[0]!, entry.path) }));
+      },
+    );
+  };
+  const add = (path: string) =>
+    new Promise<Result>((resolve, reject) => {
+      if (batch.length === 0) setImmediate(() => batch.length > 0 && send());
+      batch.push({ path, settle: (result) => (result.ok ? resolve(result.value) : reject(new WorkerTaskError(result.error))) });
+      bytes += sizeOf(path);
+      if (batch.length >= BATCH_SESSIONS || bytes >= BATCH_BYTES) send();
+    });
+  try {
+    // Enough sessions in flight to fill every worker's tasks with full batches, and one more.
+    return await runBatch(paths, add, emit, pool.capacity * BATCH_SESSIONS + 1);
+  } finally {
+    await pool.close();
+  }
+}
+
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
   }
 }

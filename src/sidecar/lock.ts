@@ -6,10 +6,16 @@
  *
  * Why not proper-lockfile: its staleness is time-based only (5 s at least), so every rerun after
  * a kill would see `locked` for a while; a pid check on the same host needs no waiting.
+ *
+ * The file calls are synchronous: a lock is a handful of small metadata calls, and in a worker
+ * thread each asynchronous one would cost a round trip through libuv's shared thread pool,
+ * which over thousands of small sessions cost more than the calls themselves (README
+ * "Performance"). A lock taken in a worker thread is released by the main thread's exit hook
+ * when the process exits first (guardLocksOnExit).
  */
-import { readFileSync, unlinkSync } from 'node:fs';
-import { link, readFile, unlink, writeFile } from 'node:fs/promises';
+import { linkSync, lstatSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { dirname } from 'node:path';
 import { describeFsError, InputError } from '../errors.js';
 import { isProcessAlive } from './process-alive.js';
 import { sidecarPath } from './store.js';
@@ -24,7 +30,7 @@ export interface LockHolder {
 
 export interface SidecarLock {
   readonly path: string;
-  release(): Promise<void>;
+  release(): void;
 }
 
 export type LockAttempt =
@@ -32,9 +38,19 @@ export type LockAttempt =
   /** Another live process holds it; `holder` is null when the lock file cannot be read. */
   | { readonly kind: 'locked'; readonly path: string; readonly holder: LockHolder | null };
 
-/** Lock files this process holds, with the content that proves they are ours. */
+/** Lock files this thread holds, with the content that proves they are ours. */
 const held = new Map<string, string>();
+/** Lock paths another thread of this process may hold (guardLocksOnExit), with how many guards. */
+const guarded = new Map<string, number>();
 let exitHookInstalled = false;
+/** The host never changes while we run; `hostname()` is a system call. */
+const HOST = hostname();
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  process.on('exit', releaseAllSync);
+  exitHookInstalled = true;
+}
 
 function releaseAllSync(): void {
   for (const [path, content] of held) {
@@ -45,6 +61,38 @@ function releaseAllSync(): void {
     }
   }
   held.clear();
+  for (const path of guarded.keys()) removeIfOurs(path);
+  guarded.clear();
+}
+
+/** Removes a lock that names this process: no other live process can have our pid on this host. */
+function removeIfOurs(path: string): void {
+  try {
+    const holder = parseHolder(readFileSync(path, 'utf8'));
+    if (holder && holder.pid === process.pid && holder.host === HOST) unlinkSync(path);
+  } catch {
+    // Already gone.
+  }
+}
+
+/**
+ * For the main thread while a worker thread locks these sessions: if the process exits first (a
+ * second Ctrl-C), the exit hook removes their locks that still name this process. Call the
+ * returned function once the worker is done with them; with `workerDied`, the locks the dead
+ * worker could not release are removed now.
+ */
+export function guardLocksOnExit(sessionPaths: readonly string[]): (workerDied?: boolean) => void {
+  installExitHook();
+  const paths = sessionPaths.map(lockPath);
+  for (const path of paths) guarded.set(path, (guarded.get(path) ?? 0) + 1);
+  return (workerDied = false) => {
+    for (const path of paths) {
+      if (workerDied) removeIfOurs(path);
+      const left = (guarded.get(path) ?? 1) - 1;
+      if (left > 0) guarded.set(path, left);
+      else guarded.delete(path);
+    }
+  };
 }
 
 export function lockPath(sessionPath: string): string {
@@ -64,10 +112,10 @@ function parseHolder(text: string): LockHolder | null {
 }
 
 /** The holder, and whether it is gone. A lock from another host is never judged stale here. */
-async function inspectLock(path: string): Promise<{ holder: LockHolder | null; stale: boolean } | null> {
+function inspectLock(path: string): { holder: LockHolder | null; stale: boolean } | null {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = readFileSync(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null; // released meanwhile
     return { holder: null, stale: false };
@@ -75,48 +123,103 @@ async function inspectLock(path: string): Promise<{ holder: LockHolder | null; s
   const holder = parseHolder(text);
   // Our locks are linked in whole, so an unreadable one was not written by a compactor.
   if (!holder) return { holder: null, stale: true };
-  return { holder, stale: holder.host === hostname() && !isProcessAlive(holder.pid) };
+  return { holder, stale: holder.host === HOST && !isProcessAlive(holder.pid) };
 }
 
-/** Takes the session's sidecar lock, or says who holds it. */
-export async function lockSidecar(sessionPath: string): Promise<LockAttempt> {
-  const path = lockPath(sessionPath);
-  const content = `${JSON.stringify({ pid: process.pid, host: hostname(), since: new Date().toISOString() })}\n`;
-  const staging = `${path}.${process.pid}`;
-  // `wx` never follows a symlink planted at the staging name.
-  await unlink(staging).catch(() => {});
-  await writeFile(staging, content, { flag: 'wx', mode: 0o644 }).catch((error: unknown) => {
-    throw new InputError(`cannot lock the sidecar: ${describeFsError(error)}`, path);
-  });
+function unlinkQuietly(path: string): void {
   try {
-    for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        await link(staging, path);
-        held.set(path, content);
-        if (!exitHookInstalled) {
-          process.on('exit', releaseAllSync);
-          exitHookInstalled = true;
-        }
-        return { kind: 'acquired', lock: { path, release: () => release(path, content) } };
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new InputError(`cannot lock the sidecar: ${describeFsError(error)}`, path);
-      }
-      const existing = await inspectLock(path);
-      if (existing && !existing.stale) return { kind: 'locked', path, holder: existing.holder };
-      if (existing) await unlink(path).catch(() => {});
-    }
-    const existing = await inspectLock(path);
-    return { kind: 'locked', path, holder: existing?.holder ?? null };
-  } finally {
-    await unlink(staging).catch(() => {});
+    unlinkSync(path);
+  } catch {
+    // Not there: nothing to remove.
   }
 }
 
-async function release(path: string, content: string): Promise<void> {
+/** A complete lock file, hard-linked to each lock path it takes (one per directory). */
+interface Staging {
+  readonly path: string;
+  readonly content: string;
+  readonly dev: number;
+  readonly ino: number;
+}
+
+/**
+ * Takes sidecar locks for a batch of sessions. Each lock is a hard link to one staging file per
+ * directory (`<first sidecar>.lock.<pid>`, written whole once), so a lock costs one link and
+ * its release one unlink, instead of writing and removing a staging file every time: on a busy
+ * file system each created or removed name waits for the journal. A release checks the lock is
+ * still ours by its inode, without reading it. Close the stager once the batch has its locks.
+ */
+export interface LockStager {
+  /** Takes the session's sidecar lock, or says who holds it. */
+  take(sessionPath: string): LockAttempt;
+  /** Removes the staging files; locks taken stay held until released. */
+  close(): void;
+}
+
+export function createLockStager(): LockStager {
+  const stagings = new Map<string, Staging>();
+  const stagingFor = (path: string): Staging => {
+    const directory = dirname(path);
+    const existing = stagings.get(directory);
+    if (existing) return existing;
+    const content = `${JSON.stringify({ pid: process.pid, host: HOST, since: new Date().toISOString() })}\n`;
+    const staging = `${path}.${process.pid}`;
+    // `wx` never follows a symlink planted at the staging name.
+    unlinkQuietly(staging);
+    try {
+      writeFileSync(staging, content, { flag: 'wx', mode: 0o644 });
+      const { dev, ino } = lstatSync(staging);
+      const made = { path: staging, content, dev, ino };
+      stagings.set(directory, made);
+      return made;
+    } catch (error) {
+      unlinkQuietly(staging);
+      throw new InputError(`cannot lock the sidecar: ${describeFsError(error)}`, path);
+    }
+  };
+  return {
+    take(sessionPath) {
+      const path = lockPath(sessionPath);
+      const staging = stagingFor(path);
+      for (let attempt = 0; attempt < 2; attempt++) {
+        try {
+          linkSync(staging.path, path);
+          held.set(path, staging.content);
+          installExitHook();
+          return { kind: 'acquired', lock: { path, release: () => release(path, staging) } };
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new InputError(`cannot lock the sidecar: ${describeFsError(error)}`, path);
+        }
+        const existing = inspectLock(path);
+        if (existing && !existing.stale) return { kind: 'locked', path, holder: existing.holder };
+        if (existing) unlinkQuietly(path);
+      }
+      const existing = inspectLock(path);
+      return { kind: 'locked', path, holder: existing?.holder ?? null };
+    },
+    close() {
+      for (const staging of stagings.values()) unlinkQuietly(staging.path);
+      stagings.clear();
+    },
+  };
+}
+
+/** Takes one session's sidecar lock, or says who holds it. */
+export function lockSidecar(sessionPath: string): LockAttempt {
+  const stager = createLockStager();
+  try {
+    return stager.take(sessionPath);
+  } finally {
+    stager.close();
+  }
+}
+
+function release(path: string, staging: Staging): void {
   held.delete(path);
   try {
-    // Only remove the lock if it is still ours.
-    if ((await readFile(path, 'utf8')) === content) await unlink(path);
+    // Only remove the lock if it is still ours: the inode we linked there.
+    const info = lstatSync(path);
+    if (info.ino === staging.ino && info.dev === staging.dev) unlinkSync(path);
   } catch {
     // Already gone.
   }

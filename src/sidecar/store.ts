@@ -1,12 +1,20 @@
 /**
- * The only code that writes: sidecar paths, loading with validation, atomic saves (temp file +
- * rename, via write-file-atomic) and removing the temp files a killed run left behind. A
- * session file is never opened for writing, and a sidecar path that is a symbolic link is
- * neither read nor written through (write-file-atomic would follow it to its target).
+ * The only code that writes: sidecar paths, loading with validation, atomic saves and removing
+ * the temp files a killed run left behind. A save is staged (a new temp file beside the sidecar,
+ * written whole) and then committed (fsync, rename over the sidecar, fsync of the directory), so
+ * readers see the old sidecar or the new one, never a torn file, and a committed sidecar
+ * survives a crash. Staging many and committing them together lets their fsyncs run at once,
+ * which the file system's journal commits as one (README "Performance"). A session file is never
+ * opened for writing, and a sidecar path that is a symbolic link is neither read nor written
+ * through.
+ *
+ * Reads and stagings use synchronous calls (small files; in a worker thread each asynchronous
+ * call is a round trip through libuv's shared thread pool); only the fsyncs are asynchronous,
+ * so that they overlap.
  */
-import { lstat, readdir, readFile, unlink } from 'node:fs/promises';
+import { closeSync, fchmodSync, fstatSync, fsync, lstatSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import { threadId } from 'node:worker_threads';
 import type { CompactionState } from '../compaction/state.js';
 import { SIDECAR_FORMAT_VERSION } from '../compaction/state.js';
 import { describeFsError, InputError } from '../errors.js';
@@ -26,10 +34,10 @@ export function isSidecarPath(path: string): boolean {
 }
 
 /** Refuses a sidecar path that is a symlink or not a regular file; false when nothing is there. */
-async function checkSidecarPath(path: string, doing: 'read' | 'write'): Promise<boolean> {
+function checkSidecarPath(path: string, doing: 'read' | 'write'): boolean {
   let info;
   try {
-    info = await lstat(path);
+    info = lstatSync(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw new InputError(`cannot ${doing} sidecar: ${describeFsError(error)}`, path);
@@ -55,10 +63,10 @@ function jsonErrorLine(text: string, error: unknown): number | undefined {
 /** The sidecar for a session, or null when there is none. Invalid ones are an InputError. */
 export async function loadSidecar(sessionPath: string): Promise<CompactionState | null> {
   const path = sidecarPath(sessionPath);
-  if (!(await checkSidecarPath(path, 'read'))) return null;
+  if (!checkSidecarPath(path, 'read')) return null;
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = readFileSync(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw new InputError(`cannot read sidecar: ${describeFsError(error)}`, path);
@@ -85,16 +93,145 @@ export async function loadSidecar(sessionPath: string): Promise<CompactionState 
   return parsed.data;
 }
 
-/** Writes atomically: readers see the old sidecar or the new one, never a torn file. */
-export async function saveSidecar(sessionPath: string, state: CompactionState): Promise<string> {
-  const path = sidecarPath(sessionPath);
-  await checkSidecarPath(path, 'write');
-  await writeFileAtomic(path, `${JSON.stringify(state, null, 2)}\n`, { encoding: 'utf8', mode: 0o644 });
-  return path;
+/** A sidecar written whole to its temp file, not yet in place (commitSidecars puts it there). */
+export interface StagedSidecar {
+  /** The sidecar it will become. */
+  readonly path: string;
+  readonly temp: string;
+  readonly fd: number;
+}
+
+/** Temp files this thread has staged and not yet renamed or removed: removed if we exit first. */
+const staged = new Set<string>();
+let exitHookInstalled = false;
+let tempSequence = 0;
+
+function removeStagedOnExit(): void {
+  for (const temp of staged) removeQuietly(temp);
+}
+
+function removeQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Already gone.
+  }
 }
 
 /**
- * Temp files a killed run can leave beside a sidecar: write-file-atomic's `<sidecar>.<number>`
+ * `<sidecar>.<digits>`, the temp name the sweeper recognizes: this process's pid, this thread
+ * and a sequence number, so no two writers in or across processes pick the same one; `wx`
+ * refuses one that exists anyway (or a symlink planted there), and the next number is tried.
+ */
+function openTemp(path: string): { temp: string; fd: number } {
+  for (;;) {
+    const temp = `${path}.${process.pid}${String(threadId).padStart(3, '0')}${++tempSequence}`;
+    try {
+      return { temp, fd: openSync(temp, 'wx', 0o644) };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+}
+
+/** Writes the new sidecar whole into a temp file beside it; the sidecar itself is untouched. */
+export function stageSidecar(sessionPath: string, state: CompactionState): StagedSidecar {
+  const path = sidecarPath(sessionPath);
+  checkSidecarPath(path, 'write');
+  if (!exitHookInstalled) {
+    process.on('exit', removeStagedOnExit);
+    exitHookInstalled = true;
+  }
+  let opened: { temp: string; fd: number };
+  try {
+    opened = openTemp(path);
+  } catch (error) {
+    throw new InputError(`cannot write sidecar: ${describeFsError(error)}`, path);
+  }
+  const { temp, fd } = opened;
+  staged.add(temp);
+  try {
+    writeSync(fd, `${JSON.stringify(state, null, 2)}\n`, null, 'utf8');
+    // The mode regardless of the umask, as for every sidecar before (a chmod is a journalled
+    // metadata write, so only when the umask changed it).
+    if ((fstatSync(fd).mode & 0o777) !== 0o644) fchmodSync(fd, 0o644);
+    return { path, temp, fd };
+  } catch (error) {
+    closeSync(fd);
+    discard(temp);
+    throw new InputError(`cannot write sidecar: ${describeFsError(error)}`, path);
+  }
+}
+
+function discard(temp: string): void {
+  removeQuietly(temp);
+  staged.delete(temp);
+}
+
+function fsyncAsync(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
+}
+
+/**
+ * Makes the renames into a directory durable. Null when done, or when the platform cannot fsync
+ * a directory (nothing more can be done there); otherwise the error.
+ */
+async function syncDirectory(directory: string): Promise<unknown> {
+  let fd: number;
+  try {
+    fd = openSync(directory, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    await fsyncAsync(fd);
+    return null;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'EINVAL' || code === 'EISDIR' || code === 'EPERM' || code === 'EBADF' ? null : error;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Puts staged sidecars in place: every temp is fsynced (all at once), then renamed over its
+ * sidecar, then each directory is fsynced once. Returns, per staged sidecar in order, its path
+ * or the error that kept it from being written durably (a temp that was not renamed is removed,
+ * and the old sidecar is untouched).
+ */
+export async function commitSidecars(sidecars: readonly StagedSidecar[]): Promise<(string | InputError)[]> {
+  const synced = await Promise.allSettled(sidecars.map((sidecar) => fsyncAsync(sidecar.fd)));
+  const results = sidecars.map((sidecar, index): string | InputError => {
+    closeSync(sidecar.fd);
+    const sync = synced[index]!;
+    try {
+      if (sync.status === 'rejected') throw sync.reason;
+      renameSync(sidecar.temp, sidecar.path);
+      staged.delete(sidecar.temp);
+      return sidecar.path;
+    } catch (error) {
+      discard(sidecar.temp);
+      return new InputError(`cannot write sidecar: ${describeFsError(error)}`, sidecar.path);
+    }
+  });
+  const directories = [...new Set(sidecars.filter((_, index) => typeof results[index] === 'string').map((sidecar) => dirname(sidecar.path)))];
+  const failures = await Promise.all(directories.map(syncDirectory));
+  return results.map((result, index) => {
+    const failure = typeof result === 'string' ? failures[directories.indexOf(dirname(result))] : null;
+    return failure ? new InputError(`cannot sync the sidecar's directory: ${describeFsError(failure)}`, sidecars[index]!.path) : result;
+  });
+}
+
+/** Writes one sidecar atomically: readers see the old sidecar or the new one, never a torn file. */
+export async function saveSidecar(sessionPath: string, state: CompactionState): Promise<string> {
+  const [result] = await commitSidecars([stageSidecar(sessionPath, state)]);
+  if (result instanceof InputError) throw result;
+  return result!;
+}
+
+/**
+ * Temp files a killed run can leave beside a sidecar: a staged sidecar's `<sidecar>.<number>`
  * and the lock's staging file `<sidecar>.lock.<pid>`. Only called while holding the sidecar's
  * lock, when no live writer of this sidecar can own them.
  */
@@ -112,24 +249,30 @@ function isStaleTempOf(sidecarName: string, name: string): boolean {
  * over thousands of sessions must not list it thousands of times); a name listed earlier that
  * is gone by now is simply skipped.
  */
-export function createTempSweeper(): (sessionPath: string) => Promise<string[]> {
-  const listings = new Map<string, Promise<string[]>>();
-  return async (sessionPath) => {
+export function createTempSweeper(): (sessionPath: string) => string[] {
+  const listings = new Map<string, string[]>();
+  return (sessionPath) => {
     const directory = dirname(sessionPath);
     let listing = listings.get(directory);
     if (!listing) {
-      listing = readdir(directory).catch(() => []);
+      try {
+        listing = readdirSync(directory);
+      } catch {
+        listing = [];
+      }
       listings.set(directory, listing);
     }
     const sidecarName = basename(sidecarPath(sessionPath));
     const removed: string[] = [];
-    for (const name of await listing) {
+    for (const name of listing) {
       if (!isStaleTempOf(sidecarName, name)) continue;
       const path = join(directory, name);
-      await unlink(path).then(
-        () => removed.push(path),
-        () => {},
-      );
+      try {
+        unlinkSync(path);
+        removed.push(path);
+      } catch {
+        // Gone since the listing.
+      }
     }
     return removed;
   };

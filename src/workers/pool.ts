@@ -11,7 +11,10 @@ export interface TaskRequest {
   readonly id: number;
   readonly module: string;
   readonly name: string;
-  readonly path: string;
+  /** A session path, or a batch task's paths. */
+  readonly input: unknown;
+  /** What a failure of the worker itself is reported against (the session's path). */
+  readonly label: string;
   readonly options: unknown;
 }
 
@@ -49,10 +52,11 @@ export class WorkerPool {
     return this.size * TASKS_PER_WORKER;
   }
 
-  run<Options, Result>(task: SessionTask<Options, Result>, path: string, options: Options): Promise<Result> {
+  /** Runs a task on its input; `label` names what a dying worker fails (default: the input, a path). */
+  run<Options, Result, Input>(task: SessionTask<Options, Result, Input>, input: Input, options: Options, label = String(input)): Promise<Result> {
     if (this.closed) return Promise.reject(new Error('internal: worker pool already closed'));
     return new Promise<Result>((resolve, reject) => {
-      const request: TaskRequest = { id: this.nextId++, module: task.module, name: task.name, path, options };
+      const request: TaskRequest = { id: this.nextId++, module: task.module, name: task.name, input, label, options };
       this.queue.push({ request, resolve: resolve as (value: unknown) => void, reject });
       this.dispatch();
     });
@@ -79,7 +83,7 @@ export class WorkerPool {
     });
     const fail = (reason: string) => {
       if (!this.workers.delete(worker) || this.closed) return;
-      for (const pending of held.values()) pending.reject(new WorkerTaskError(`${pending.request.path}: ${reason}`));
+      for (const pending of held.values()) pending.reject(new WorkerTaskError(`${pending.request.label}: ${reason}`));
       held.clear();
       this.spawn();
       this.dispatch();

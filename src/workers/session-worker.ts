@@ -1,6 +1,6 @@
 /**
  * The worker thread's side of pool.ts: imports the task a request names, runs it on one
- * session, and posts back the result or the error as the one line the CLI would print.
+ * session (or a batch task on several), and posts back the result or the error as the one line the CLI would print.
  */
 import { parentPort } from 'node:worker_threads';
 import { describeError } from '../errors.js';
@@ -16,7 +16,7 @@ port.on('message', async (request: TaskRequest) => {
     const module = (await import(request.module)) as Record<string, unknown>;
     const task = module[request.name];
     if (!isSessionTask(task)) throw new Error(`internal: ${request.name} in ${request.module} is not a session task`);
-    reply = { id: request.id, ok: true, value: await task.run(request.path, request.options) };
+    reply = { id: request.id, ok: true, value: await task.run(request.input, request.options) };
   } catch (error) {
     reply = { id: request.id, ok: false, error: describeError(error) };
   }
