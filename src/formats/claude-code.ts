@@ -20,6 +20,7 @@ import type { ContentBlock, Diagnostic, Message, RecordedCompaction, Session, Us
 import type { AnthropicUsage } from './anthropic-content.js';
 import { anthropicBlocks, anthropicContentSchema, anthropicUsage, anthropicUsageSchema, unknownTypesWarning } from './anthropic-content.js';
 import { asRecord, keepEach, lastModel, lineId, nonZeroUsage, parseLine, partsText, withUniqueIds } from './convert.js';
+import { KeyCutter } from './json-cut.js';
 import { forEachJsonLine } from './jsonl-lines.js';
 import type { FormatReader, ReadOptions } from './reader.js';
 
@@ -114,6 +115,17 @@ function parseBoundary(value: Record<string, unknown>, line: number): ChainNode 
   };
 }
 
+/**
+ * Top-level values this reader never reads, cut before parsing (json-cut.ts): the tool output's
+ * duplicate, and the bodies of progress, attachment and file-history-snapshot lines.
+ */
+const UNREAD_VALUES = new KeyCutter({
+  user: 'toolUseResult',
+  progress: 'data',
+  attachment: 'attachment',
+  'file-history-snapshot': 'snapshot',
+});
+
 /** Every line of the file that can be a link in the parent chain, in file order. */
 async function readNodes(file: string): Promise<{ nodes: ChainNode[]; warnings: Diagnostic[] }> {
   const nodes: ChainNode[] = [];
@@ -125,7 +137,7 @@ async function readNodes(file: string): Promise<{ nodes: ChainNode[]; warnings: 
     else if (type === 'system' && record['subtype'] === 'compact_boundary') nodes.push(parseBoundary(record, line));
     // progress, attachment, other system lines: not context, but the chain runs through them.
     else if (typeof record['uuid'] === 'string') nodes.push(linkNode(record, line));
-  });
+  }, UNREAD_VALUES);
   return { nodes, warnings };
 }
 
