@@ -56,7 +56,9 @@ function failOnWarnings(warnings: readonly Diagnostic[]): void {
 /**
  * Reads slim messages, estimating and hashing each full message as the reader hands it over.
  * Returns the reader's full session when the reader does not take the `keep` hook, and null
- * when it changed what the hook returned (then the caller reads again in full).
+ * when it changed what the hook returned (then the caller reads again in full). A reader may hand
+ * over messages the session then leaves out or orders otherwise (the Claude Code reader, before
+ * it knows the parent chain): estimates follow each message; prefix hashes need the exact order.
  */
 async function readLean(
   path: string,
@@ -65,14 +67,14 @@ async function readLean(
   hashing: { readonly everyCut: boolean; readonly at: string | null },
 ): Promise<{ session: Session; tokens: number[] } | Session | null> {
   const kept: Message[] = [];
-  const tokens: number[] = [];
+  const tokensOf = new Map<Message, number>();
   const hash = hashing.everyCut || hashing.at !== null ? createHash('sha256') : null;
   let stillHashing = hash !== null;
   const keep = (message: Message): Message => {
-    const index = tokens.length;
+    const index = kept.length;
     const slim = slimMessage(message);
     kept.push(slim);
-    tokens.push(estimateMessageTokens(message, count));
+    tokensOf.set(slim, estimateMessageTokens(message, count));
     if (hash && stillHashing) {
       const atSidecar = message.id === hashing.at;
       // A cut never lands on a tool result (cut-point.ts), so their prefixes are never asked for.
@@ -83,9 +85,11 @@ async function readLean(
     return slim;
   };
   const session = await readSession(path, format, { keep });
-  if (tokens.length === 0) return session;
-  const intact = session.messages.length === kept.length && session.messages.every((message, index) => message === kept[index]);
-  return intact ? { session, tokens } : null;
+  if (kept.length === 0) return session;
+  const tokens = session.messages.map((message) => tokensOf.get(message));
+  if (!tokens.every((count) => count !== undefined)) return null;
+  const inOrder = session.messages.length === kept.length && session.messages.every((message, index) => message === kept[index]);
+  return inOrder || hash === null ? { session, tokens } : null;
 }
 
 async function readWithEstimates(

