@@ -104,4 +104,29 @@ describe('Claude Code: messages built while reading', () => {
     expect(lean.tokens).toEqual(full.tokens);
     expect(shape(lean.session.messages)).toEqual(shape(full.session.messages));
   });
+
+  it('joins only the blocks a later line of a response adds (a line repeating earlier blocks)', async () => {
+    const path = join(dir, 'repeat.jsonl');
+    const tool = { type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: 'a.ts' } };
+    const lines = [
+      line({ type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'hi' } }),
+      assistant('a1', 'u1', 'msg_A', { type: 'text', text: 'one' }, null, 3),
+      // The same text again, a new text, and the tool call twice.
+      line({ type: 'assistant', uuid: 'a1b', parentUuid: 'a1', requestId: 'req_msg_A', message: {
+        id: 'msg_A', role: 'assistant', model: 'claude-sonnet-4-5-20250929', stop_reason: 'tool_use',
+        content: [{ type: 'text', text: 'one' }, { type: 'text', text: 'one!' }, tool, tool],
+        usage: { input_tokens: 5, cache_creation_input_tokens: 100, cache_read_input_tokens: 0, output_tokens: 9 },
+      } }),
+    ];
+    writeFileSync(path, `${lines.join('\n')}\n`);
+    const session = await readSession(path, 'claude-code');
+    const merged = session.messages[1]!;
+    // Blocks equal to one already there are dropped; the two copies within one line both join.
+    expect(merged.content).toEqual([
+      { type: 'text', text: 'one' },
+      { type: 'text', text: 'one!' },
+      { type: 'tool_request', id: 'toolu_1', name: 'Read', arguments: { file_path: 'a.ts' } },
+      { type: 'tool_request', id: 'toolu_1', name: 'Read', arguments: { file_path: 'a.ts' } },
+    ]);
+  });
 });

@@ -58,10 +58,39 @@ function newDraft(chat: ChatLine, line: number): Draft {
   };
 }
 
+/** The field that tells two blocks of a type apart; blocks whose keys differ are different. */
+function blockKey(block: ContentBlock): string {
+  switch (block.type) {
+    case 'text':
+    case 'thinking':
+      return block.text;
+    case 'tool_request':
+      return block.id;
+    case 'tool_result':
+      return block.tool_request_id;
+  }
+}
+
+/**
+ * Whether an equal block (same JSON) is among the first `count`; serializes only blocks with the
+ * same key (serializing every block on every merge was most of the merging time).
+ */
+function hasBlock(blocks: readonly ContentBlock[], count: number, block: ContentBlock): boolean {
+  const key = blockKey(block);
+  let json: string | undefined;
+  for (let index = 0; index < count; index++) {
+    const known = blocks[index]!;
+    if (known.type !== block.type || blockKey(known) !== key) continue;
+    json ??= JSON.stringify(block);
+    if (JSON.stringify(known) === json) return true;
+  }
+  return false;
+}
+
 /** A later line of the same response: its new blocks join, its usage replaces a partial one. */
 function mergeInto(draft: Draft, chat: ChatLine): void {
-  const known = new Set(draft.blocks.map((block) => JSON.stringify(block)));
-  for (const block of chat.blocks) if (!known.has(JSON.stringify(block))) draft.blocks.push(block);
+  const before = draft.blocks.length;
+  for (const block of chat.blocks) if (!hasBlock(draft.blocks, before, block)) draft.blocks.push(block);
   if (draft.final) return;
   const better = chat.final || (chat.usage?.output_tokens ?? 0) >= (draft.usage?.output_tokens ?? 0);
   if (chat.usage && better) draft.usage = chat.usage;
