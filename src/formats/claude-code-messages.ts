@@ -175,7 +175,8 @@ export class MessageAssembler {
     let settled = 0;
     while (settled < side.waiting.length && !side.waiting[settled]!.open) {
       const { draft, lines } = side.waiting[settled++]!;
-      this.built.set(lines[0]!, { lines, message: this.keep(toMessage(draft)) });
+      // A copy: the array merges pushed to keeps spare room, held until the end of the file.
+      this.built.set(lines[0]!, { lines: lines.slice(), message: this.keep(toMessage(draft)) });
     }
     if (settled > 0) side.waiting.splice(0, settled);
   }
