@@ -129,4 +129,16 @@ describe('Claude Code: messages built while reading', () => {
       { type: 'tool_request', id: 'toolu_1', name: 'Read', arguments: { file_path: 'a.ts' } },
     ]);
   });
+
+  it('stops a parent chain that loops before the first line it meets again', async () => {
+    const path = join(dir, 'loop.jsonl');
+    const lines = [
+      line({ type: 'user', uuid: 'u0', parentUuid: null, message: { role: 'user', content: 'left out' } }),
+      line({ type: 'user', uuid: 'u1', parentUuid: 'a1', message: { role: 'user', content: 'hi' } }),
+      assistant('a1', 'u1', 'msg_A', { type: 'text', text: 'one' }, 'end_turn', 3),
+    ];
+    writeFileSync(path, `${lines.join('\n')}\n`);
+    const session = await readSession(path, 'claude-code');
+    expect(session.messages.map((m) => m.id)).toEqual(['u1', 'a1']);
+  });
 });

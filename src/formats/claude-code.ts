@@ -215,15 +215,29 @@ function currentChain(nodes: readonly ChainNode[], file: string, warnings: Diagn
     warnings.push({ file, message: `${duplicates} lines repeat another line's uuid; messages kept in file order` });
     return nodes.filter(sameSide);
   }
+  return walkBack(leaf, byUuid, nodes.length).reverse().filter(sameSide);
+}
+
+/**
+ * The nodes from `leaf` back to the root of its chain; a chain that loops stops before the first
+ * node it meets again. A set of visited nodes took most of the chain's time over 200,000 lines,
+ * so one is kept only once the walk is longer than the file (then it has met a loop).
+ */
+function walkBack(leaf: ChainNode, byUuid: ReadonlyMap<string, ChainNode>, lines: number): ChainNode[] {
+  const parentOf = (node: ChainNode): ChainNode | undefined => {
+    const next = node.parent ?? node.logicalParent;
+    return next === null ? undefined : byUuid.get(next);
+  };
   const chain: ChainNode[] = [];
+  for (let node: ChainNode | undefined = leaf; node && chain.length <= lines; node = parentOf(node)) chain.push(node);
+  if (chain.length <= lines) return chain;
   const seen = new Set<ChainNode>();
-  for (let node: ChainNode | undefined = leaf; node && !seen.has(node); ) {
+  chain.length = 0;
+  for (let node: ChainNode | undefined = leaf; node && !seen.has(node); node = parentOf(node)) {
     seen.add(node);
     chain.push(node);
-    const next: string | null = node.parent ?? node.logicalParent;
-    node = next === null ? undefined : byUuid.get(next);
   }
-  return chain.reverse().filter(sameSide);
+  return chain;
 }
 
 function summaryText(blocks: readonly ContentBlock[]): string {
