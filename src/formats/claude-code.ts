@@ -4,7 +4,9 @@
  *
  * - one API response is split over several lines (one content block a line) sharing
  *   `message.id` and `requestId`: merged into one assistant message, usage taken once, output
- *   tokens from the line with a `stop_reason` (else the largest partial count);
+ *   tokens from the line with a `stop_reason` (else the largest partial count); the messages are
+ *   built while reading (claude-code-messages.ts), and this file plans from the chain which
+ *   lines make each message;
  * - lines are ordered by the parent chain from the newest main-chain line, not by time, and
  *   the chain is followed through non-message lines (progress, attachments, system lines);
  *   abandoned branches are left out;
@@ -12,7 +14,9 @@
  *   holding nothing but a sidechain (a 2.x subagent transcript) is read as its own session;
  * - `compact_boundary` + the `isCompactSummary` line = a compaction Claude Code recorded;
  * - `<synthetic>` messages (locally generated, zero usage) are not provider calls: left out;
- * - `toolUseResult` duplicates a tool's output and is never sent to the model: ignored.
+ * - `toolUseResult` duplicates a tool's output and is never sent to the model: cut out of the
+ *   line before it is parsed (json-cut.ts), as are the bodies of progress, attachment and
+ *   file-history-snapshot lines.
  */
 import { z } from 'zod';
 import { InputError } from '../errors.js';
