@@ -20,6 +20,9 @@ import { FIXTURES, ROOT } from './helpers/cli.js';
 
 const FILES = fg.sync(['bug.jsonl', 'real/**/*.jsonl', 'audit/*.jsonl', 'formats/*.jsonl'], { cwd: FIXTURES, absolute: true }).sort();
 
+/** The trimmed schema fixture repeats one uuid 45 times. */
+const REREAD_IN_FULL = new Set(['real/claude-code/agent-sessions_claude_small_schema-fixture.jsonl']);
+
 function growthOf(loaded: LoadedSession, analyze: (calls: ReturnType<typeof providerCalls>, turns: ReturnType<typeof groupTurns>) => GrowthReport) {
   const { messages, recordedCompactions } = loaded.session;
   const calls = providerCalls(messages, loaded.tokens, recordedCompactions);
@@ -45,7 +48,8 @@ describe('inspect on slim messages', () => {
   for (const path of FILES) {
     it(`attributes growth as the full read does: ${relative(ROOT, path)}`, async () => {
       const { lean, fromFull, fromLean } = await bothWays(path);
-      expect(lean.session.messages.every(isSlim)).toBe(true);
+      // A file with repeated uuids is read again in full (its messages are renamed after the hook saw them).
+      expect(lean.session.messages.every(isSlim)).toBe(!REREAD_IN_FULL.has(relative(FIXTURES, path)));
       expect(fromLean).toEqual(fromFull);
     });
   }

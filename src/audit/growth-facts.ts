@@ -31,13 +31,15 @@ export function toolTarget(request: ToolRequestBlock | undefined): string {
  */
 export class GrowthFacts {
   /** Per message: tokens of its text blocks (user, assistant or system text, by its role). */
-  readonly text: number[] = [];
+  text: number[] = [];
   /** Per message: tokens of its thinking blocks. */
-  readonly thinking: number[] = [];
+  thinking: number[] = [];
   /** Per message: tokens of its tool calls (name + arguments). */
-  readonly toolCalls: number[] = [];
+  toolCalls: number[] = [];
   /** Per tool result block, in session and block order: its tokens. */
-  readonly results: number[] = [];
+  results: number[] = [];
+  /** Per message: where its tool results start in `results` (for `select`). */
+  private resultStarts: number[] = [];
   /** Tool call id → its target (toolTarget); a repeated id keeps the last call's, as lookups do. */
   readonly targets = new Map<string, string>();
 
@@ -45,6 +47,7 @@ export class GrowthFacts {
   constructor(private readonly count: TextCounter) {}
 
   observe(message: Message): void {
+    this.resultStarts.push(this.results.length);
     let text = 0;
     let thinking = 0;
     let toolCalls = 0;
@@ -69,5 +72,21 @@ export class GrowthFacts {
     this.text.push(text);
     this.thinking.push(thinking);
     this.toolCalls.push(toolCalls);
+  }
+
+  select(order: readonly number[]): void {
+    const starts = this.resultStarts;
+    const results: number[] = [];
+    const resultStarts: number[] = [];
+    for (const index of order) {
+      resultStarts.push(results.length);
+      const end = index + 1 < starts.length ? starts[index + 1]! : this.results.length;
+      for (let i = starts[index]!; i < end; i++) results.push(this.results[i]!);
+    }
+    this.text = order.map((index) => this.text[index]!);
+    this.thinking = order.map((index) => this.thinking[index]!);
+    this.toolCalls = order.map((index) => this.toolCalls[index]!);
+    this.results = results;
+    this.resultStarts = resultStarts;
   }
 }

@@ -51,6 +51,11 @@ export interface LoadOptions {
  */
 export interface MessageObserver {
   observe(message: Message): void;
+  /**
+   * Keeps only the observed messages at `order` (positions in observation order), in that
+   * order: the session a reader settled, when it handed over messages it then dropped or moved.
+   */
+  select(order: readonly number[]): void;
 }
 
 /** A fresh observer for each read: a lean read that must start over in full starts a new one. */
@@ -67,7 +72,9 @@ function failOnWarnings(warnings: readonly Diagnostic[]): void {
 /**
  * Reads slim messages, estimating and hashing each full message as the reader hands it over.
  * Returns the reader's full session when the reader does not take the `keep` hook, and null
- * when it changed what the hook returned (then the caller reads again in full).
+ * when it changed what the hook returned (then the caller reads again in full). A reader may hand
+ * over messages the session then leaves out or orders otherwise (the Claude Code reader, before
+ * it knows the parent chain): estimates follow each message; prefix hashes need the exact order.
  */
 async function readLean(
   path: string,
@@ -77,14 +84,14 @@ async function readLean(
   observer: MessageObserver | null,
 ): Promise<{ session: Session; tokens: number[] } | Session | null> {
   const kept: Message[] = [];
-  const tokens: number[] = [];
+  const tokensOf = new Map<Message, number>();
   const hash = hashing.everyCut || hashing.at !== null ? createHash('sha256') : null;
   let stillHashing = hash !== null;
   const keep = (message: Message): Message => {
-    const index = tokens.length;
+    const index = kept.length;
     const slim = slimMessage(message);
     kept.push(slim);
-    tokens.push(estimateMessageTokens(message, count));
+    tokensOf.set(slim, estimateMessageTokens(message, count));
     observer?.observe(message);
     if (hash && stillHashing) {
       const atSidecar = message.id === hashing.at;
@@ -96,9 +103,19 @@ async function readLean(
     return slim;
   };
   const session = await readSession(path, format, { keep });
-  if (tokens.length === 0) return session;
-  const intact = session.messages.length === kept.length && session.messages.every((message, index) => message === kept[index]);
-  return intact ? { session, tokens } : null;
+  if (kept.length === 0) return session;
+  const tokens = session.messages.map((message) => tokensOf.get(message));
+  if (!tokens.every((count) => count !== undefined)) return null;
+  const inOrder = session.messages.length === kept.length && session.messages.every((message, index) => message === kept[index]);
+  if (inOrder) return { session, tokens };
+  // Prefix hashes follow the order `keep` saw: a reader that dropped or reordered messages (a
+  // Claude Code branch) is then read again in full. An observer's facts are put in session order.
+  if (hash !== null) return null;
+  if (observer) {
+    const position = new Map(kept.map((message, index) => [message, index]));
+    observer.select(session.messages.map((message) => position.get(message)!));
+  }
+  return { session, tokens };
 }
 
 async function readWithEstimates<Observer extends MessageObserver>(

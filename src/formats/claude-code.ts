@@ -4,7 +4,9 @@
  *
  * - one API response is split over several lines (one content block a line) sharing
  *   `message.id` and `requestId`: merged into one assistant message, usage taken once, output
- *   tokens from the line with a `stop_reason` (else the largest partial count);
+ *   tokens from the line with a `stop_reason` (else the largest partial count); the messages are
+ *   built while reading (claude-code-messages.ts), and this file plans from the chain which
+ *   lines make each message;
  * - lines are ordered by the parent chain from the newest main-chain line, not by time, and
  *   the chain is followed through non-message lines (progress, attachments, system lines);
  *   abandoned branches are left out;
@@ -12,14 +14,18 @@
  *   holding nothing but a sidechain (a 2.x subagent transcript) is read as its own session;
  * - `compact_boundary` + the `isCompactSummary` line = a compaction Claude Code recorded;
  * - `<synthetic>` messages (locally generated, zero usage) are not provider calls: left out;
- * - `toolUseResult` duplicates a tool's output and is never sent to the model: ignored.
+ * - `toolUseResult` duplicates a tool's output and is never sent to the model: cut out of the
+ *   line before it is parsed (json-cut.ts), as are the bodies of progress, attachment and
+ *   file-history-snapshot lines.
  */
 import { z } from 'zod';
 import { InputError } from '../errors.js';
-import type { ContentBlock, Diagnostic, Message, RecordedCompaction, Session, Usage } from '../session/model.js';
-import type { AnthropicUsage } from './anthropic-content.js';
-import { anthropicBlocks, anthropicContentSchema, anthropicUsage, anthropicUsageSchema, unknownTypesWarning } from './anthropic-content.js';
-import { asRecord, keepEach, lastModel, lineId, nonZeroUsage, parseLine, partsText, withUniqueIds } from './convert.js';
+import type { ContentBlock, Diagnostic, Message, RecordedCompaction, Session } from '../session/model.js';
+import { anthropicBlocks, anthropicContentSchema, anthropicUsageSchema, unknownTypesWarning } from './anthropic-content.js';
+import type { ChatLine } from './claude-code-messages.js';
+import { MessageAssembler, pickBuilt, rebuildMessages } from './claude-code-messages.js';
+import { asRecord, keepEach, lastModel, lineId, parseLine, partsText, withUniqueIds } from './convert.js';
+import { KeyCutter } from './json-cut.js';
 import { forEachJsonLine } from './jsonl-lines.js';
 import type { FormatReader, ReadOptions } from './reader.js';
 
@@ -50,41 +56,41 @@ interface ChainNode {
   readonly logicalParent: string | null;
   readonly line: number;
   readonly sidechain: boolean;
-  readonly chat?: ChatLine;
+  /** A user or assistant line: what the chain needs of it (its message is built as it is read). */
+  readonly chat?: ChatLink;
   /** A message line that failed to parse: an error only if it is part of the current chain. */
   readonly invalid?: InputError;
   readonly boundary?: { readonly preTokens?: number; readonly preservedHead?: string };
 }
 
-interface ChatLine {
-  readonly role: 'user' | 'assistant';
-  readonly uuid: string;
-  readonly blocks: ContentBlock[];
-  /** `message.id` + `requestId`: the response this line is one block of. */
+interface ChatLink {
   readonly responseKey: string | null;
-  readonly model: string | null;
-  readonly usage: AnthropicUsage | null;
-  readonly final: boolean;
-  readonly compactSummary: boolean;
-  readonly timestamp: string | null;
-  /** Block types this reader does not know, reported if the line is read. */
+  readonly synthetic: boolean;
+  /** The summary's text, on an `isCompactSummary` line. */
+  readonly summary?: string;
   readonly unknownTypes: readonly string[];
 }
 
-function parseChatLine(value: Record<string, unknown>, file: string, line: number): ChainNode {
+const NONE: readonly string[] = [];
+
+interface ParsedChat {
+  readonly chat: ChatLine;
+  readonly uuid: string | null;
+  readonly parent: string | null;
+  readonly sidechain: boolean;
+}
+
+function parseChatLine(value: Record<string, unknown>, file: string, line: number): ParsedChat {
   const data = parseLine(chatLineSchema, value, file, line, { label: `${String(value['type'])} line` });
   const { blocks, unknownTypes } = anthropicBlocks(data.message.content, file, line);
-  const uuid = data.uuid ?? lineId(line);
   const messageId = data.message.id;
   return {
     uuid: data.uuid ?? null,
     parent: data.parentUuid ?? null,
-    logicalParent: null,
-    line,
     sidechain: data.isSidechain === true,
     chat: {
       role: data.type,
-      uuid,
+      uuid: data.uuid ?? lineId(line),
       blocks,
       responseKey: data.type === 'assistant' && messageId ? `${messageId}\u0000${data.requestId ?? ''}` : null,
       model: data.message.model ?? null,
@@ -93,6 +99,23 @@ function parseChatLine(value: Record<string, unknown>, file: string, line: numbe
       compactSummary: data.isCompactSummary === true,
       timestamp: data.timestamp ?? null,
       unknownTypes,
+    },
+  };
+}
+
+/** The chain's record of a parsed chat line (the blocks go to the assembler). */
+function chatLinkNode({ chat, uuid, parent, sidechain }: ParsedChat, line: number): ChainNode {
+  return {
+    uuid,
+    parent,
+    logicalParent: null,
+    line,
+    sidechain,
+    chat: {
+      responseKey: chat.responseKey,
+      synthetic: chat.model === SYNTHETIC_MODEL,
+      ...(chat.compactSummary ? { summary: summaryText(chat.blocks) } : {}),
+      unknownTypes: chat.unknownTypes.length > 0 ? chat.unknownTypes : NONE,
     },
   };
 }
@@ -114,18 +137,41 @@ function parseBoundary(value: Record<string, unknown>, line: number): ChainNode 
   };
 }
 
-/** Every line of the file that can be a link in the parent chain, in file order. */
-async function readNodes(file: string): Promise<{ nodes: ChainNode[]; warnings: Diagnostic[] }> {
+/**
+ * Top-level values this reader never reads, cut before parsing (json-cut.ts): the tool output's
+ * duplicate, and the bodies of progress, attachment and file-history-snapshot lines.
+ */
+const UNREAD_VALUES = new KeyCutter({
+  user: 'toolUseResult',
+  progress: 'data',
+  attachment: 'attachment',
+  'file-history-snapshot': 'snapshot',
+});
+
+/**
+ * Every line of the file that can be a link in the parent chain, in file order; each user and
+ * assistant line also goes to `onChat` as it is read. Once the file has a main-chain message,
+ * sidechain messages can no longer be part of the session and are kept as links only.
+ */
+async function readNodes(file: string, onChat: (parsed: ParsedChat, line: number) => void): Promise<{ nodes: ChainNode[]; warnings: Diagnostic[] }> {
   const nodes: ChainNode[] = [];
-  const warnings = await forEachJsonLine(file, (value, line) => {
-    const record = asRecord(value);
-    if (!record) throw new InputError('expected a JSON object', file, line);
-    const type = record['type'];
-    if (type === 'user' || type === 'assistant') nodes.push(chatNode(record, file, line));
-    else if (type === 'system' && record['subtype'] === 'compact_boundary') nodes.push(parseBoundary(record, line));
-    // progress, attachment, other system lines: not context, but the chain runs through them.
-    else if (typeof record['uuid'] === 'string') nodes.push(linkNode(record, line));
-  });
+  let mainChat = false;
+  const warnings = await forEachJsonLine(
+    file,
+    (value, line) => {
+      const record = asRecord(value);
+      if (!record) throw new InputError('expected a JSON object', file, line);
+      const type = record['type'];
+      if (type === 'user' || type === 'assistant') {
+        const node = mainChat && record['isSidechain'] === true ? linkNode(record, line) : chatNode(record, file, line, onChat);
+        mainChat ||= !node.sidechain;
+        nodes.push(node);
+      } else if (type === 'system' && record['subtype'] === 'compact_boundary') nodes.push(parseBoundary(record, line));
+      // progress, attachment, other system lines: not context, but the chain runs through them.
+      else if (typeof record['uuid'] === 'string') nodes.push(linkNode(record, line));
+    },
+    UNREAD_VALUES,
+  );
   return { nodes, warnings };
 }
 
@@ -140,13 +186,16 @@ function linkNode(record: Record<string, unknown>, line: number): ChainNode {
 }
 
 /** A user or assistant line; a malformed one is kept as a link and fails only if it is read. */
-function chatNode(record: Record<string, unknown>, file: string, line: number): ChainNode {
+function chatNode(record: Record<string, unknown>, file: string, line: number, onChat: (parsed: ParsedChat, line: number) => void): ChainNode {
+  let parsed: ParsedChat;
   try {
-    return parseChatLine(record, file, line);
+    parsed = parseChatLine(record, file, line);
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     return { ...linkNode(record, line), invalid: error };
   }
+  onChat(parsed, line);
+  return chatLinkNode(parsed, line);
 }
 
 /**
@@ -170,101 +219,104 @@ function currentChain(nodes: readonly ChainNode[], file: string, warnings: Diagn
     warnings.push({ file, message: `${duplicates} lines repeat another line's uuid; messages kept in file order` });
     return nodes.filter(sameSide);
   }
+  return walkBack(leaf, byUuid, nodes.length).reverse().filter(sameSide);
+}
+
+/**
+ * The nodes from `leaf` back to the root of its chain; a chain that loops stops before the first
+ * node it meets again. A set of visited nodes took most of the chain's time over 200,000 lines,
+ * so one is kept only once the walk is longer than the file (then it has met a loop).
+ */
+function walkBack(leaf: ChainNode, byUuid: ReadonlyMap<string, ChainNode>, lines: number): ChainNode[] {
+  const parentOf = (node: ChainNode): ChainNode | undefined => {
+    const next = node.parent ?? node.logicalParent;
+    return next === null ? undefined : byUuid.get(next);
+  };
   const chain: ChainNode[] = [];
+  for (let node: ChainNode | undefined = leaf; node && chain.length <= lines; node = parentOf(node)) chain.push(node);
+  if (chain.length <= lines) return chain;
   const seen = new Set<ChainNode>();
-  for (let node: ChainNode | undefined = leaf; node && !seen.has(node); ) {
+  chain.length = 0;
+  for (let node: ChainNode | undefined = leaf; node && !seen.has(node); node = parentOf(node)) {
     seen.add(node);
     chain.push(node);
-    const next: string | null = node.parent ?? node.logicalParent;
-    node = next === null ? undefined : byUuid.get(next);
   }
-  return chain.reverse().filter(sameSide);
-}
-
-interface Draft {
-  id: string;
-  role: 'user' | 'assistant';
-  blocks: ContentBlock[];
-  line: number;
-  model: string | null;
-  usage: AnthropicUsage | null;
-  final: boolean;
-  timestamp: string | null;
-}
-
-/** A later line of the same response: its new blocks join, its usage replaces a partial one. */
-function mergeInto(draft: Draft, chat: ChatLine): void {
-  const known = new Set(draft.blocks.map((block) => JSON.stringify(block)));
-  for (const block of chat.blocks) if (!known.has(JSON.stringify(block))) draft.blocks.push(block);
-  if (draft.final) return;
-  const better = chat.final || (chat.usage?.output_tokens ?? 0) >= (draft.usage?.output_tokens ?? 0);
-  if (chat.usage && better) draft.usage = chat.usage;
-  draft.final = chat.final;
-  draft.model ??= chat.model;
-}
-
-function toMessage(draft: Draft): Message {
-  const usage: Usage | undefined = draft.usage ? nonZeroUsage(anthropicUsage(draft.usage)) : undefined;
-  return {
-    id: draft.id,
-    role: draft.role,
-    content: draft.blocks,
-    line: draft.line,
-    ...(usage ? { usage } : {}),
-    ...(draft.model ? { model: draft.model } : {}),
-    ...(draft.timestamp ? { timestamp: draft.timestamp } : {}),
-  };
+  return chain;
 }
 
 function summaryText(blocks: readonly ContentBlock[]): string {
   return partsText(blocks.filter((block) => block.type === 'text'));
 }
 
-export async function readClaudeCode(file: string, options?: ReadOptions): Promise<Session> {
-  const unknownTypes: string[] = [];
-  const { nodes, warnings } = await readNodes(file);
-  const chain = currentChain(nodes, file, warnings);
+/** The session's shape, from the chain alone: which lines make each message, and the compactions. */
+interface Plan {
+  /** Each message's lines: the first one's, then the later lines of its response, in chain order. */
+  readonly messages: readonly (readonly number[])[];
+  readonly compactions: readonly { readonly boundary: ChainNode; readonly atIndex: number }[];
+  readonly summaries: ReadonlyMap<number, string>;
+  readonly unknownTypes: readonly string[];
+}
 
-  const drafts: Draft[] = [];
-  const byResponse = new Map<string, Draft>();
+function planMessages(chain: readonly ChainNode[]): Plan {
+  const messages: number[][] = [];
+  const byResponse = new Map<string, number[]>();
   const compactions: { boundary: ChainNode; atIndex: number }[] = [];
   const summaries = new Map<number, string>();
+  const unknownTypes: string[] = [];
   for (const node of chain) {
     if (node.boundary) {
-      compactions.push({ boundary: node, atIndex: drafts.length });
+      compactions.push({ boundary: node, atIndex: messages.length });
       continue;
     }
     if (node.invalid) throw node.invalid;
     const chat = node.chat!;
-    if (chat.model === SYNTHETIC_MODEL) continue;
+    if (chat.synthetic) continue;
     unknownTypes.push(...chat.unknownTypes);
     const earlier = chat.responseKey ? byResponse.get(chat.responseKey) : undefined;
     if (earlier) {
-      mergeInto(earlier, chat);
+      earlier.push(node.line);
       continue;
     }
-    if (chat.compactSummary) {
-      summaries.set(drafts.length, summaryText(chat.blocks));
+    if (chat.summary !== undefined) {
+      summaries.set(messages.length, chat.summary);
       // A summary with no boundary before it (1.0.x starts a new file with one) is a compaction too.
-      if (compactions.at(-1)?.atIndex !== drafts.length) compactions.push({ boundary: node, atIndex: drafts.length });
+      if (compactions.at(-1)?.atIndex !== messages.length) compactions.push({ boundary: node, atIndex: messages.length });
     }
-    const draft: Draft = {
-      id: chat.uuid,
-      role: chat.role,
-      blocks: [...chat.blocks],
-      line: node.line,
-      model: chat.model,
-      usage: chat.usage,
-      final: chat.final,
-      timestamp: chat.timestamp,
-    };
-    drafts.push(draft);
-    if (chat.responseKey) byResponse.set(chat.responseKey, draft);
+    const lines = [node.line];
+    messages.push(lines);
+    if (chat.responseKey) byResponse.set(chat.responseKey, lines);
   }
+  return { messages, compactions, summaries, unknownTypes };
+}
 
-  const messages = withUniqueIds(drafts.map(toMessage));
+/** The planned messages parsed again, when those built while reading do not fit the chain. */
+async function rebuild(file: string, plan: Plan): Promise<Message[]> {
+  const wanted = new Set(plan.messages.flat());
+  const chats = new Map<number, ChatLine>();
+  await forEachJsonLine(
+    file,
+    (value, line) => {
+      const record = asRecord(value);
+      if (record && wanted.has(line)) chats.set(line, parseChatLine(record, file, line).chat);
+    },
+    UNREAD_VALUES,
+  );
+  if (chats.size !== wanted.size) throw new InputError('the file changed while it was read', file);
+  return rebuildMessages(plan.messages, chats);
+}
+
+export async function readClaudeCode(file: string, options?: ReadOptions): Promise<Session> {
+  const assembler = new MessageAssembler(options?.keep);
+  const { nodes, warnings } = await readNodes(file, ({ chat, sidechain }, line) => {
+    if (chat.model !== SYNTHETIC_MODEL) assembler.add(chat, line, sidechain);
+  });
+  assembler.finish();
+  const plan = planMessages(currentChain(nodes, file, warnings));
+  const built = pickBuilt(plan.messages, assembler.built);
+  // Built messages already went through `keep`; rebuilt ones go through it here.
+  const messages = built ? withUniqueIds(built) : keepEach(withUniqueIds(await rebuild(file, plan)), options);
   const indexById = new Map(messages.map((message, index) => [message.id, index]));
-  const recordedCompactions: RecordedCompaction[] = compactions.map(({ boundary, atIndex }) => {
+  const recordedCompactions: RecordedCompaction[] = plan.compactions.map(({ boundary, atIndex }) => {
     // Newer versions keep a preserved segment from before the boundary in the new context.
     const head = boundary.boundary?.preservedHead;
     const preserved = head === undefined ? undefined : indexById.get(head);
@@ -272,19 +324,19 @@ export async function readClaudeCode(file: string, options?: ReadOptions): Promi
     return {
       firstKeptIndex: preserved !== undefined && preserved < atIndex ? preserved : atIndex,
       atIndex,
-      summary: summaries.get(atIndex) ?? '',
+      summary: plan.summaries.get(atIndex) ?? '',
       line: boundary.line,
       ...(preTokens !== undefined ? { tokensBefore: preTokens } : {}),
     };
   });
 
-  const unknown = unknownTypesWarning(unknownTypes);
+  const unknown = unknownTypesWarning(plan.unknownTypes);
   if (unknown) warnings.push({ file, message: unknown });
   const model = lastModel(messages);
   return {
     path: file,
     format: 'claude-code',
-    messages: keepEach(messages, options),
+    messages,
     recordedCompactions,
     warnings,
     ...(model ? { model } : {}),

@@ -9,6 +9,7 @@ import { isUtf8 } from 'node:buffer';
 import { createReadStream, statSync } from 'node:fs';
 import { describeFsError, InputError } from '../errors.js';
 import type { Diagnostic } from '../session/model.js';
+import type { KeyCutter } from './json-cut.js';
 import type { RawLine } from './line-scan.js';
 import { lineText, peekJsonValues, scanLines } from './line-scan.js';
 
@@ -61,12 +62,21 @@ function jsonErrorMessage(error: unknown): string {
 
 /**
  * One raw line parsed: its value, or null for a blank line or a cut-off last line (warned). A bad
- * line throws; invalid UTF-8 is replaced, with a warning.
+ * line throws; invalid UTF-8 is replaced, with a warning. `cutter` drops values the reader never
+ * reads before parsing; a line whose cut text does not parse is parsed whole, for its own error.
  */
-function parseRawLine(raw: RawLine, file: string, warn: (diagnostic: Diagnostic) => void): JsonLine | null {
+function parseRawLine(raw: RawLine, file: string, warn: (diagnostic: Diagnostic) => void, cutter?: KeyCutter): JsonLine | null {
   const { bytes, line } = raw;
   if (bytes.includes(NUL)) throw new InputError('binary data (a NUL byte), not a JSONL session', file, line);
   if (!isUtf8(bytes)) warn({ file, line, message: 'invalid UTF-8; the bad bytes were replaced with U+FFFD' });
+  const cut = cutter?.cut(bytes);
+  if (cut) {
+    try {
+      return { line, value: JSON.parse(cut) };
+    } catch {
+      // Parsed whole below, so the message and column are the line's own.
+    }
+  }
   const text = lineText(bytes, line);
   if (text.trim() === '') return null;
   try {
@@ -81,9 +91,9 @@ function parseRawLine(raw: RawLine, file: string, warn: (diagnostic: Diagnostic)
   }
 }
 
-function* scannedJsonLines(file: string, warn: (diagnostic: Diagnostic) => void): Generator<JsonLine> {
+function* scannedJsonLines(file: string, warn: (diagnostic: Diagnostic) => void, cutter?: KeyCutter): Generator<JsonLine> {
   for (const raw of scanLines(file)) {
-    const parsed = parseRawLine(raw, file, warn);
+    const parsed = parseRawLine(raw, file, warn, cutter);
     if (parsed) yield parsed;
   }
 }
@@ -92,13 +102,13 @@ function* scannedJsonLines(file: string, warn: (diagnostic: Diagnostic) => void)
  * The parsed lines of a file. A bad line throws; recoverable oddities (invalid UTF-8, a cut-off
  * last line) go to `warn`.
  */
-export async function* readJsonLines(file: string, warn: (diagnostic: Diagnostic) => void): AsyncGenerator<JsonLine> {
+export async function* readJsonLines(file: string, warn: (diagnostic: Diagnostic) => void, cutter?: KeyCutter): AsyncGenerator<JsonLine> {
   if (isRegularFile(file)) {
-    yield* scannedJsonLines(file, warn);
+    yield* scannedJsonLines(file, warn, cutter);
     return;
   }
   for await (const raw of streamedLines(file)) {
-    const parsed = parseRawLine(raw, file, warn);
+    const parsed = parseRawLine(raw, file, warn, cutter);
     if (parsed) yield parsed;
   }
 }
@@ -106,9 +116,10 @@ export async function* readJsonLines(file: string, warn: (diagnostic: Diagnostic
 /**
  * Calls `visit` for every JSON line of the file; returns warnings for what was skipped or
  * replaced. A file with no JSON line at all is an InputError ("empty file"). A regular file is
- * read without a promise per line (the common case, and the hot loop of a bulk run).
+ * read without a promise per line (the common case, and the hot loop of a bulk run). With a
+ * `cutter`, the values of the top-level keys it names are left out of every value (json-cut.ts).
  */
-export async function forEachJsonLine(file: string, visit: LineVisitor): Promise<Diagnostic[]> {
+export async function forEachJsonLine(file: string, visit: LineVisitor, cutter?: KeyCutter): Promise<Diagnostic[]> {
   const warnings: Diagnostic[] = [];
   const warn = (warning: Diagnostic) => warnings.push(warning);
   let visited = 0;
@@ -116,8 +127,8 @@ export async function forEachJsonLine(file: string, visit: LineVisitor): Promise
     visited++;
     visit(value, line);
   };
-  if (isRegularFile(file)) for (const line of scannedJsonLines(file, warn)) onLine(line);
-  else for await (const line of readJsonLines(file, warn)) onLine(line);
+  if (isRegularFile(file)) for (const line of scannedJsonLines(file, warn, cutter)) onLine(line);
+  else for await (const line of readJsonLines(file, warn, cutter)) onLine(line);
   if (visited === 0 && warnings.length === 0) throw new InputError('empty file: no JSON lines to read', file);
   return warnings;
 }

@@ -6,9 +6,12 @@ import type { Message, Session } from '../session/model.js';
 
 export interface ReadOptions {
   /**
-   * Called on every message as the reader finishes it, in session order; the reader keeps what
-   * it returns instead. The lean path (session/slim.ts) drops text here, so memory does not grow
-   * with file size. A reader that never calls it stays correct: the caller sees full messages.
+   * Called on every message as the reader finishes it; the reader keeps what it returns instead.
+   * The lean path (session/slim.ts) drops text here, so memory does not grow with file size.
+   * Calls come in session order, except from a reader that learns the order only at the end of
+   * the file (Claude Code's parent chain): it hands messages over in file order, and some may
+   * then be left out of the session (abandoned branches) or placed elsewhere. A reader that never
+   * calls it stays correct: the caller sees full messages.
    */
   readonly keep?: (message: Message) => Message;
 }
