@@ -8,19 +8,16 @@ import type { AuditedCompaction, StrategyRetention } from '../audit/compactions.
 import { auditRecorded, auditReplay, auditSidecar, retentionByStrategy } from '../audit/compactions.js';
 import { replaySession } from '../audit/replay.js';
 import { FACT_KINDS } from '../compaction/facts.js';
-import { ExitCode, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import { formatPercent, formatTokens, titleLine } from '../report/format.js';
-import { createProgress, shouldShowProgress } from '../report/progress.js';
 import { renderTable } from '../report/table.js';
 import type { StrategyName } from '../strategies/index.js';
 import { createStrategy, STRATEGY_NAMES } from '../strategies/index.js';
 import { runBatch } from './batch.js';
-import { selectInputs } from './inputs.js';
 import { loadSession } from './load.js';
 import type { CommonArgs, PolicyArgs, SummaryBudgetArgs } from './options.js';
-import { parseShard } from './shard.js';
 import { policyFromArgs, policyJson, strategyOptionsFromArgs, wholeNumber, withInputs, withPolicy, withSummaryBudget } from './options.js';
-import { createOutput, reportFailure } from './output.js';
+import { runSessionCommand } from './session-command.js';
 
 interface AuditArgs extends CommonArgs, PolicyArgs, SummaryBudgetArgs {
   strategy?: string | string[];
@@ -144,10 +141,6 @@ export const auditCommand: CommandModule<object, AuditArgs> = {
     // Validated here rather than in a yargs coerce, which would turn the UsageError into exit 1.
     const strategies = parseStrategies(args.strategy).map((name) => createStrategy(name, strategyOptionsFromArgs(args)));
     const showMissing = wholeNumber('show-missing', args['show-missing'], 0);
-    const paths = await selectInputs(args.inputs, parseShard(args.shard));
-    const output = createOutput(args.json);
-    const progress = createProgress(paths.length, shouldShowProgress(args.json));
-
     const auditOne = async (path: string) => {
       const loaded = await loadSession(path, { format: args.format, withSidecar: true });
       const { messages } = loaded.session;
@@ -159,28 +152,24 @@ export const auditCommand: CommandModule<object, AuditArgs> = {
         const result = await replaySession({ sessionName: loaded.subject.sessionName, messages, tokens: loaded.tokens, policy, strategy });
         audits.push(...auditReplay(messages, result, strategy.name));
       }
-      return { loaded, audits, lines: retentionByStrategy(audits, strategies.map((strategy) => strategy.name)) };
+      return { loaded, audits, lines: retentionByStrategy(audits, strategies.map((strategy) => strategy.name)), warnings: loaded.warnings };
     };
 
-    const outcomes = await runBatch(paths, auditOne, ({ path, ...outcome }) => {
-      progress.tick(path);
-      if (!outcome.ok) return reportFailure(output, path, outcome.error);
-      const { loaded, audits, lines } = outcome.value;
-      loaded.warnings.forEach((warning) => output.warn(warning));
-      const record = {
-        session: path,
-        format: loaded.session.format,
-        messages: loaded.session.messages.length,
-        ...(strategies.length > 0 ? { policy: policyJson(policy) } : {}),
-        compactions: audits.map(compactionJson),
-        strategies: lines.map(strategyJson),
-      };
-      output.record(record, () =>
-        humanReport(path, loaded.session.format, loaded.session.messages.length, audits, lines, showMissing),
-      );
-    });
-    progress.stop();
-    await output.close();
-    process.exitCode = outcomes.some((outcome) => !outcome.ok) ? ExitCode.failed : ExitCode.ok;
+    await runSessionCommand<Awaited<ReturnType<typeof auditOne>>>(args, { progress: true }, (_paths, output) => ({
+      run: (paths, emit) => runBatch(paths, auditOne, emit),
+      print: (path, { loaded, audits, lines }) => {
+        const record = {
+          session: path,
+          format: loaded.session.format,
+          messages: loaded.session.messages.length,
+          ...(strategies.length > 0 ? { policy: policyJson(policy) } : {}),
+          compactions: audits.map(compactionJson),
+          strategies: lines.map(strategyJson),
+        };
+        output.record(record, () =>
+          humanReport(path, loaded.session.format, loaded.session.messages.length, audits, lines, showMissing),
+        );
+      },
+    }));
   },
 };

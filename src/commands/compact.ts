@@ -10,10 +10,9 @@ import type { CommandModule } from 'yargs';
 import { planCompaction, previousFor, runCompaction } from '../compaction/compact.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
 import type { CompactionState } from '../compaction/state.js';
-import { describeError, ExitCode } from '../errors.js';
+import { describeError } from '../errors.js';
 import { SummarizerError } from '../llm/client.js';
 import { formatTokens } from '../report/format.js';
-import { createProgress, shouldShowProgress } from '../report/progress.js';
 import { shouldRedact } from '../compaction/redact.js';
 import type { LockAttempt, SidecarLock } from '../sidecar/lock.js';
 import { createLockStager, guardLocksOnExit, lockSidecar } from '../sidecar/lock.js';
@@ -28,17 +27,15 @@ import type { TextCounter } from '../tokens/estimate.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
 import type { Settled } from '../workers/task.js';
 import { sessionTask } from '../workers/task.js';
-import type { Outcome } from './batch.js';
 import { runBatch } from './batch.js';
-import { selectInputs } from './inputs.js';
 import { interruption } from './interrupt.js';
 import { loadSession } from './load.js';
 import type { CommonArgs, PolicyArgs } from './options.js';
 import { jobsFromArgs, policyFromArgs, strategyOptionsFromArgs, withInputs, withPolicy } from './options.js';
-import { createOutput, locatedError, reportFailure } from './output.js';
+import { locatedError } from './output.js';
 import type { ReadTaskOptions } from './sessions.js';
+import { runSessionCommand } from './session-command.js';
 import { runSessionBatches } from './sessions.js';
-import { parseShard } from './shard.js';
 import type { SummarizerArgs } from './summarizer.js';
 import { summarizeOptions, summarizerFromArgs, withSummarizer } from './summarizer.js';
 
@@ -258,9 +255,6 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
     /** Sessions whose summarizer failed but which --on-error skip/truncate kept out of the failures. */
     const summarizerFailures: { path: string; error: string }[] = [];
     const usageTotals = { input: 0, output: 0 };
-    const paths = await selectInputs(args.inputs, parseShard(args.shard));
-    const output = createOutput(args.json);
-    const progress = createProgress(paths.length, shouldShowProgress(args.json));
     const counts: Record<CompactStatus, number> = { compacted: 0, skipped: 0, 'up-to-date': 0, locked: 0, failed: 0 };
     // Redaction defaults on when the transcript goes to a remote endpoint; truncate sends nothing.
     const endpoint = strategyName === 'summarize' && summarizer.configured ? summarizer.settings.baseUrl : null;
@@ -268,21 +262,6 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
     const sweepTemps = createTempSweeper();
     const count = args.tokenizer === 'heuristic' ? undefined : await loadTextCounter(args.tokenizer);
     const options = { format: args.format, tokenizer: args.tokenizer, strict: args.strict, policy, dryRun: args['dry-run'], redact, strategyOptions };
-    const context: CompactContext = {
-      format: args.format,
-      policy,
-      strict: args.strict,
-      dryRun: args['dry-run'],
-      strategy,
-      count,
-      redact,
-      onError,
-      signal: interruption.signal,
-      warn: (warning) => output.warn(warning),
-      summarizerFailures,
-      save: saveSidecar,
-    };
-
     /** One writer per sidecar: the session is read, planned and written while holding its lock. */
     const compactLocked = async (path: string, work: () => Promise<CompactResult>): Promise<CompactResult> => {
       if (args['dry-run']) return work();
@@ -296,41 +275,56 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
       }
     };
 
-    const emit = ({ path, ...outcome }: Outcome<CompactResult>) => {
-      progress.tick(path);
-      if (!outcome.ok) {
-        counts.failed++;
-        return reportFailure(output, path, outcome.error);
-      }
-      outcome.value.warnings?.forEach((warning) => output.warn(warning));
-      counts[outcome.value.status]++;
-      usageTotals.input += Number(outcome.value.record['summarizer_input_tokens'] ?? 0);
-      usageTotals.output += Number(outcome.value.record['summarizer_output_tokens'] ?? 0);
-      output.record(outcome.value.record, () => outcome.value.line);
-    };
-    const inThisThread = (path: string) => compactLocked(path, () => compactOne(path, context));
-    // Only a strategy that needs no client can move to workers (README "Performance").
-    const outcomes = isOffline(strategyName)
-      ? await runSessionBatches(paths, compactBatchTask, { ...options, strategy: strategyName }, emit, jobsFromArgs(args), {
-          local: inThisThread,
-          concurrency,
-          ...(args['dry-run'] ? {} : { guard: guardLocksOnExit }),
-        })
-      : await runBatch(paths, inThisThread, emit, concurrency);
-    progress.stop();
-    if (!output.json) {
-      const verb = args['dry-run'] ? 'would be compacted' : 'compacted';
-      process.stdout.write(
-        `\n${counts.compacted} ${verb}, ${counts.skipped} skipped, ${counts['up-to-date']} up-to-date, ` +
-          `${counts.locked ? `${counts.locked} locked, ` : ''}${counts.failed} failed\n`,
-      );
-      if (usageTotals.input + usageTotals.output > 0) {
-        process.stdout.write(`summarizer tokens: ${formatTokens(usageTotals.input)} input, ${formatTokens(usageTotals.output)} output\n`);
-      }
-    }
-    reportFailureSummary(outcomes, summarizerFailures, onError, strategy);
-    await output.close();
-    process.exitCode = outcomes.some((outcome) => !outcome.ok) ? ExitCode.failed : ExitCode.ok;
+    await runSessionCommand<CompactResult>(args, { progress: true }, (_paths, output) => {
+      const context: CompactContext = {
+        format: args.format,
+        policy,
+        strict: args.strict,
+        dryRun: args['dry-run'],
+        strategy,
+        count,
+        redact,
+        onError,
+        signal: interruption.signal,
+        warn: (warning) => output.warn(warning),
+        summarizerFailures,
+        save: saveSidecar,
+      };
+      const inThisThread = (path: string) => compactLocked(path, () => compactOne(path, context));
+      return {
+        // Only a strategy that needs no client can move to workers (README "Performance").
+        run: (paths, emit) =>
+          isOffline(strategyName)
+            ? runSessionBatches(paths, compactBatchTask, { ...options, strategy: strategyName }, emit, jobsFromArgs(args), {
+                local: inThisThread,
+                concurrency,
+                ...(args['dry-run'] ? {} : { guard: guardLocksOnExit }),
+              })
+            : runBatch(paths, inThisThread, emit, concurrency),
+        seen: (outcome) => {
+          if (!outcome.ok) counts.failed++;
+          else counts[outcome.value.status]++;
+        },
+        print: (_path, result) => {
+          usageTotals.input += Number(result.record['summarizer_input_tokens'] ?? 0);
+          usageTotals.output += Number(result.record['summarizer_output_tokens'] ?? 0);
+          output.record(result.record, () => result.line);
+        },
+        finish: (outcomes) => {
+          if (!output.json) {
+            const verb = args['dry-run'] ? 'would be compacted' : 'compacted';
+            process.stdout.write(
+              `\n${counts.compacted} ${verb}, ${counts.skipped} skipped, ${counts['up-to-date']} up-to-date, ` +
+                `${counts.locked ? `${counts.locked} locked, ` : ''}${counts.failed} failed\n`,
+            );
+            if (usageTotals.input + usageTotals.output > 0) {
+              process.stdout.write(`summarizer tokens: ${formatTokens(usageTotals.input)} input, ${formatTokens(usageTotals.output)} output\n`);
+            }
+          }
+          reportFailureSummary(outcomes, summarizerFailures, onError, strategy);
+        },
+      };
+    });
   },
 };
 

@@ -5,21 +5,18 @@ import type { CommandModule } from 'yargs';
 import type { CompactionPlan } from '../compaction/compact.js';
 import { planCompaction } from '../compaction/compact.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
-import { ExitCode } from '../errors.js';
 import { fitPath, formatTokens } from '../report/format.js';
 import { renderTable } from '../report/table.js';
 import type { Diagnostic, Message } from '../session/model.js';
 import { sum } from '../tokens/estimate.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
 import { sessionTask } from '../workers/task.js';
-import { selectInputs } from './inputs.js';
 import { loadSession } from './load.js';
 import type { CommonArgs, PolicyArgs } from './options.js';
 import { jobsFromArgs, policyFromArgs, withInputs, withPolicy } from './options.js';
-import { createOutput, reportFailure } from './output.js';
 import type { ReadTaskOptions } from './sessions.js';
 import { runSessions } from './sessions.js';
-import { parseShard } from './shard.js';
+import { runSessionCommand } from './session-command.js';
 
 function cutJson(plan: CompactionPlan, messages: readonly Message[]) {
   const cut = plan.cut;
@@ -76,18 +73,11 @@ export const estimateCommand: CommandModule<object, CommonArgs & PolicyArgs> = {
   builder: (yargs) => withPolicy(withInputs(yargs)) as never,
   handler: async (args) => {
     const policy = policyFromArgs(args);
-    const paths = await selectInputs(args.inputs, parseShard(args.shard));
-    const output = createOutput(args.json);
-    const rows: string[][] = [];
     const options: EstimateOptions = { format: args.format, policy, tokenizer: args.tokenizer, strict: args.strict };
-    const outcomes = await runSessions(
-      paths,
-      estimateSessionTask,
-      options,
-      ({ path, ...outcome }) => {
-        if (!outcome.ok) return reportFailure(output, path, outcome.error);
-        const { record, warnings } = outcome.value;
-        warnings.forEach((warning) => output.warn(warning));
+    const rows: string[][] = [];
+    await runSessionCommand<EstimateResult>(args, { progress: true }, (_paths, output) => ({
+      run: (paths, emit) => runSessions(paths, estimateSessionTask, options, emit, jobsFromArgs(args)),
+      print: (path, { record }) => {
         output.record(record);
         const cut = record.cut;
         rows.push([
@@ -99,23 +89,21 @@ export const estimateCommand: CommandModule<object, CommonArgs & PolicyArgs> = {
           cut ? `${cut.index}${cut.split_turn ? ' (split)' : ''}` : '-',
         ]);
       },
-      jobsFromArgs(args),
-    );
-    if (!output.json && rows.length > 0) {
-      const table = renderTable(
-        [
-          { header: 'session', align: 'left' },
-          { header: 'messages' },
-          { header: 'tokens' },
-          { header: 'context' },
-          { header: 'compact' },
-          { header: 'cut at' },
-        ],
-        rows,
-      );
-      process.stdout.write(`${table}\n`);
-    }
-    await output.close();
-    process.exitCode = outcomes.some((outcome) => !outcome.ok) ? ExitCode.failed : ExitCode.ok;
+      finish: () => {
+        if (output.json || rows.length === 0) return;
+        const table = renderTable(
+          [
+            { header: 'session', align: 'left' },
+            { header: 'messages' },
+            { header: 'tokens' },
+            { header: 'context' },
+            { header: 'compact' },
+            { header: 'cut at' },
+          ],
+          rows,
+        );
+        process.stdout.write(`${table}\n`);
+      },
+    }));
   },
 };

@@ -30,19 +30,17 @@ import { heuristicCounter } from '../tokens/estimate.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
 import { sessionTask } from '../workers/task.js';
 import type { GateArgs } from './gates.js';
-import { breachJson, breachLine, exitCodeFor, gateLimits, requirePricesForCostGate, withGates } from './gates.js';
-import { selectInputs } from './inputs.js';
+import { breachJson, breachLine, gateLimits, requirePricesForCostGate, withGates } from './gates.js';
 import { loadSession } from './load.js';
 import type { CommonArgs, PolicyArgs } from './options.js';
 import { jobsFromArgs, plainPolicyArgs, policyFromArgs, policyJson, withInputs, withPolicy } from './options.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
 import { shouldCompact, triggerThreshold } from '../compaction/policy.js';
-import { createOutput, reportFailure } from './output.js';
 import type { PriceOverrides, Pricing, PricingArgs } from './pricing.js';
 import { priceOverrides, pricingJson, pricingWarning, resolvePricing, withPricing } from './pricing.js';
 import type { ReadTaskOptions } from './sessions.js';
+import { progressBesideReports, runSessionCommand } from './session-command.js';
 import { runSessions } from './sessions.js';
-import { parseShard } from './shard.js';
 
 interface InspectArgs extends CommonArgs, PolicyArgs, PricingArgs, GateArgs {
   chart: boolean;
@@ -253,35 +251,27 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
     const overrides = priceOverrides(args);
     const limits = gateLimits(args);
     if (!(Number.isInteger(args.top) && args.top >= 1)) throw new UsageError(`--top must be a whole number >= 1, got ${String(args.top)}`);
-    const paths = await selectInputs(args.inputs, parseShard(args.shard));
-    const output = createOutput(args.json);
-    const options: InspectOptions = {
-      format: args.format,
-      tokenizer: args.tokenizer,
-      strict: args.strict,
-      model: args.model,
-      overrides,
-      limits,
-      top: args.top,
-      chart: args.chart,
-      policyArgs: plainPolicyArgs(args),
-      json: output.json,
-    };
-    const outcomes = await runSessions(
-      paths,
-      inspectSessionTask,
-      options,
-      ({ path, ...outcome }) => {
-        if (!outcome.ok) return reportFailure(output, path, outcome.error);
-        const { record, human, breaches, warnings } = outcome.value;
-        warnings.forEach((warning) => output.warn(warning));
-        output.record(record, () => human ?? '');
-        for (const breach of breaches) process.stderr.write(`${breachLine(path, breach)}\n`);
-      },
-      jobsFromArgs(args),
-    );
-    await output.close();
-    const breached = outcomes.some((outcome) => outcome.ok && outcome.value.breaches.length > 0);
-    process.exitCode = exitCodeFor(outcomes.some((outcome) => !outcome.ok), breached);
+    await runSessionCommand<InspectResult>(args, { progress: progressBesideReports() }, (_paths, output) => {
+      const options: InspectOptions = {
+        format: args.format,
+        tokenizer: args.tokenizer,
+        strict: args.strict,
+        model: args.model,
+        overrides,
+        limits,
+        top: args.top,
+        chart: args.chart,
+        policyArgs: plainPolicyArgs(args),
+        json: output.json,
+      };
+      return {
+        run: (paths, emit) => runSessions(paths, inspectSessionTask, options, emit, jobsFromArgs(args)),
+        print: (path, { record, human, breaches }) => {
+          output.record(record, () => human ?? '');
+          for (const breach of breaches) process.stderr.write(`${breachLine(path, breach)}\n`);
+        },
+        breached: (outcomes) => outcomes.some((outcome) => outcome.ok && outcome.value.breaches.length > 0),
+      };
+    });
   },
 };

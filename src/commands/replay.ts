@@ -30,20 +30,19 @@ import type { TextCounter } from '../tokens/estimate.js';
 import { providerCalls } from '../tokens/provider-calls.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
 import { sessionTask } from '../workers/task.js';
+import type { Outcome } from './batch.js';
 import type { GateArgs } from './gates.js';
-import { breachJson, breachLine, exitCodeFor, gateLimits, requirePricesForCostGate, withGates } from './gates.js';
-import { selectInputs } from './inputs.js';
+import { breachJson, breachLine, gateLimits, requirePricesForCostGate, withGates } from './gates.js';
 import { loadSession } from './load.js';
 import type { CommonArgs, PolicyArgs, SummaryBudgetArgs } from './options.js';
 import { jobsFromArgs, plainPolicyArgs, policyFromArgs, policyJson, strategyOptionsFromArgs, withInputs, withPolicy, withSummaryBudget } from './options.js';
-import { createOutput, reportFailure } from './output.js';
 import type { PriceOverrides, PricingArgs } from './pricing.js';
 import { priceOverrides, pricingJson, pricingWarning, resolvePricing, withPricing } from './pricing.js';
 import type { SummarizerArgs } from './summarizer.js';
 import { replayStrategy, withSummarizer } from './summarizer.js';
 import type { ReadTaskOptions } from './sessions.js';
+import { progressBesideReports, runSessionCommand } from './session-command.js';
 import { runSessions } from './sessions.js';
-import { parseShard } from './shard.js';
 
 interface ReplayArgs extends CommonArgs, PolicyArgs, PricingArgs, GateArgs, SummarizerArgs {
   strategy?: StrategyName;
@@ -272,8 +271,6 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
     const overrides = priceOverrides(args);
     const limits = gateLimits(args);
     const { strategy, concurrency, simulatedSummaryTokens } = await replayStrategy(args, args['summary-tokens']);
-    const paths = await selectInputs(args.inputs, parseShard(args.shard));
-    const output = createOutput(args.json);
     const options: ReplayOptions = {
       format: args.format,
       tokenizer: args.tokenizer,
@@ -289,25 +286,27 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
     const strategyName = args.strategy ?? 'truncate';
     // Only an offline strategy moves to workers: a summarizer's client lives in this thread.
     const offline = simulatedSummaryTokens === null && strategyName !== 'summarize' ? strategyName : null;
-    const outcomes = await runSessions(
-      paths,
-      replaySessionTask,
-      { ...options, strategy: offline ?? 'truncate', strategyOptions: strategyOptionsFromArgs(args) },
-      ({ path, ...outcome }) => {
-        if (!outcome.ok) return reportFailure(output, path, outcome.error);
-        outcome.value.warnings.forEach((warning) => output.warn(warning));
-        output.record(outcome.value.record, () => renderReplay(outcome.value.view, args.chart));
-        for (const policy of outcome.value.view.outcomes) {
+    const views = (outcomes: readonly Outcome<Replayed>[]) => outcomes.flatMap((outcome) => (outcome.ok ? [outcome.value.view] : []));
+    await runSessionCommand<Replayed>(args, { progress: progressBesideReports() }, (_paths, output) => ({
+      run: (paths, emit) =>
+        runSessions(
+          paths,
+          replaySessionTask,
+          { ...options, strategy: offline ?? 'truncate', strategyOptions: strategyOptionsFromArgs(args) },
+          emit,
+          offline ? jobsFromArgs(args) : 1,
+          { local: (path) => replayOne(path, { ...options, strategy, count }), concurrency },
+        ),
+      print: (path, { record, view }) => {
+        output.record(record, () => renderReplay(view, args.chart));
+        for (const policy of view.outcomes) {
           for (const breach of policy.breaches) process.stderr.write(`${breachLine(path, breach, policy.result.policy.name)}\n`);
         }
       },
-      offline ? jobsFromArgs(args) : 1,
-      { local: (path) => replayOne(path, { ...options, strategy, count }), concurrency },
-    );
-    await output.close();
-    const views = outcomes.flatMap((outcome) => (outcome.ok ? [outcome.value.view] : []));
-    if (args.html) await writeFileAtomic(args.html, renderHtmlReport(views));
-    const breached = views.some((view) => view.outcomes.some((policy) => policy.breaches.length > 0));
-    process.exitCode = exitCodeFor(outcomes.some((outcome) => !outcome.ok), breached);
+      finish: async (outcomes) => {
+        if (args.html) await writeFileAtomic(args.html, renderHtmlReport(views(outcomes)));
+      },
+      breached: (outcomes) => views(outcomes).some((view) => view.outcomes.some((policy) => policy.breaches.length > 0)),
+    }));
   },
 };

@@ -1,0 +1,70 @@
+/**
+ * The frame every per-session command shares (estimate, inspect, replay, compact, audit):
+ * select the inputs (with --shard), open one output, run the sessions, print each one's
+ * warnings and result in input order or its failure, draw the progress bar, close the output
+ * and set the exit code (0, 1 a session failed, 3 a CI gate failed). A command supplies only
+ * how its sessions run and how one result prints.
+ */
+import { createProgress, shouldShowProgress } from '../report/progress.js';
+import type { Diagnostic } from '../session/model.js';
+import type { Outcome } from './batch.js';
+import { exitCodeFor } from './gates.js';
+import { selectInputs } from './inputs.js';
+import type { CommonArgs } from './options.js';
+import type { CommandOutput } from './output.js';
+import { createOutput, reportFailure } from './output.js';
+import { parseShard } from './shard.js';
+
+/** A session's result: whatever the command prints, and the warnings its read found. */
+export interface SessionResult {
+  readonly warnings?: readonly (Diagnostic | string)[];
+}
+
+export interface SessionCommand<Result extends SessionResult> {
+  /** Runs the sessions (runSessions, runSessionBatches or runBatch), handing each outcome to `emit` in input order. */
+  run(paths: readonly string[], emit: (outcome: Outcome<Result>) => void): Promise<Outcome<Result>[]>;
+  /** Prints one session's result; its warnings are already printed. */
+  print(path: string, result: Result): void;
+  /** Sees every outcome first, failed or not (compact counts them). */
+  seen?(outcome: Outcome<Result>): void;
+  /** After the last session, before the output closes: tables, totals, --html. */
+  finish?(outcomes: readonly Outcome<Result>[]): void | Promise<void>;
+  /** Did a CI gate fail? Exit 3 unless a session failed (exit 1). */
+  breached?(outcomes: readonly Outcome<Result>[]): boolean;
+}
+
+export interface FrameOptions {
+  /**
+   * Draw the progress bar (on a terminal, without --json, outside CI). Commands that print a
+   * report per session ask for it only when stdout is not the same terminal.
+   */
+  readonly progress: boolean;
+}
+
+export async function runSessionCommand<Result extends SessionResult>(
+  args: Pick<CommonArgs, 'inputs' | 'json' | 'shard'>,
+  options: FrameOptions,
+  command: (paths: readonly string[], output: CommandOutput) => SessionCommand<Result>,
+): Promise<void> {
+  const paths = await selectInputs(args.inputs, parseShard(args.shard));
+  const output = createOutput(args.json);
+  const progress = createProgress(paths.length, options.progress && shouldShowProgress(args.json));
+  const { run, print, seen, finish, breached } = command(paths, output);
+  const outcomes = await run(paths, (outcome) => {
+    progress.tick(outcome.path);
+    seen?.(outcome);
+    if (!outcome.ok) return reportFailure(output, outcome.path, outcome.error);
+    outcome.value.warnings?.forEach((warning) => output.warn(warning));
+    print(outcome.path, outcome.value);
+  });
+  progress.stop();
+  await finish?.(outcomes);
+  await output.close();
+  process.exitCode = exitCodeFor(
+    outcomes.some((outcome) => !outcome.ok),
+    breached?.(outcomes) ?? false,
+  );
+}
+
+/** Progress for a command that prints a report per session: only when those reports go elsewhere. */
+export const progressBesideReports = (): boolean => !process.stdout.isTTY;
