@@ -19,6 +19,8 @@ import { shouldCompact } from './policy.js';
 import { redactMessages, redactText } from './redact.js';
 import { pruningSavings } from './prune.js';
 import { filterRelevant } from './relevance.js';
+import { SessionIndex } from './session-index.js';
+import { RangeSums } from '../tokens/range-sums.js';
 import type { CompactionState } from './state.js';
 import { SIDECAR_FORMAT_VERSION } from './state.js';
 
@@ -33,6 +35,16 @@ export interface CompactionSubject {
   readonly previous: { readonly state: CompactionState; readonly firstKeptIndex: number } | null;
   /** Compactions the agent recorded in the session itself; ours start after the last one. */
   readonly recorded?: readonly RecordedCompaction[];
+  /**
+   * Where the session ends (exclusive; default: all of `messages`). Replay compacts the session
+   * as it stood before an earlier call; the messages from `end` on have not happened yet.
+   */
+  readonly end?: number;
+}
+
+/** The number of messages the subject's session has so far. */
+export function subjectEnd(subject: CompactionSubject): number {
+  return subject.end ?? subject.messages.length;
 }
 
 export type CompactionPlan =
@@ -65,17 +77,18 @@ export function summaryTokens(summary: string, turnPrefixSummary: string | null,
  */
 export function contextAfterCompaction(
   fullContext: number,
-  tokens: readonly number[],
+  tokens: readonly number[] | RangeSums,
   firstKept: number,
   summaryTokenCount: number,
   from = 0,
 ): number {
-  return Math.max(0, fullContext - sum(tokens, from, firstKept) + summaryTokenCount);
+  const replaced = tokens instanceof RangeSums ? tokens.sum(from, firstKept) : sum(tokens, from, firstKept);
+  return Math.max(0, fullContext - replaced + summaryTokenCount);
 }
 
 /** First message of the current context window: after the agent's own last compaction, or 0. */
 export function recordedWindowStart(subject: CompactionSubject): number {
-  return windowStartAt(subject.recorded ?? [], subject.messages.length);
+  return windowStartAt(subject.recorded ?? [], subjectEnd(subject));
 }
 
 /**
@@ -123,7 +136,7 @@ export function livePrevious(subject: CompactionSubject): CompactionSubject['pre
 
 /** The context the next provider call would carry, with recorded and previous compactions applied. */
 export function currentContextTokens(subject: CompactionSubject, count: TextCounter = heuristicCounter): number {
-  const full = estimateContextTokens(subject.messages, subject.tokens, subject.messages.length, subject.recorded);
+  const full = estimateContextTokens(subject.messages, subject.tokens, subjectEnd(subject), subject.recorded);
   const previous = livePrevious(subject);
   if (!previous) return full;
   const saved = tokensSaved(subject.messages, subject.tokens, previous.firstKeptIndex, previous.state, count, recordedWindowStart(subject));
@@ -141,7 +154,7 @@ export function planCompaction(subject: CompactionSubject, policy: CompactionPol
   const previous = livePrevious(subject);
   const start = Math.max(previous?.firstKeptIndex ?? 0, recordedWindowStart(subject));
   const quiet = previous ? 'up-to-date' : 'skipped';
-  const cut = findCutPoint(subject.messages, subject.tokens, policy, { start, end: subject.messages.length });
+  const cut = findCutPoint(subject.messages, subject.tokens, policy, { start, end: subjectEnd(subject) });
   if (!shouldCompact(contextTokens, policy)) {
     return { kind: 'skip', status: quiet, reason: 'under the compaction threshold', contextTokens, cut };
   }
@@ -167,6 +180,11 @@ export interface RunOptions {
    * stores: the span's messages, the file lists and the summary.
    */
   readonly redact?: boolean;
+  /**
+   * Lookups over subject.messages and subject.tokens, built once by a caller that compacts one
+   * session many times (replay), so each compaction costs its window rather than the session.
+   */
+  readonly index?: SessionIndex;
 }
 
 /** Compacts the planned span with `strategy` and returns the state to store. */
@@ -176,7 +194,9 @@ export async function runCompaction(
   strategy: CompactionStrategy,
   options: RunOptions = {},
 ): Promise<CompactionState> {
-  const { messages, tokens } = subject;
+  const { messages } = subject;
+  const end = subjectEnd(subject);
+  const index = options.index ?? new SessionIndex(messages, new RangeSums(subject.tokens));
   const previous = livePrevious(subject);
   const { cut, start } = plan;
   if (previous && previousFor(subject, strategy).discarded) throw new Error('runCompaction: previous state of another kind (use previousFor)');
@@ -188,7 +208,7 @@ export async function runCompaction(
     previous ? { read: previous.state.read_files, modified: previous.state.modified_files } : NO_FILE_OPS,
     collectFileOps(source.slice(start, cut.index)),
   );
-  const fullContext = estimateContextTokens(messages, tokens, messages.length, subject.recorded);
+  const fullContext = index.contextTokens(end, subject.recorded);
   const windowStart = recordedWindowStart(subject);
   const summarizedNow = cut.index - start;
   let summarizedHash: string | undefined;
@@ -230,7 +250,7 @@ export async function runCompaction(
       fallback: false,
       summary: '',
       turn_prefix_summary: null,
-      tokens_after: Math.max(0, fullContext - pruningSavings(messages, tokens, pruned, count)),
+      tokens_after: Math.max(0, fullContext - pruningSavings(messages, subject.tokens, pruned, count, end)),
       summary_tokens: 0,
       dropped_outputs: [],
       pruned_outputs: pruned,
@@ -240,7 +260,10 @@ export async function runCompaction(
   }
 
   const historyEnd = cut.splitTurnStart ?? cut.index;
-  const filtered = filterRelevant(source, start, cut.index, count);
+  // The redacted span is a copy of its own; otherwise the filter reads the session so far, indexed.
+  const filtered = redact
+    ? filterRelevant(source, start, cut.index, count)
+    : filterRelevant(source, start, cut.index, count, { end, requestOf: (id) => index.requestBefore(id, end) });
   const summarized = await strategy.summarize({
     history: filtered.messages.slice(0, historyEnd - start),
     turnPrefix: filtered.messages.slice(historyEnd - start),
@@ -257,7 +280,7 @@ export async function runCompaction(
     fallback: output.fallback ?? false,
     summary: output.summary,
     turn_prefix_summary: output.turnPrefixSummary,
-    tokens_after: contextAfterCompaction(fullContext, tokens, cut.index, newSummaryTokens, windowStart),
+    tokens_after: contextAfterCompaction(fullContext, index.tokens, cut.index, newSummaryTokens, windowStart),
     summary_tokens: newSummaryTokens,
     dropped_outputs: [...(previous?.state.dropped_outputs ?? []), ...filtered.dropped],
     pruned_outputs: null,
