@@ -20,6 +20,7 @@ import { toolRequestsById } from '../src/compaction/facts.js';
 import type { CompactionPolicy } from '../src/compaction/policy.js';
 import { SessionIndex } from '../src/compaction/session-index.js';
 import type { CompactionState } from '../src/compaction/state.js';
+import { hashMessages } from '../src/session/hash.js';
 import type { ContentBlock, Message, RecordedCompaction } from '../src/session/model.js';
 import { createExtractStrategy } from '../src/strategies/extract.js';
 import { pruneStrategy } from '../src/strategies/prune.js';
@@ -152,6 +153,21 @@ describe('SessionIndex and providerCalls', () => {
   });
 });
 
+describe('prefixHash', () => {
+  it('equals hashMessages over the prefix, asked in any order', () => {
+    fc.assert(
+      fc.property(sessionArb, fc.array(fc.nat(), { minLength: 1, maxLength: 12 }), ({ messages }, seeds) => {
+        const index = new SessionIndex(messages, new RangeSums(estimateAll(messages)));
+        for (const seed of seeds) {
+          const end = seed % (messages.length + 1);
+          expect(index.prefixHash(end)).toBe(hashMessages(messages.slice(0, end)));
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
 // ---- one compaction: bounded and indexed versus copied -------------------------------------
 
 /** Wraps a strategy so every input it is handed is kept (a prune strategy's session up to `to` only). */
@@ -253,6 +269,8 @@ async function readsPerMessage(turns: number, policy: ReplayPolicy, strategy: Co
   const messages = counted(session);
   const tokens = counted(estimateAll(session));
   const result = await replaySession({ sessionName: 's', messages: messages.items, tokens: tokens.items, policy, strategy });
+  // Every state's hash is read when the result crosses from a worker thread (structured clone).
+  for (const turn of result.turns) for (const event of turn.compactions) expect(event.state.summarized_hash).toMatch(/^sha256:/);
   return { perMessage: (messages.reads() + tokens.reads()) / session.length, compactions: result.totals.compactions, prunes: result.totals.prunes };
 }
 

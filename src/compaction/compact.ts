@@ -6,7 +6,6 @@
  */
 import type { Message, RecordedCompaction } from '../session/model.js';
 import { windowStartAt } from '../session/model.js';
-import { hashMessages } from '../session/hash.js';
 import { summaryMessages } from '../session/provider-view.js';
 import type { CompactionStrategy } from '../strategies/strategy.js';
 import type { TextCounter } from '../tokens/estimate.js';
@@ -229,9 +228,10 @@ export async function runCompaction(
     messages_summarized_total: (previous?.state.messages_summarized_total ?? 0) + summarizedNow,
     // Computed when first read: hashing every summarized message is the costliest step, and a
     // replay's simulated states are never stored (on slim messages it uses the prefix hashes
-    // taken while reading: session/hash.ts).
+    // taken while reading: session/hash.ts). Replay's states are read in order when they cross
+    // from a worker thread, so its index hashes each message once for all of them.
     get summarized_hash() {
-      return (summarizedHash ??= hashMessages(messages, 0, cut.index));
+      return (summarizedHash ??= index.prefixHash(cut.index));
     },
     read_files: fileOps.read,
     modified_files: fileOps.modified,

@@ -8,6 +8,7 @@
  * `end`: the session as it stood before message `end`, without copying that prefix.
  * test/session-index.test.ts checks each against its direct function on random sessions.
  */
+import { prefixHasher } from '../session/hash.js';
 import type { Message, RecordedCompaction, ToolRequestBlock } from '../session/model.js';
 import type { ContextLookups } from '../tokens/estimate.js';
 import { estimateContextTokens, reportsPrompt } from '../tokens/estimate.js';
@@ -23,6 +24,7 @@ export class SessionIndex {
   private pairs: readonly boolean[] | null = null;
   private requests: Map<string, RequestAt[]> | null = null;
   private lastReportedBefore: Int32Array | null = null;
+  private hasher: ((end: number) => string) | null = null;
   private readonly lookups: ContextLookups;
 
   /** `tokens`: the estimates the compaction reads (a live RangeSums: replay's pruning updates it). */
@@ -50,6 +52,11 @@ export class SessionIndex {
   /** estimateContextTokens(messages.slice(0, end), tokens, end, compactions). */
   contextTokens(end: number, compactions: readonly RecordedCompaction[] = []): number {
     return estimateContextTokens(this.messages, this.tokens.values, end, compactions, this.lookups);
+  }
+
+  /** hashMessages(messages, 0, end); cheap when asked in increasing order (session/hash.ts prefixHasher). */
+  prefixHash(end: number): string {
+    return (this.hasher ??= prefixHasher(this.messages))(end);
   }
 
   private requestsById(): Map<string, RequestAt[]> {
