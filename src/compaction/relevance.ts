@@ -134,9 +134,14 @@ export function filterRelevant(
     if (!latestRead.has(key)) latestRead.set(key, at.block.tool_request_id);
   }
 
-  // Duplicates: the first copy in the span stays, later identical outputs go.
+  // Duplicates: the first copy in the span stays, later identical outputs go. An output found
+  // once in the span neither goes nor keeps another, so its (costly) error check is skipped.
+  const span = resultsIn(messages, from, to);
+  const copies = new Map<string, number>();
+  for (const at of span) copies.set(at.block.output, (copies.get(at.block.output) ?? 0) + 1);
   const firstCopy = new Map<string, string>();
-  for (const at of resultsIn(messages, from, to)) {
+  for (const at of span) {
+    if (copies.get(at.block.output) === 1) continue;
     if (notes.has(at.block.tool_request_id) || carriesError(at.block, requestOf(at.block.tool_request_id))) continue;
     const first = firstCopy.get(at.block.output);
     if (first) consider(at, 'duplicate-output', first);
@@ -154,6 +159,6 @@ export function filterRelevant(
       : message,
   );
   // In session order, whatever order the two passes found them in.
-  const dropped = resultsIn(messages, from, to).flatMap((at) => notes.get(at.block.tool_request_id)?.drop ?? []);
+  const dropped = span.flatMap((at) => notes.get(at.block.tool_request_id)?.drop ?? []);
   return { messages: filtered, dropped };
 }
