@@ -292,3 +292,23 @@ describe('replaySession reads', () => {
     });
   }
 });
+
+describe('dropped outputs of the simulated states', () => {
+  it("are each the previous state's list plus the span's, whichever state is read first", async () => {
+    const session = longSession(40);
+    const run = () => replaySession({ sessionName: 's', messages: session, tokens: estimateAll(session), policy: customPolicy(TIGHT), strategy: truncateStrategy });
+    const statesOf = (result: Awaited<ReturnType<typeof run>>) => result.turns.flatMap((turn) => turn.compactions.map((event) => event.state));
+    const forward = statesOf(await run()).map((state) => state.dropped_outputs);
+    const backward = statesOf(await run())
+      .reverse()
+      .map((state) => state.dropped_outputs)
+      .reverse();
+    expect(forward.length).toBeGreaterThan(10);
+    expect(backward).toEqual(forward);
+    forward.forEach((list, k) => {
+      if (k > 0) expect(list.slice(0, forward[k - 1]!.length)).toEqual(forward[k - 1]);
+    });
+    // The repeated outputs of longSession are dropped, more with every compaction.
+    expect(forward.at(-1)!.length).toBeGreaterThan(forward[0]!.length);
+  });
+});

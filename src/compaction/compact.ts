@@ -17,6 +17,7 @@ import type { CompactionPolicy } from './policy.js';
 import { shouldCompact } from './policy.js';
 import { redactMessages, redactText } from './redact.js';
 import { pruningSavings } from './prune.js';
+import type { DroppedOutput } from './relevance.js';
 import { filterRelevant } from './relevance.js';
 import { SessionIndex } from './session-index.js';
 import { RangeSums } from '../tokens/range-sums.js';
@@ -164,11 +165,46 @@ export function planCompaction(subject: CompactionSubject, policy: CompactionPol
   return { kind: 'compact', contextTokens, cut, start };
 }
 
-/** The fields of a state that depend on how the span was compacted. */
+/**
+ * The fields of a state that depend on how the span was compacted; `dropped` is the outputs the
+ * relevance filter dropped from this span, added to the previous state's (see DroppedChain).
+ */
 type StrategyPart = Pick<
   CompactionState,
-  'fallback' | 'summary' | 'turn_prefix_summary' | 'tokens_after' | 'summary_tokens' | 'usage' | 'dropped_outputs' | 'pruned_outputs' | 'details'
->;
+  'fallback' | 'summary' | 'turn_prefix_summary' | 'tokens_after' | 'summary_tokens' | 'usage' | 'pruned_outputs' | 'details'
+> & { readonly dropped: DroppedChain };
+
+/**
+ * A state lists every output dropped so far: the previous state's list, then this span's. Replay
+ * keeps all its simulated states, and copying the whole list into each made its memory grow with
+ * compactions × drops (about a gigabyte for a 1 GB session's 96,000 compactions), so a state
+ * keeps its own drops and the state before it, and builds the list when first read (JSON.stringify
+ * reads it for a sidecar like any other field).
+ */
+interface DroppedChain {
+  readonly own: readonly DroppedOutput[];
+  readonly before: CompactionState | null;
+  built: readonly DroppedOutput[] | null;
+}
+
+const droppedChains = new WeakMap<CompactionState, DroppedChain>();
+
+function droppedList(chain: DroppedChain): readonly DroppedOutput[] {
+  if (chain.built) return chain.built;
+  // Back to a list already known (built, or read from a sidecar); a loop, as a replay's chain is
+  // as long as its compactions are many.
+  const parts = [chain.own];
+  for (let state = chain.before; state; ) {
+    const link = droppedChains.get(state);
+    if (!link || link.built) {
+      parts.push(link?.built ?? state.dropped_outputs);
+      break;
+    }
+    parts.push(link.own);
+    state = link.before;
+  }
+  return (chain.built = parts.reverse().flat());
+}
 
 export interface RunOptions {
   readonly count?: TextCounter;
@@ -212,37 +248,43 @@ export async function runCompaction(
   const summarizedNow = cut.index - start;
   let summarizedHash: string | undefined;
   /** The state in the sidecar's documented field order, from what differs between summaries and prunes. */
-  const state = (part: StrategyPart): CompactionState => ({
-    format_version: SIDECAR_FORMAT_VERSION,
-    session: subject.sessionName,
-    strategy: strategy.name,
-    fallback: part.fallback,
-    summary: part.summary,
-    turn_prefix_summary: part.turn_prefix_summary,
-    first_kept_message_id: messages[cut.index]!.id,
-    first_kept_index: cut.index,
-    tokens_before: plan.contextTokens,
-    tokens_after: part.tokens_after,
-    summary_tokens: part.summary_tokens,
-    messages_summarized: summarizedNow,
-    messages_summarized_total: (previous?.state.messages_summarized_total ?? 0) + summarizedNow,
-    // Computed when first read: hashing every summarized message is the costliest step, and a
-    // replay's simulated states are never stored (on slim messages it uses the prefix hashes
-    // taken while reading: session/hash.ts). Replay's states are read in order when they cross
-    // from a worker thread, so its index hashes each message once for all of them.
-    get summarized_hash() {
-      return (summarizedHash ??= index.prefixHash(cut.index));
-    },
-    read_files: fileOps.read,
-    modified_files: fileOps.modified,
-    compactions: (previous?.state.compactions ?? 0) + 1,
-    usage: part.usage,
-    dropped_outputs: part.dropped_outputs,
-    pruned_outputs: part.pruned_outputs,
-    details: part.details,
-    created_at: (options.now ?? new Date()).toISOString(),
-    tool_version: TOOL_VERSION,
-  });
+  const state = (part: StrategyPart): CompactionState => {
+    const made: CompactionState = {
+      format_version: SIDECAR_FORMAT_VERSION,
+      session: subject.sessionName,
+      strategy: strategy.name,
+      fallback: part.fallback,
+      summary: part.summary,
+      turn_prefix_summary: part.turn_prefix_summary,
+      first_kept_message_id: messages[cut.index]!.id,
+      first_kept_index: cut.index,
+      tokens_before: plan.contextTokens,
+      tokens_after: part.tokens_after,
+      summary_tokens: part.summary_tokens,
+      messages_summarized: summarizedNow,
+      messages_summarized_total: (previous?.state.messages_summarized_total ?? 0) + summarizedNow,
+      // Computed when first read: hashing every summarized message is the costliest step, and a
+      // replay's simulated states are never stored (on slim messages it uses the prefix hashes
+      // taken while reading: session/hash.ts). Replay's states are read in order when they cross
+      // from a worker thread, so its index hashes each message once for all of them.
+      get summarized_hash() {
+        return (summarizedHash ??= index.prefixHash(cut.index));
+      },
+      read_files: fileOps.read,
+      modified_files: fileOps.modified,
+      compactions: (previous?.state.compactions ?? 0) + 1,
+      usage: part.usage,
+      get dropped_outputs() {
+        return droppedList(part.dropped);
+      },
+      pruned_outputs: part.pruned_outputs,
+      details: part.details,
+      created_at: (options.now ?? new Date()).toISOString(),
+      tool_version: TOOL_VERSION,
+    };
+    droppedChains.set(made, part.dropped);
+    return made;
+  };
 
   if (strategy.kind === 'prune') {
     const pruned = [...(previous?.state.pruned_outputs ?? []), ...strategy.prune({ messages: source, from: start, to: cut.index, count })];
@@ -252,7 +294,7 @@ export async function runCompaction(
       turn_prefix_summary: null,
       tokens_after: Math.max(0, fullContext - pruningSavings(messages, subject.tokens, pruned, count, end)),
       summary_tokens: 0,
-      dropped_outputs: [],
+      dropped: { own: [], before: null, built: null },
       pruned_outputs: pruned,
       usage: null,
       details: {},
@@ -282,7 +324,7 @@ export async function runCompaction(
     turn_prefix_summary: output.turnPrefixSummary,
     tokens_after: contextAfterCompaction(fullContext, index.tokens, cut.index, newSummaryTokens, windowStart),
     summary_tokens: newSummaryTokens,
-    dropped_outputs: [...(previous?.state.dropped_outputs ?? []), ...filtered.dropped],
+    dropped: { own: filtered.dropped, before: previous?.state ?? null, built: null },
     pruned_outputs: null,
     usage: output.usage ? { input_tokens: output.usage.input, output_tokens: output.usage.output } : null,
     details: output.details,
