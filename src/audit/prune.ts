@@ -48,13 +48,13 @@ function prunedForm(message: Message, placeholder: string): Message {
 
 /**
  * Outputs to prune in messages [start, end), given the tokens each message carries now and
- * which are already pruned. Returns [] when pruning would free too little.
+ * which are already pruned (any set or map of indices). Returns [] when pruning would free too little.
  */
 export function findPrunable(
   messages: readonly Message[],
   tokens: readonly number[],
   range: { readonly start: number; readonly end: number },
-  alreadyPruned: ReadonlySet<number>,
+  alreadyPruned: { has(index: number): boolean },
   rules: PruneRules,
   toolNames: ReadonlyMap<string, string>,
   count: TextCounter = heuristicCounter,

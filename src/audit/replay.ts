@@ -19,13 +19,14 @@
 import { runCompaction, tokensSaved } from '../compaction/compact.js';
 import type { CompactionState } from '../compaction/state.js';
 import { findCutPoint } from '../compaction/cut-point.js';
+import { SessionIndex } from '../compaction/session-index.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
 import { emergencyPolicy, shouldCompact } from '../compaction/policy.js';
 import type { Message, RecordedCompaction } from '../session/model.js';
 import { isTurnStart, windowStartAt } from '../session/model.js';
 import type { CompactionStrategy } from '../strategies/strategy.js';
 import type { TextCounter } from '../tokens/estimate.js';
-import { sum } from '../tokens/estimate.js';
+import { RangeSums } from '../tokens/range-sums.js';
 import type { ProviderCall } from '../tokens/provider-calls.js';
 import { providerCalls } from '../tokens/provider-calls.js';
 import { stablePrefixTokens } from './cache.js';
@@ -138,17 +139,25 @@ export interface ReplayInput {
   readonly recorded?: readonly RecordedCompaction[];
 }
 
-/** Tokens of the user's own messages in [0, end), newest first, up to `budget` (Codex keeps them). */
-function carriedUserTokens(messages: readonly Message[], tokens: readonly number[], end: number, budget: number): number {
-  let carried = 0;
-  for (let i = end - 1; i >= 0 && carried < budget; i--) if (isTurnStart(messages[i]!)) carried += tokens[i] ?? 0;
-  return Math.min(carried, budget);
-}
-
-/** The session as the policy would have sent it: mutable state, advanced call by call. */
+/**
+ * The session as the policy would have sent it: mutable state, advanced call by call.
+ *
+ * Each simulated compaction must cost its window (from our last cut to the call), not the whole
+ * session, or replay grows with the square of the session: no prefix is copied or summed from
+ * the first message. Token sums over ranges come from RangeSums, and everything else that would
+ * scan the session (tool pairing, tool calls by id, the last reported prompt) from one
+ * SessionIndex; test/replay-linear.test.ts counts the reads.
+ */
 class Simulation {
-  /** Message estimates as they are now (pruned outputs shrunk). */
-  readonly current: number[];
+  /** Message estimates as they are now (pruned outputs shrunk), with their running sums. */
+  readonly current: RangeSums;
+  /** The estimates as read, for what a compaction removes from every later prompt. */
+  readonly original: RangeSums;
+  /** Tokens of the user's own messages (turn starts; 0 elsewhere), for the ones Codex carries. */
+  private userTokens: RangeSums | null = null;
+  /** Tokens pruning saved, by message index. */
+  readonly prunedSums: RangeSums;
+  readonly index: SessionIndex;
   firstKept = 0;
   /** Original estimates of the messages our compaction replaced, which every prompt no longer carries. */
   removed = 0;
@@ -164,7 +173,21 @@ class Simulation {
     readonly input: ReplayInput & { readonly policy: ReplayPolicy },
     readonly stablePrefix: number,
   ) {
-    this.current = [...input.tokens];
+    this.current = new RangeSums(input.tokens);
+    this.original = new RangeSums(input.tokens);
+    this.prunedSums = new RangeSums(new Array<number>(input.tokens.length).fill(0));
+    this.index = new SessionIndex(input.messages, this.current);
+  }
+
+  /**
+   * Tokens of the user's own messages before `end`, newest first, up to `budget` (Codex keeps
+   * them). Counts are never negative, so the newest-first walk that stops at the budget adds up to
+   * min(budget, all of them).
+   */
+  private carriedUserTokens(end: number, budget: number): number {
+    const { messages, tokens } = this.input;
+    this.userTokens ??= new RangeSums(messages.map((message, i) => (isTurnStart(message) ? (tokens[i] ?? 0) : 0)));
+    return Math.min(this.userTokens.sum(0, end), budget);
   }
 
   prompt(call: ProviderCall): number {
@@ -175,7 +198,7 @@ class Simulation {
   followAgent(call: ProviderCall): void {
     const windowStart = windowStartAt(this.input.recorded ?? [], call.index);
     if (this.firstKept === 0 || this.firstKept >= windowStart) return;
-    for (const [index, saved] of this.pruned) if (index < windowStart) this.prunedActive -= saved;
+    this.prunedActive -= this.prunedSums.sum(0, windowStart);
     this.firstKept = 0;
     this.removed = 0;
     this.summaryTokens = 0;
@@ -190,17 +213,19 @@ class Simulation {
     const rules = this.input.policy.prune;
     if (!rules) return null;
     const range = { start: this.firstKept, end: turn.startIndex };
-    const marks = findPrunable(this.input.messages, this.current, range, new Set(this.pruned.keys()), rules, toolNames, this.input.count);
+    const marks = findPrunable(this.input.messages, this.current.values, range, this.pruned, rules, toolNames, this.input.count);
     if (marks.length === 0) return null;
     let saved = 0;
+    let earliest = Infinity;
     for (const mark of marks) {
-      this.current[mark.index] = (this.current[mark.index] ?? 0) - mark.saved;
+      this.current.add(mark.index, -mark.saved);
+      this.prunedSums.add(mark.index, mark.saved);
       this.pruned.set(mark.index, mark.saved);
       saved += mark.saved;
+      earliest = Math.min(earliest, mark.index);
     }
     this.prunedActive += saved;
-    const earliest = Math.min(...marks.map((mark) => mark.index));
-    this.rewrote(this.prompt(call) - sum(this.current, earliest, call.index));
+    this.rewrote(this.prompt(call) - this.current.sum(earliest, call.index));
     return { beforeCallIndex: call.index, turn: turn.turn, messages: marks.length, tokensSaved: saved };
   }
 
@@ -210,28 +235,25 @@ class Simulation {
     const windowStart = windowStartAt(recorded, call.index);
     const start = Math.max(this.firstKept, windowStart);
     const end = call.index;
-    const cut = findCutPoint(messages, this.current, { ...rules, forcePastPreviousCut: trigger === 'overflow' }, { start, end });
+    const forced = { ...rules, forcePastPreviousCut: trigger === 'overflow' };
+    const cut = findCutPoint(messages, this.current.values, forced, { start, end }, this.index.insidePairs);
     if (cut.kind === 'none') return null;
     const tokensBefore = this.prompt(call);
-    const subject = {
-      sessionName: this.input.sessionName,
-      messages: messages.slice(0, end),
-      tokens: this.current.slice(0, end),
-      previous: this.previous,
-      recorded,
-    };
+    // The session as it stood before the call: bounded by `end`, not copied.
+    const subject = { sessionName: this.input.sessionName, messages, tokens: this.current.values, previous: this.previous, recorded, end };
     const state = await runCompaction(subject, { kind: 'compact', cut, start, contextTokens: tokensBefore }, strategy, {
       ...(this.input.count ? { count: this.input.count } : {}),
       now: new Date(0),
+      index: this.index,
     });
-    const carried = policy.carryUserTokens > 0 ? carriedUserTokens(messages, tokens, cut.index, policy.carryUserTokens) : 0;
+    const carried = policy.carryUserTokens > 0 ? this.carriedUserTokens(cut.index, policy.carryUserTokens) : 0;
     const summarizer = this.summarizerCall(state, cut.tokensToSummarize, tokensBefore);
-    for (const [index, saved] of this.pruned) if (index >= start && index < cut.index) this.prunedActive -= saved;
+    this.prunedActive -= this.prunedSums.sum(start, cut.index);
     this.firstKept = cut.index;
     // A summary replaces the span since the window start; prune placeholders replace only outputs.
     this.removed = state.pruned_outputs
       ? tokensSaved(messages, tokens, cut.index, state, this.input.count)
-      : sum(tokens, windowStart, cut.index);
+      : this.original.sum(windowStart, cut.index);
     this.summaryTokens = state.summary_tokens + carried;
     this.previous = { state, firstKeptIndex: cut.index };
     this.rewrote(this.stablePrefix);

@@ -3,8 +3,9 @@
  * of a compaction compacts in a loop, paying a summary and a cache rewrite each time (one of
  * the most reported agent bugs). Pure; reads a replay result.
  */
+import type { CompactionPolicy } from '../compaction/policy.js';
 import { shouldCompact } from '../compaction/policy.js';
-import type { ReplayResult } from './replay.js';
+import type { ReplayResult, SimulatedCall } from './replay.js';
 
 /** Refilled in the compaction's own turn or the next two: thrash. */
 export const THRASH_TURNS = 2;
@@ -22,14 +23,21 @@ export interface ThrashReport {
   readonly fastest: number | null;
 }
 
+/** The first call from `position` on whose prompt is at the trigger (searched in place: copying the calls after every compaction made this quadratic). */
+function nextAtTrigger(calls: readonly SimulatedCall[], position: number, policy: CompactionPolicy): SimulatedCall | undefined {
+  for (let k = position; k < calls.length; k++) if (shouldCompact(calls[k]!.after, policy)) return calls[k];
+  return undefined;
+}
+
 export function detectThrash(result: ReplayResult): ThrashReport {
   const policy = { ...result.policy.compaction, force: false };
   const events = result.turns.flatMap((turn) => turn.compactions);
   const refills = events.map((event): Refill => {
-    const next = result.calls.slice(event.callPosition).find((call) => shouldCompact(call.after, policy));
+    const next = nextAtTrigger(result.calls, event.callPosition, policy);
     return { turn: event.turn, turns: next ? next.turn - event.turn : null };
   });
   const measured = refills.flatMap((refill) => (refill.turns === null ? [] : [refill.turns]));
-  const fastest = measured.length > 0 ? Math.min(...measured) : null;
+  // Not Math.min(...measured): a long session has more compactions than a call takes arguments.
+  const fastest = measured.length > 0 ? measured.reduce((low, turns) => Math.min(low, turns)) : null;
   return { detected: fastest !== null && fastest <= THRASH_TURNS, refills, fastest };
 }

@@ -6,11 +6,11 @@
  */
 import type { Message, RecordedCompaction } from '../session/model.js';
 import { windowStartAt } from '../session/model.js';
-import { hashMessages } from '../session/hash.js';
 import { summaryMessages } from '../session/provider-view.js';
 import type { CompactionStrategy } from '../strategies/strategy.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import { estimateContextTokens, estimateMessageTokens, heuristicCounter, sum } from '../tokens/estimate.js';
+import { RangeSums } from '../tokens/range-sums.js';
 import type { CutPoint, NoCutReason } from './cut-point.js';
 import { findCutPoint } from './cut-point.js';
 import { collectFileOps, mergeFileOps, NO_FILE_OPS } from './file-ops.js';
@@ -18,7 +18,9 @@ import type { CompactionPolicy } from './policy.js';
 import { shouldCompact } from './policy.js';
 import { redactMessages, redactText } from './redact.js';
 import { pruningSavings } from './prune.js';
+import type { DroppedOutput } from './relevance.js';
 import { filterRelevant } from './relevance.js';
+import { SessionIndex } from './session-index.js';
 import type { CompactionState } from './state.js';
 import { SIDECAR_FORMAT_VERSION } from './state.js';
 
@@ -33,6 +35,16 @@ export interface CompactionSubject {
   readonly previous: { readonly state: CompactionState; readonly firstKeptIndex: number } | null;
   /** Compactions the agent recorded in the session itself; ours start after the last one. */
   readonly recorded?: readonly RecordedCompaction[];
+  /**
+   * Where the session ends (exclusive; default: all of `messages`). Replay compacts the session
+   * as it stood before an earlier call; the messages from `end` on have not happened yet.
+   */
+  readonly end?: number;
+}
+
+/** The number of messages the subject's session has so far. */
+export function subjectEnd(subject: CompactionSubject): number {
+  return subject.end ?? subject.messages.length;
 }
 
 export type CompactionPlan =
@@ -65,17 +77,18 @@ export function summaryTokens(summary: string, turnPrefixSummary: string | null,
  */
 export function contextAfterCompaction(
   fullContext: number,
-  tokens: readonly number[],
+  tokens: readonly number[] | RangeSums,
   firstKept: number,
   summaryTokenCount: number,
   from = 0,
 ): number {
-  return Math.max(0, fullContext - sum(tokens, from, firstKept) + summaryTokenCount);
+  const replaced = tokens instanceof RangeSums ? tokens.sum(from, firstKept) : sum(tokens, from, firstKept);
+  return Math.max(0, fullContext - replaced + summaryTokenCount);
 }
 
 /** First message of the current context window: after the agent's own last compaction, or 0. */
 export function recordedWindowStart(subject: CompactionSubject): number {
-  return windowStartAt(subject.recorded ?? [], subject.messages.length);
+  return windowStartAt(subject.recorded ?? [], subjectEnd(subject));
 }
 
 /**
@@ -123,7 +136,7 @@ export function livePrevious(subject: CompactionSubject): CompactionSubject['pre
 
 /** The context the next provider call would carry, with recorded and previous compactions applied. */
 export function currentContextTokens(subject: CompactionSubject, count: TextCounter = heuristicCounter): number {
-  const full = estimateContextTokens(subject.messages, subject.tokens, subject.messages.length, subject.recorded);
+  const full = estimateContextTokens(subject.messages, subject.tokens, subjectEnd(subject), subject.recorded);
   const previous = livePrevious(subject);
   if (!previous) return full;
   const saved = tokensSaved(subject.messages, subject.tokens, previous.firstKeptIndex, previous.state, count, recordedWindowStart(subject));
@@ -141,7 +154,7 @@ export function planCompaction(subject: CompactionSubject, policy: CompactionPol
   const previous = livePrevious(subject);
   const start = Math.max(previous?.firstKeptIndex ?? 0, recordedWindowStart(subject));
   const quiet = previous ? 'up-to-date' : 'skipped';
-  const cut = findCutPoint(subject.messages, subject.tokens, policy, { start, end: subject.messages.length });
+  const cut = findCutPoint(subject.messages, subject.tokens, policy, { start, end: subjectEnd(subject) });
   if (!shouldCompact(contextTokens, policy)) {
     return { kind: 'skip', status: quiet, reason: 'under the compaction threshold', contextTokens, cut };
   }
@@ -152,11 +165,46 @@ export function planCompaction(subject: CompactionSubject, policy: CompactionPol
   return { kind: 'compact', contextTokens, cut, start };
 }
 
-/** The fields of a state that depend on how the span was compacted. */
+/**
+ * The fields of a state that depend on how the span was compacted; `dropped` is the outputs the
+ * relevance filter dropped from this span, added to the previous state's (see DroppedChain).
+ */
 type StrategyPart = Pick<
   CompactionState,
-  'fallback' | 'summary' | 'turn_prefix_summary' | 'tokens_after' | 'summary_tokens' | 'usage' | 'dropped_outputs' | 'pruned_outputs' | 'details'
->;
+  'fallback' | 'summary' | 'turn_prefix_summary' | 'tokens_after' | 'summary_tokens' | 'usage' | 'pruned_outputs' | 'details'
+> & { readonly dropped: DroppedChain };
+
+/**
+ * A state lists every output dropped so far: the previous state's list, then this span's. Replay
+ * keeps all its simulated states, and copying the whole list into each made its memory grow with
+ * compactions × drops (0.7 GB of peak RSS for a 1 GB session's 96,000 compactions), so a state
+ * keeps its own drops and the state before it, and builds the list when first read (JSON.stringify
+ * reads it for a sidecar like any other field).
+ */
+interface DroppedChain {
+  readonly own: readonly DroppedOutput[];
+  readonly before: CompactionState | null;
+  built: readonly DroppedOutput[] | null;
+}
+
+const droppedChains = new WeakMap<CompactionState, DroppedChain>();
+
+function droppedList(chain: DroppedChain): readonly DroppedOutput[] {
+  if (chain.built) return chain.built;
+  // Back to a list already known (built, or read from a sidecar); a loop, as a replay's chain is
+  // as long as its compactions are many.
+  const parts = [chain.own];
+  for (let state = chain.before; state; ) {
+    const link = droppedChains.get(state);
+    if (!link || link.built) {
+      parts.push(link?.built ?? state.dropped_outputs);
+      break;
+    }
+    parts.push(link.own);
+    state = link.before;
+  }
+  return (chain.built = parts.reverse().flat());
+}
 
 export interface RunOptions {
   readonly count?: TextCounter;
@@ -167,6 +215,11 @@ export interface RunOptions {
    * stores: the span's messages, the file lists and the summary.
    */
   readonly redact?: boolean;
+  /**
+   * Lookups over subject.messages and subject.tokens, built once by a caller that compacts one
+   * session many times (replay), so each compaction costs its window rather than the session.
+   */
+  readonly index?: SessionIndex;
 }
 
 /** Compacts the planned span with `strategy` and returns the state to store. */
@@ -176,7 +229,9 @@ export async function runCompaction(
   strategy: CompactionStrategy,
   options: RunOptions = {},
 ): Promise<CompactionState> {
-  const { messages, tokens } = subject;
+  const { messages } = subject;
+  const end = subjectEnd(subject);
+  const index = options.index ?? new SessionIndex(messages, new RangeSums(subject.tokens));
   const previous = livePrevious(subject);
   const { cut, start } = plan;
   if (previous && previousFor(subject, strategy).discarded) throw new Error('runCompaction: previous state of another kind (use previousFor)');
@@ -188,41 +243,48 @@ export async function runCompaction(
     previous ? { read: previous.state.read_files, modified: previous.state.modified_files } : NO_FILE_OPS,
     collectFileOps(source.slice(start, cut.index)),
   );
-  const fullContext = estimateContextTokens(messages, tokens, messages.length, subject.recorded);
+  const fullContext = index.contextTokens(end, subject.recorded);
   const windowStart = recordedWindowStart(subject);
   const summarizedNow = cut.index - start;
   let summarizedHash: string | undefined;
   /** The state in the sidecar's documented field order, from what differs between summaries and prunes. */
-  const state = (part: StrategyPart): CompactionState => ({
-    format_version: SIDECAR_FORMAT_VERSION,
-    session: subject.sessionName,
-    strategy: strategy.name,
-    fallback: part.fallback,
-    summary: part.summary,
-    turn_prefix_summary: part.turn_prefix_summary,
-    first_kept_message_id: messages[cut.index]!.id,
-    first_kept_index: cut.index,
-    tokens_before: plan.contextTokens,
-    tokens_after: part.tokens_after,
-    summary_tokens: part.summary_tokens,
-    messages_summarized: summarizedNow,
-    messages_summarized_total: (previous?.state.messages_summarized_total ?? 0) + summarizedNow,
-    // Computed when first read: hashing every summarized message is the costliest step, and a
-    // replay's simulated states are never stored (on slim messages it uses the prefix hashes
-    // taken while reading: session/hash.ts).
-    get summarized_hash() {
-      return (summarizedHash ??= hashMessages(messages, 0, cut.index));
-    },
-    read_files: fileOps.read,
-    modified_files: fileOps.modified,
-    compactions: (previous?.state.compactions ?? 0) + 1,
-    usage: part.usage,
-    dropped_outputs: part.dropped_outputs,
-    pruned_outputs: part.pruned_outputs,
-    details: part.details,
-    created_at: (options.now ?? new Date()).toISOString(),
-    tool_version: TOOL_VERSION,
-  });
+  const state = (part: StrategyPart): CompactionState => {
+    const made: CompactionState = {
+      format_version: SIDECAR_FORMAT_VERSION,
+      session: subject.sessionName,
+      strategy: strategy.name,
+      fallback: part.fallback,
+      summary: part.summary,
+      turn_prefix_summary: part.turn_prefix_summary,
+      first_kept_message_id: messages[cut.index]!.id,
+      first_kept_index: cut.index,
+      tokens_before: plan.contextTokens,
+      tokens_after: part.tokens_after,
+      summary_tokens: part.summary_tokens,
+      messages_summarized: summarizedNow,
+      messages_summarized_total: (previous?.state.messages_summarized_total ?? 0) + summarizedNow,
+      // Computed when first read: hashing every summarized message is the costliest step, and a
+      // replay's simulated states are never stored (on slim messages it uses the prefix hashes
+      // taken while reading: session/hash.ts). Replay's states are read in order when they cross
+      // from a worker thread, so its index hashes each message once for all of them.
+      get summarized_hash() {
+        return (summarizedHash ??= index.prefixHash(cut.index));
+      },
+      read_files: fileOps.read,
+      modified_files: fileOps.modified,
+      compactions: (previous?.state.compactions ?? 0) + 1,
+      usage: part.usage,
+      get dropped_outputs() {
+        return droppedList(part.dropped);
+      },
+      pruned_outputs: part.pruned_outputs,
+      details: part.details,
+      created_at: (options.now ?? new Date()).toISOString(),
+      tool_version: TOOL_VERSION,
+    };
+    droppedChains.set(made, part.dropped);
+    return made;
+  };
 
   if (strategy.kind === 'prune') {
     const pruned = [...(previous?.state.pruned_outputs ?? []), ...strategy.prune({ messages: source, from: start, to: cut.index, count })];
@@ -230,9 +292,9 @@ export async function runCompaction(
       fallback: false,
       summary: '',
       turn_prefix_summary: null,
-      tokens_after: Math.max(0, fullContext - pruningSavings(messages, tokens, pruned, count)),
+      tokens_after: Math.max(0, fullContext - pruningSavings(messages, subject.tokens, pruned, count, end)),
       summary_tokens: 0,
-      dropped_outputs: [],
+      dropped: { own: [], before: null, built: null },
       pruned_outputs: pruned,
       usage: null,
       details: {},
@@ -240,7 +302,10 @@ export async function runCompaction(
   }
 
   const historyEnd = cut.splitTurnStart ?? cut.index;
-  const filtered = filterRelevant(source, start, cut.index, count);
+  // The redacted span is a copy of its own; otherwise the filter reads the session so far, indexed.
+  const filtered = redact
+    ? filterRelevant(source, start, cut.index, count)
+    : filterRelevant(source, start, cut.index, count, { end, requestOf: (id) => index.requestBefore(id, end) });
   const summarized = await strategy.summarize({
     history: filtered.messages.slice(0, historyEnd - start),
     turnPrefix: filtered.messages.slice(historyEnd - start),
@@ -257,9 +322,9 @@ export async function runCompaction(
     fallback: output.fallback ?? false,
     summary: output.summary,
     turn_prefix_summary: output.turnPrefixSummary,
-    tokens_after: contextAfterCompaction(fullContext, tokens, cut.index, newSummaryTokens, windowStart),
+    tokens_after: contextAfterCompaction(fullContext, index.tokens, cut.index, newSummaryTokens, windowStart),
     summary_tokens: newSummaryTokens,
-    dropped_outputs: [...(previous?.state.dropped_outputs ?? []), ...filtered.dropped],
+    dropped: { own: filtered.dropped, before: previous?.state ?? null, built: null },
     pruned_outputs: null,
     usage: output.usage ? { input_tokens: output.usage.input, output_tokens: output.usage.output } : null,
     details: output.details,

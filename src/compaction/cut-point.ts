@@ -96,16 +96,19 @@ export interface CutOptions {
   readonly cutRule?: CutRule;
 }
 
-/** Finds the cut for a keep budget over messages [range.start, range.end). */
+/**
+ * Finds the cut for a keep budget over messages [range.start, range.end). `inside` is
+ * insideToolPairs(messages), for a caller that cuts the same session many times (replay).
+ */
 export function findCutPoint(
   messages: readonly Message[],
   tokens: readonly number[],
   options: CutOptions,
   range: CutRange = { start: 0, end: messages.length },
+  inside: readonly boolean[] = insideToolPairs(messages),
 ): CutPoint {
   const { start, end } = range;
   const { keepRecentTokens, force = false, forcePastPreviousCut = false, cutRule = 'conservative' } = options;
-  const inside = insideToolPairs(messages);
   const index = walkBack(messages, tokens, keepRecentTokens, start, end, cutRule, inside);
   if (typeof index === 'number') return describeCut(messages, tokens, start, end, index, false);
   if (!force || (index === 'at-previous-cut' && !forcePastPreviousCut)) return { kind: 'none', reason: index };

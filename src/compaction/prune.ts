@@ -77,19 +77,24 @@ export function applyPruning(messages: readonly Message[], pruned: readonly Prun
   return messages.map((message) => rewrite(message, byKey));
 }
 
-/** Tokens pruning takes off every later call: each rewritten message's estimate before minus after. */
+/**
+ * Tokens pruning takes off every later call: each rewritten message's estimate before minus after,
+ * over messages [0, end) (the session so far; replay's simulated compactions pass their call).
+ */
 export function pruningSavings(
   messages: readonly Message[],
   tokens: readonly number[],
   pruned: readonly PrunedOutput[],
   count: TextCounter = heuristicCounter,
+  end = messages.length,
 ): number {
   const touched = new Set(pruned.map((entry) => entry.message_id));
   const byKey = new Map(pruned.map((entry) => [keyOf(entry.message_id, entry.tool_request_id), entry]));
   let saved = 0;
-  messages.forEach((message, index) => {
-    if (!touched.has(message.id)) return;
+  for (let index = 0; index < end; index++) {
+    const message = messages[index]!;
+    if (!touched.has(message.id)) continue;
     saved += (tokens[index] ?? 0) - estimateMessageTokens(rewrite(message, byKey), count);
-  });
+  }
   return saved;
 }

@@ -51,9 +51,10 @@ interface ReadOfFile {
 
 /** A successful single-file read, or null. */
 function readOf(request: ToolRequestBlock | undefined, result: ToolResultBlock): ReadOfFile | null {
-  if (!request || carriesError(result, request)) return null;
+  if (!request) return null;
   const op = classifyToolRequest(request);
-  if (op?.kind !== 'read' || op.paths.length !== 1) return null;
+  // The cheap test first: error patterns are costly, and most results are not reads.
+  if (op?.kind !== 'read' || op.paths.length !== 1 || carriesError(result, request)) return null;
   return { path: op.paths[0]!, range: readRange(request) };
 }
 
@@ -77,20 +78,36 @@ function resultsIn(messages: readonly Message[], from: number, to: number): Resu
 }
 
 /**
- * Filters messages [from, to). Reads are superseded by later reads anywhere in `messages`
- * (the kept part shows the file too); duplicates only count within the span, because an
- * earlier copy outside it is already summarized and may not survive in the summary.
+ * The rest of the session the filter reads: messages before `end` (the session so far), and the
+ * tool call each result answers, as toolRequestsById(messages.slice(0, end)) would find it.
+ */
+export interface RelevanceScope {
+  readonly end: number;
+  readonly requestOf: (toolRequestId: string) => ToolRequestBlock | undefined;
+}
+
+function wholeSession(messages: readonly Message[]): RelevanceScope {
+  const requests = toolRequestsById(messages);
+  return { end: messages.length, requestOf: (id) => requests.get(id) };
+}
+
+/**
+ * Filters messages [from, to). Reads are superseded by later reads anywhere in the scope (the
+ * kept part shows the file too); duplicates only count within the span, because an earlier copy
+ * outside it is already summarized and may not survive in the summary. `scope` defaults to all of
+ * `messages`; replay passes the session as of its simulated call, indexed (session-index.ts).
  */
 export function filterRelevant(
   messages: readonly Message[],
   from: number,
   to: number,
   count: TextCounter = heuristicCounter,
+  scope: RelevanceScope = wholeSession(messages),
 ): FilteredSpan {
-  const requests = toolRequestsById(messages);
+  const { requestOf } = scope;
   const notes = new Map<string, { drop: DroppedOutput; note: string }>();
   const consider = (at: ResultAt, reason: DropReason, keptId: string, path?: string) => {
-    const request = requests.get(at.block.tool_request_id);
+    const request = requestOf(at.block.tool_request_id);
     const drop: DroppedOutput = {
       tool_request_id: at.block.tool_request_id,
       message_id: messages[at.index]!.id,
@@ -105,10 +122,10 @@ export function filterRelevant(
 
   // Superseded reads: walk from the end, remembering the latest successful read of each file and range.
   const latestRead = new Map<string, string>();
-  const everything = resultsIn(messages, from, messages.length);
+  const everything = resultsIn(messages, from, scope.end);
   for (let i = everything.length - 1; i >= 0; i--) {
     const at = everything[i]!;
-    const read = readOf(requests.get(at.block.tool_request_id), at.block);
+    const read = readOf(requestOf(at.block.tool_request_id), at.block);
     if (!read) continue;
     const later = latestRead.get(`${read.path}\u0000${read.range}`) ?? latestRead.get(`${read.path}\u0000`);
     if (later && at.index < to) consider(at, 'superseded-read', later, read.path);
@@ -117,10 +134,15 @@ export function filterRelevant(
     if (!latestRead.has(key)) latestRead.set(key, at.block.tool_request_id);
   }
 
-  // Duplicates: the first copy in the span stays, later identical outputs go.
+  // Duplicates: the first copy in the span stays, later identical outputs go. An output found
+  // once in the span neither goes nor keeps another, so its (costly) error check is skipped.
+  const span = resultsIn(messages, from, to);
+  const copies = new Map<string, number>();
+  for (const at of span) copies.set(at.block.output, (copies.get(at.block.output) ?? 0) + 1);
   const firstCopy = new Map<string, string>();
-  for (const at of resultsIn(messages, from, to)) {
-    if (notes.has(at.block.tool_request_id) || carriesError(at.block, requests.get(at.block.tool_request_id))) continue;
+  for (const at of span) {
+    if (copies.get(at.block.output) === 1) continue;
+    if (notes.has(at.block.tool_request_id) || carriesError(at.block, requestOf(at.block.tool_request_id))) continue;
     const first = firstCopy.get(at.block.output);
     if (first) consider(at, 'duplicate-output', first);
     else firstCopy.set(at.block.output, at.block.tool_request_id);
@@ -137,6 +159,6 @@ export function filterRelevant(
       : message,
   );
   // In session order, whatever order the two passes found them in.
-  const dropped = resultsIn(messages, from, to).flatMap((at) => notes.get(at.block.tool_request_id)?.drop ?? []);
+  const dropped = span.flatMap((at) => notes.get(at.block.tool_request_id)?.drop ?? []);
   return { messages: filtered, dropped };
 }

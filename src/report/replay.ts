@@ -71,7 +71,8 @@ function baselineTables(view: ReplayView): string[] {
 function breakEvenText(costs: PolicyCosts | null): string {
   if (!costs || costs.breakEven.length === 0) return '-';
   if (costs.breakEven.some((entry) => entry.calls === null)) return 'never';
-  return String(Math.max(...costs.breakEven.map((entry) => entry.calls!)));
+  // Not Math.max(...): a long session has more compactions than a call takes arguments.
+  return String(costs.breakEven.reduce((most, entry) => Math.max(most, entry.calls!), 0));
 }
 
 function thrashText(outcome: PolicyOutcome): string {

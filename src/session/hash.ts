@@ -28,17 +28,41 @@ export function rememberPrefixHash(message: Message, index: number, hash: Hash):
   prefixDigests.set(message, { index, digest: digestOf(hash.copy()) });
 }
 
+/** The digest remembered while reading for messages [0, to), if any. */
+function rememberedPrefix(messages: readonly Message[], to: number): string | undefined {
+  if (to >= messages.length) return undefined;
+  const known = prefixDigests.get(messages[to]!);
+  return known && known.index === to ? known.digest : undefined;
+}
+
+function hashFull(hash: Hash, message: Message): void {
+  // A bug, not bad input: a wrong hash would end up in a sidecar and mark it stale forever.
+  if (isSlim(message)) throw new Error(`internal: cannot hash message ${message.id}: its text was not kept (lean read)`);
+  updateMessageHash(hash, message);
+}
+
 export function hashMessages(messages: readonly Message[], from = 0, to = messages.length): string {
-  if (from === 0 && to < messages.length) {
-    const known = prefixDigests.get(messages[to]!);
-    if (known && known.index === to) return known.digest;
-  }
+  const known = from === 0 ? rememberedPrefix(messages, to) : undefined;
+  if (known) return known;
   const hash = createHash('sha256');
-  for (let i = from; i < to; i++) {
-    const message = messages[i]!;
-    // A bug, not bad input: a wrong hash would end up in a sidecar and mark it stale forever.
-    if (isSlim(message)) throw new Error(`internal: cannot hash message ${message.id}: its text was not kept (lean read)`);
-    updateMessageHash(hash, message);
-  }
+  for (let i = from; i < to; i++) hashFull(hash, messages[i]!);
   return digestOf(hash);
+}
+
+/**
+ * hashMessages(messages, 0, end) for a caller that asks for ever longer prefixes of one session
+ * (replay's simulated states, read in order when they cross to the main thread): one running
+ * hash, copied at each end, where hashing every prefix afresh made replay quadratic. A shorter
+ * prefix than the last one asked is hashed afresh.
+ */
+export function prefixHasher(messages: readonly Message[]): (end: number) => string {
+  const hash = createHash('sha256');
+  let hashed = 0;
+  return (end) => {
+    const known = rememberedPrefix(messages, end);
+    if (known) return known;
+    if (end < hashed) return hashMessages(messages, 0, end);
+    for (; hashed < end; hashed++) hashFull(hash, messages[hashed]!);
+    return digestOf(hash.copy());
+  };
 }

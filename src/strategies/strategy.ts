@@ -46,7 +46,10 @@ export interface Strategy {
 }
 
 export interface PruneInput {
-  /** The session up to the end of the compaction: results are read with their calls. */
+  /**
+   * The session, so results are read with their calls before `to`. In replay the array runs on
+   * past the simulated call (copying each prefix made replay quadratic): read nothing from `to` on.
+   */
   readonly messages: readonly Message[];
   /** The span whose outputs may be pruned: [from, to), `to` being the first kept message. */
   readonly from: number;

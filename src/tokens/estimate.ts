@@ -53,6 +53,33 @@ export function sum(values: readonly number[], from = 0, to = values.length): nu
   return total;
 }
 
+/** Does this message report the prompt its call sent? (The hybrid estimate starts from the last one.) */
+export function reportsPrompt(message: Message | undefined): boolean {
+  const usage = message?.usage;
+  return usage !== undefined && promptTokens(usage) > 0;
+}
+
+/**
+ * What the hybrid estimate reads besides the messages. Directly (the default) each is a scan;
+ * a caller estimating many prefixes of one session passes indexed ones (compaction/session-index.ts).
+ */
+export interface ContextLookups {
+  /** Σ tokens over [from, to). */
+  readonly sum: (from: number, to: number) => number;
+  /** Index of the last message before `end` that reports its prompt, or -1. */
+  readonly lastReported: (end: number) => number;
+}
+
+export function directContextLookups(messages: readonly Message[], tokens: readonly number[]): ContextLookups {
+  return {
+    sum: (from, to) => sum(tokens, from, to),
+    lastReported: (end) => {
+      for (let i = end - 1; i >= 0; i--) if (reportsPrompt(messages[i])) return i;
+      return -1;
+    },
+  };
+}
+
 /**
  * The hybrid context estimate (seeds 000, 004): the prompt size the provider last reported,
  * plus that call's own output, plus estimates of every message after it. With no report at
@@ -67,16 +94,14 @@ export function estimateContextTokens(
   tokens: readonly number[],
   end = messages.length,
   compactions: readonly RecordedCompaction[] = [],
+  lookups: ContextLookups = directContextLookups(messages, tokens),
 ): number {
   const from = windowStartAt(compactions, end);
-  for (let i = end - 1; i >= 0; i--) {
-    const usage = messages[i]?.usage;
-    if (usage && promptTokens(usage) > 0) {
-      // The call's own output stays in context unless a later compaction dropped it too.
-      const own = i < from ? 0 : usage.output > 0 ? usage.output : (tokens[i] ?? 0);
-      const dropped = sum(tokens, windowStartAt(compactions, i), Math.min(from, i));
-      return Math.max(0, promptTokens(usage) + own - dropped) + sum(tokens, Math.max(i + 1, from), end);
-    }
-  }
-  return sum(tokens, from, end);
+  const i = lookups.lastReported(end);
+  if (i < 0) return lookups.sum(from, end);
+  const usage = messages[i]!.usage!;
+  // The call's own output stays in context unless a later compaction dropped it too.
+  const own = i < from ? 0 : usage.output > 0 ? usage.output : lookups.sum(i, i + 1);
+  const dropped = lookups.sum(windowStartAt(compactions, i), Math.min(from, i));
+  return Math.max(0, promptTokens(usage) + own - dropped) + lookups.sum(Math.max(i + 1, from), end);
 }

@@ -5,7 +5,9 @@
  */
 import type { Message, RecordedCompaction } from '../session/model.js';
 import { isProviderCall, promptTokens } from '../session/model.js';
-import { estimateContextTokens } from './estimate.js';
+import type { ContextLookups } from './estimate.js';
+import { estimateContextTokens, reportsPrompt } from './estimate.js';
+import { RangeSums } from './range-sums.js';
 
 export interface ProviderCall {
   /** Index of the assistant message this call produced. */
@@ -26,28 +28,40 @@ export function providerCalls(
   compactions: readonly RecordedCompaction[] = [],
 ): ProviderCall[] {
   const calls: ProviderCall[] = [];
-  messages.forEach((message, index) => {
-    if (!isProviderCall(message)) return;
+  // An estimated call starts from the last reported prompt before it and sums what follows:
+  // scanning for both at every call is quadratic in a session that reports no usage. Calls come
+  // in order, so the last report is tracked on the way, and the sums (built only when a call
+  // needs one) take O(log n).
+  let lastReported = -1;
+  let sums: RangeSums | null = null;
+  const lookups: ContextLookups = {
+    sum: (from, to) => (sums ??= new RangeSums(tokens)).sum(from, to),
+    lastReported: () => lastReported,
+  };
+  const callOf = (message: Message, index: number): ProviderCall => {
     const usage = message.usage;
     if (usage && promptTokens(usage) > 0) {
-      calls.push({
+      return {
         index,
         input: promptTokens(usage),
         output: usage.output,
         cacheRead: usage.cacheRead,
         cacheWrite: usage.cacheWrite,
         estimated: false,
-      });
-    } else {
-      calls.push({
-        index,
-        input: estimateContextTokens(messages, tokens, index, compactions),
-        output: usage?.output || (tokens[index] ?? 0),
-        cacheRead: 0,
-        cacheWrite: 0,
-        estimated: true,
-      });
+      };
     }
+    return {
+      index,
+      input: estimateContextTokens(messages, tokens, index, compactions, lookups),
+      output: usage?.output || (tokens[index] ?? 0),
+      cacheRead: 0,
+      cacheWrite: 0,
+      estimated: true,
+    };
+  };
+  messages.forEach((message, index) => {
+    if (isProviderCall(message)) calls.push(callOf(message, index));
+    if (reportsPrompt(message)) lastReported = index;
   });
   return calls;
 }

@@ -1,0 +1,89 @@
+/**
+ * Lookups over one session that every compaction of it needs, each built on first use and then
+ * shared. Replay compacts the same session hundreds of times, once per simulated compaction, and
+ * rescanning the session from its first message each time made replay quadratic in its length;
+ * with these a compaction costs its window, not the session. Pure (it only caches).
+ *
+ * Each lookup answers exactly what the direct function named in its comment computes, for any
+ * `end`: the session as it stood before message `end`, without copying that prefix.
+ * test/session-index.test.ts checks each against its direct function on random sessions.
+ */
+import { prefixHasher } from '../session/hash.js';
+import type { Message, RecordedCompaction, ToolRequestBlock } from '../session/model.js';
+import type { ContextLookups } from '../tokens/estimate.js';
+import { estimateContextTokens, reportsPrompt } from '../tokens/estimate.js';
+import { RangeSums } from '../tokens/range-sums.js';
+import { insideToolPairs } from './cut-point.js';
+
+interface RequestAt {
+  readonly index: number;
+  readonly block: ToolRequestBlock;
+}
+
+export class SessionIndex {
+  private pairs: readonly boolean[] | null = null;
+  private requests: Map<string, RequestAt[]> | null = null;
+  private lastReportedBefore: Int32Array | null = null;
+  private hasher: ((end: number) => string) | null = null;
+  private readonly lookups: ContextLookups;
+
+  /** `tokens`: the estimates the compaction reads (a live RangeSums: replay's pruning updates it). */
+  constructor(
+    readonly messages: readonly Message[],
+    readonly tokens: RangeSums,
+  ) {
+    this.lookups = { sum: (from, to) => tokens.sum(from, to), lastReported: (end) => this.lastReported(end) };
+  }
+
+  /** insideToolPairs(messages). */
+  get insidePairs(): readonly boolean[] {
+    return (this.pairs ??= insideToolPairs(this.messages));
+  }
+
+  /** toolRequestsById(messages.slice(0, end)).get(id): the latest call with that id before `end`. */
+  requestBefore(id: string, end: number): ToolRequestBlock | undefined {
+    const calls = this.requestsById().get(id);
+    if (!calls) return undefined;
+    // Ids are unique in nearly every session, so this list is one call long.
+    for (let k = calls.length - 1; k >= 0; k--) if (calls[k]!.index < end) return calls[k]!.block;
+    return undefined;
+  }
+
+  /** estimateContextTokens(messages.slice(0, end), tokens, end, compactions). */
+  contextTokens(end: number, compactions: readonly RecordedCompaction[] = []): number {
+    return estimateContextTokens(this.messages, this.tokens.values, end, compactions, this.lookups);
+  }
+
+  /** hashMessages(messages, 0, end); cheap when asked in increasing order (session/hash.ts prefixHasher). */
+  prefixHash(end: number): string {
+    return (this.hasher ??= prefixHasher(this.messages))(end);
+  }
+
+  private requestsById(): Map<string, RequestAt[]> {
+    if (this.requests) return this.requests;
+    const requests = new Map<string, RequestAt[]>();
+    this.messages.forEach((message, index) => {
+      for (const block of message.content) {
+        if (block.type !== 'tool_request') continue;
+        const calls = requests.get(block.id);
+        if (calls) calls.push({ index, block });
+        else requests.set(block.id, [{ index, block }]);
+      }
+    });
+    return (this.requests = requests);
+  }
+
+  private lastReported(end: number): number {
+    if (!this.lastReportedBefore) {
+      const before = new Int32Array(this.messages.length + 1);
+      let last = -1;
+      for (let i = 0; i < this.messages.length; i++) {
+        before[i] = last;
+        if (reportsPrompt(this.messages[i])) last = i;
+      }
+      before[this.messages.length] = last;
+      this.lastReportedBefore = before;
+    }
+    return this.lastReportedBefore[Math.min(end, this.messages.length)]!;
+  }
+}
