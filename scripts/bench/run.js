@@ -294,7 +294,13 @@ try {
       const base = measure(process.execPath, [join(HERE, 'bare-loop.js'), list.path], { runs: 1, scratch });
       addRow(corpus, 'bare loop (1 core, whole file in a Buffer)', base, null, 'the yardstick');
       const notReadable = !readable(list.files[0]);
-      for (const [name, args] of [['estimate --json', ['estimate', '--json', list.files[0]]], ['inspect --json', ['inspect', '--json', list.files[0]]]]) {
+      const rowsForOne = [
+        ['estimate --json', ['estimate', '--json', list.files[0]]],
+        ['inspect --json', ['inspect', '--json', list.files[0]]],
+        ['compact --dry-run --json (truncate)', ['compact', '--json', '--strategy', 'truncate', '--dry-run', list.files[0]]],
+        ['replay --json (truncate)', ['replay', '--json', '--strategy', 'truncate', list.files[0]]],
+      ];
+      for (const [name, args] of rowsForOne) {
         if (notReadable) addRow(corpus, name, { error: 'n/a (format not readable by this build)' });
         else {
           log(`${corpus}: ${name}`);
