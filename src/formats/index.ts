@@ -100,13 +100,24 @@ export function readerByName(name: string): FormatReader {
   return reader;
 }
 
+/** The reader for a file: the one named, or for `auto` the one sniffed (sniffed.ts) or detected. */
+async function readerFor(path: string, format: string): Promise<FormatReader> {
+  if (format !== 'auto') return readerByName(format);
+  const sniffed = takeSniffedFormat(path);
+  return sniffed !== null ? readerByName(sniffed) : detectFormat(path);
+}
+
+/** `auto` resolved to the format a file is in (as readSession would), for a caller that reads it more than once. */
+export async function resolveFormat(path: string, format: string): Promise<string> {
+  return (await readerFor(path, format)).name;
+}
+
 /**
  * Reads a session in the given format, or the detected one for `auto`, and adds the checks
  * every format shares (tool calls and results pair up) to its warnings.
  */
 export async function readSession(path: string, format = 'auto', options?: ReadOptions): Promise<Session> {
-  const sniffed = format === 'auto' ? takeSniffedFormat(path) : null;
-  const reader = format !== 'auto' ? readerByName(format) : sniffed !== null ? readerByName(sniffed) : await detectFormat(path);
+  const reader = await readerFor(path, format);
   const session = await reader.read(path, options);
   const pairing = toolPairingDiagnostics(path, session.messages);
   return pairing.length === 0 ? session : { ...session, warnings: [...session.warnings, ...pairing] };
