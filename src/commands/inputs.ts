@@ -7,8 +7,9 @@
  * (reading them could block forever).
  * What a walk or a glob finds is sniffed first (its first lines): files no reader knows are
  * skipped with a warning, and Claude Code subagent transcripts are skipped with one note per
- * input, so a whole `~/.claude/projects` or `~/.codex/sessions` reads without failing. A file
- * named explicitly is always read (and fails clearly if it is not a session).
+ * input, so a whole `~/.claude/projects` or `~/.codex/sessions` reads without failing. The
+ * format a sniff finds is remembered for the read (formats/sniffed.ts). A file named explicitly
+ * is always read (and fails clearly if it is not a session).
  * Each file also gets a machine-independent key (its path relative to the input that found
  * it), which `--shard` hashes (shard.ts).
  */
