@@ -7,14 +7,15 @@
  * (reading them could block forever).
  * What a walk or a glob finds is sniffed first (its first lines): files no reader knows are
  * skipped with a warning, and Claude Code subagent transcripts are skipped with one note per
- * input, so a whole `~/.claude/projects` or `~/.codex/sessions` reads without failing. A file
- * named explicitly is always read (and fails clearly if it is not a session).
+ * input, so a whole `~/.claude/projects` or `~/.codex/sessions` reads without failing. The
+ * format a sniff finds is remembered for the read (formats/sniffed.ts). A file named explicitly
+ * is always read (and fails clearly if it is not a session).
  * Each file also gets a machine-independent key (its path relative to the input that found
  * it), which `--shard` hashes (shard.ts).
  */
 import { lstat, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import pLimit from 'p-limit';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { UsageError } from '../errors.js';
 import { sniffWalkedFile } from '../formats/index.js';
 import { isSidecarPath } from '../sidecar/store.js';
@@ -24,7 +25,8 @@ import { selectShard } from './shard.js';
 const SESSION_GLOB = '**/*.jsonl';
 /** Claude Code keeps large tool outputs under `<session>/tool-results/`: never sessions. */
 const IGNORED = ['**/node_modules/**', '**/.git/**', '**/tool-results/**'];
-const SNIFF_CONCURRENCY = 8;
+/** Files sniffed between turns of the event loop (sniffing is synchronous: a few reads a file). */
+const SNIFF_BETWEEN_TURNS = 256;
 
 async function kindOf(path: string): Promise<'file' | 'directory' | 'missing'> {
   try {
@@ -78,16 +80,15 @@ function warn(message: string): void {
 
 /** The session files among what a walk or glob found; the rest is reported on stderr. */
 async function sessionsAmong(input: string, paths: readonly string[]): Promise<string[]> {
-  const limit = pLimit(SNIFF_CONCURRENCY);
-  const kinds = await Promise.all(paths.map((path) => limit(() => sniffWalkedFile(path))));
   let subagents = 0;
   const sessions: string[] = [];
-  kinds.forEach((kind, index) => {
-    const path = paths[index]!;
+  for (const [index, path] of paths.entries()) {
+    if (index > 0 && index % SNIFF_BETWEEN_TURNS === 0) await nextTurn();
+    const kind = sniffWalkedFile(path);
     if (kind === 'session') sessions.push(path);
     else if (kind === 'subagent') subagents++;
     else warn(`${path}: ${kind === 'empty' ? 'empty file' : 'not a session file (no known format)'}; skipped`);
-  });
+  }
   if (subagents > 0) {
     warn(`${input}: skipped ${subagents} Claude Code subagent transcript${subagents === 1 ? '' : 's'} (name a file to read it)`);
   }

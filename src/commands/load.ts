@@ -10,7 +10,7 @@ import type { CompactionSubject } from '../compaction/compact.js';
 import { livePrevious } from '../compaction/compact.js';
 import type { CompactionState } from '../compaction/state.js';
 import { InputError } from '../errors.js';
-import { readSession } from '../formats/index.js';
+import { readSession, resolveFormat } from '../formats/index.js';
 import { rememberPrefixHash, updateMessageHash } from '../session/hash.js';
 import type { Diagnostic, Message, Session } from '../session/model.js';
 import { isToolResultMessage } from '../session/model.js';
@@ -126,14 +126,16 @@ async function readWithEstimates<Observer extends MessageObserver>(
 ): Promise<{ session: Session; tokens: readonly number[]; observer: Observer | null }> {
   const count = options.count ?? heuristicCounter;
   const mode = options.messages ?? 'full';
+  // A lean read may have to read again in full: the format is detected once for both.
+  const format = mode === 'full' ? options.format : await resolveFormat(path, options.format);
   if (mode !== 'full') {
     const hashing = { everyCut: mode === 'lean-hashed', at: sidecar?.first_kept_message_id ?? null };
     const observer = newObserver?.() ?? null;
-    const lean = await readLean(path, options.format, count, hashing, observer);
+    const lean = await readLean(path, format, count, hashing, observer);
     if (lean && 'tokens' in lean) return { ...lean, observer };
     if (lean) return { session: lean, tokens: estimateAll(lean.messages, count), observer: observeAll(lean, newObserver) };
   }
-  const session = await readSession(path, options.format);
+  const session = await readSession(path, format);
   return { session, tokens: estimateAll(session.messages, count), observer: observeAll(session, newObserver) };
 }
 

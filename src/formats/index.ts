@@ -1,7 +1,6 @@
 /**
  * The format registry: which readers exist, and which one a file needs (`--format auto`).
  */
-import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { InputError } from '../errors.js';
 import type { Session } from '../session/model.js';
@@ -11,10 +10,12 @@ import { canonicalReader } from './canonical.js';
 import { claudeCodeReader, looksLikeSubagentTranscript } from './claude-code.js';
 import { codexReader } from './codex.js';
 import type { JsonLine } from './jsonl-lines.js';
+import type { Peek } from './line-scan.js';
 import { isJsonObject, jsonKind, peekJsonLines, readJsonLines } from './jsonl-lines.js';
 import { openAiChatReader } from './openai-chat.js';
 import { piReader } from './pi.js';
 import type { FormatReader, ReadOptions } from './reader.js';
+import { rememberSniffed, takeSniffedFormat } from './sniffed.js';
 import { tracingReader } from './tracing.js';
 
 /**
@@ -73,18 +74,24 @@ const SNIFF_BYTES = 256 << 10;
  * What a file found by walking a directory holds, from its first lines: a session, a Claude Code
  * subagent transcript (read only when named), or something else. A file whose first line is
  * too long to sniff, or that cannot be read, counts as a session: reading it says what is wrong.
+ * When the sniff saw exactly the lines detectFormat would parse, all valid, the format found is
+ * remembered (sniffed.ts), so reading the session does not detect it again.
  */
-export async function sniffWalkedFile(path: string): Promise<'session' | 'subagent' | 'unknown' | 'empty'> {
-  let first: unknown[];
-  let size: number;
+export function sniffWalkedFile(path: string): 'session' | 'subagent' | 'unknown' | 'empty' {
+  let peek: Peek;
   try {
-    [first, size] = await Promise.all([peekJsonLines(path, DETECTION_LINES, SNIFF_BYTES), stat(path).then((info) => info.size)]);
+    peek = peekJsonLines(path, DETECTION_LINES, SNIFF_BYTES);
   } catch {
     return 'session';
   }
-  if (first.length === 0) return size === 0 ? 'empty' : size < SNIFF_BYTES ? 'unknown' : 'session';
+  const first = peek.values;
+  if (first.length === 0) return peek.size === 0 ? 'empty' : peek.size < SNIFF_BYTES ? 'unknown' : 'session';
   if (SUBAGENT_FILE.test(basename(path)) && looksLikeSubagentTranscript(first)) return 'subagent';
-  return READERS.some((reader) => reader.detect(first)) ? 'session' : 'unknown';
+  const reader = READERS.find((candidate) => candidate.detect(first));
+  if (!reader) return 'unknown';
+  // detectFormat also insists on an object first; otherwise it is left to say what is wrong.
+  if (peek.whole && isJsonObject(first[0])) rememberSniffed({ path, format: reader.name, size: peek.size, mtimeMs: peek.mtimeMs });
+  return 'session';
 }
 
 export function readerByName(name: string): FormatReader {
@@ -93,12 +100,24 @@ export function readerByName(name: string): FormatReader {
   return reader;
 }
 
+/** The reader for a file: the one named, or for `auto` the one sniffed (sniffed.ts) or detected. */
+async function readerFor(path: string, format: string): Promise<FormatReader> {
+  if (format !== 'auto') return readerByName(format);
+  const sniffed = takeSniffedFormat(path);
+  return sniffed !== null ? readerByName(sniffed) : detectFormat(path);
+}
+
+/** `auto` resolved to the format a file is in (as readSession would), for a caller that reads it more than once. */
+export async function resolveFormat(path: string, format: string): Promise<string> {
+  return (await readerFor(path, format)).name;
+}
+
 /**
  * Reads a session in the given format, or the detected one for `auto`, and adds the checks
  * every format shares (tool calls and results pair up) to its warnings.
  */
 export async function readSession(path: string, format = 'auto', options?: ReadOptions): Promise<Session> {
-  const reader = format === 'auto' ? await detectFormat(path) : readerByName(format);
+  const reader = await readerFor(path, format);
   const session = await reader.read(path, options);
   const pairing = toolPairingDiagnostics(path, session.messages);
   return pairing.length === 0 ? session : { ...session, warnings: [...session.warnings, ...pairing] };

@@ -10,7 +10,7 @@ import { createReadStream, statSync } from 'node:fs';
 import { describeFsError, InputError } from '../errors.js';
 import type { Diagnostic } from '../session/model.js';
 import type { KeyCutter } from './json-cut.js';
-import type { RawLine } from './line-scan.js';
+import type { Peek, RawLine } from './line-scan.js';
 import { lineText, peekJsonValues, scanLines } from './line-scan.js';
 
 const NEWLINE = 0x0a;
@@ -137,7 +137,7 @@ export async function forEachJsonLine(file: string, visit: LineVisitor, cutter?:
  * The first `count` JSON values among the first `maxBytes` of a file, for sniffing what a file
  * is without reading all of it (line-scan.ts reads only what it needs).
  */
-export async function peekJsonLines(file: string, count: number, maxBytes = 4 << 20): Promise<unknown[]> {
+export function peekJsonLines(file: string, count: number, maxBytes = 4 << 20): Peek {
   return peekJsonValues(file, count, maxBytes);
 }
 

@@ -5,6 +5,8 @@
  * session never takes the batch down. Result order is left to the caller (runBatch).
  */
 import { Worker } from 'node:worker_threads';
+import type { SniffedFormat } from '../formats/sniffed.js';
+import { takeSniffed } from '../formats/sniffed.js';
 import type { SessionTask } from './task.js';
 
 export interface TaskRequest {
@@ -16,6 +18,8 @@ export interface TaskRequest {
   /** What a failure of the worker itself is reported against (the session's path). */
   readonly label: string;
   readonly options: unknown;
+  /** Formats this thread already detected for the input's paths (formats/sniffed.ts). */
+  readonly sniffed: readonly SniffedFormat[];
 }
 
 export type TaskReply = { readonly id: number; readonly ok: true; readonly value: unknown } | { readonly id: number; readonly ok: false; readonly error: string };
@@ -44,6 +48,12 @@ const YOUNG_GENERATION_MB = 8;
 /** Tasks one worker holds at once. */
 export const TASKS_PER_WORKER = 2;
 
+/** The session paths a task's input names: a path, or a batch task's paths. */
+function pathsOf(input: unknown): readonly string[] {
+  if (typeof input === 'string') return [input];
+  return Array.isArray(input) ? input.filter((item): item is string => typeof item === 'string') : [];
+}
+
 export class WorkerPool {
   /** Every live worker and the tasks it holds. */
   private readonly workers = new Map<Worker, Map<number, Pending>>();
@@ -64,7 +74,7 @@ export class WorkerPool {
   run<Options, Result, Input>(task: SessionTask<Options, Result, Input>, input: Input, options: Options, label = String(input)): Promise<Result> {
     if (this.closed) return Promise.reject(new Error('internal: worker pool already closed'));
     return new Promise<Result>((resolve, reject) => {
-      const request: TaskRequest = { id: this.nextId++, module: task.module, name: task.name, input, label, options };
+      const request: TaskRequest = { id: this.nextId++, module: task.module, name: task.name, input, label, options, sniffed: takeSniffed(pathsOf(input)) };
       this.queue.push({ request, resolve: resolve as (value: unknown) => void, reject });
       this.dispatch();
     });

@@ -4,6 +4,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { describeError } from '../errors.js';
+import { rememberSniffed, takeSniffed } from '../formats/sniffed.js';
 import type { TaskReply, TaskRequest } from './pool.js';
 import { isSessionTask } from './task.js';
 
@@ -12,6 +13,8 @@ if (!port) throw new Error('session-worker.js runs only as a worker thread');
 
 port.on('message', async (request: TaskRequest) => {
   let reply: TaskReply;
+  // Formats the main thread detected while walking: reading the session uses them (up) once.
+  for (const entry of request.sniffed) rememberSniffed(entry);
   try {
     const module = (await import(request.module)) as Record<string, unknown>;
     const task = module[request.name];
@@ -20,5 +23,7 @@ port.on('message', async (request: TaskRequest) => {
   } catch (error) {
     reply = { id: request.id, ok: false, error: describeError(error) };
   }
+  // What the task did not use (another --format, a session that failed first) is not kept.
+  takeSniffed(request.sniffed.map((entry) => entry.path));
   port.postMessage(reply);
 });
