@@ -39,4 +39,33 @@ describe('progress bar', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  /** The command run under `script`, so stdout and stderr are a terminal unless redirected. */
+  async function onTerminal(command: string): Promise<string> {
+    const result = await execa('script', ['-qec', command, '/dev/null'], { env: { CI: '', TERM: 'xterm' }, reject: false, extendEnv: true });
+    expect(result.exitCode).toBe(0);
+    return String(result.stdout);
+  }
+
+  it('is drawn for estimate, whose table comes at the end', async () => {
+    const dir = await batchDir();
+    try {
+      expect(await onTerminal(`node ${BIN} estimate ${dir}`)).toMatch(/[░█]+ \d\/3 sessions/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('is drawn for inspect only when its per-session reports go to a file', async () => {
+    const dir = await batchDir();
+    try {
+      const toTerminal = await onTerminal(`node ${BIN} inspect ${dir}`);
+      expect(toTerminal).toContain('baseline');
+      expect(toTerminal).not.toMatch(/sessions \|/);
+      const toFile = await onTerminal(`node ${BIN} inspect ${dir} > ${join(dir, 'report.txt')}`);
+      expect(toFile).toMatch(/[░█]+ \d\/3 sessions/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
