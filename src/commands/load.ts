@@ -11,7 +11,7 @@ import { livePrevious } from '../compaction/compact.js';
 import type { CompactionState } from '../compaction/state.js';
 import { InputError } from '../errors.js';
 import { readSession, resolveFormat } from '../formats/index.js';
-import { rememberPrefixHash, updateMessageHash } from '../session/hash.js';
+import { carryPrefixHash, rememberPrefixHash, updateMessageHash } from '../session/hash.js';
 import type { Diagnostic, Message, Session } from '../session/model.js';
 import { isToolResultMessage } from '../session/model.js';
 import { slimMessage } from '../session/slim.js';
@@ -145,6 +145,35 @@ function observeAll<Observer extends MessageObserver>(session: Session, newObser
   const observer = newObserver();
   for (const message of session.messages) observer.observe(message);
   return observer;
+}
+
+/**
+ * Reads a session again after a lean read, keeping full messages where `full(index)` says and
+ * slim copies elsewhere: compact's second read, of only the messages its compaction reads the
+ * text of (compaction/text-reads.ts). Estimates, sidecar and warnings stay the lean read's, so
+ * the file must give the same session, message for message in the order the hook saw them;
+ * otherwise (a session still being written, a reader that moved messages) this returns null and
+ * the caller reads in full. Slim text cannot be hashed: the prefix hash the sidecar stores at
+ * `hashAt` is carried over from the lean read, which took it while reading.
+ */
+export async function rereadInPart(
+  path: string,
+  format: string,
+  lean: readonly Message[],
+  full: (index: number) => boolean,
+  hashAt: number,
+): Promise<readonly Message[] | null> {
+  const kept: Message[] = [];
+  const keep = (message: Message): Message => {
+    const stored = full(kept.length) ? message : slimMessage(message);
+    kept.push(stored);
+    return stored;
+  };
+  const { messages } = await readSession(path, await resolveFormat(path, format), { keep });
+  const same =
+    messages.length === lean.length &&
+    messages.every((message, index) => message === kept[index] && message.id === lean[index]!.id && message.line === lean[index]!.line);
+  return same && carryPrefixHash(lean[hashAt]!, messages[hashAt]!) ? messages : null;
 }
 
 export function loadSession(path: string, options: LoadOptions): Promise<LoadedSession>;
