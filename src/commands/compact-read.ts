@@ -6,8 +6,10 @@
  * no compaction (under the threshold, its sidecar up to date, no cut) is done there: a re-run over
  * an archive never holds a session's text. Otherwise the file is read again, keeping full
  * messages only where the compaction reads text (compaction/text-reads.ts) and slim ones
- * elsewhere. The caller compacts and writes what this returns; it leaves that to them.
+ * elsewhere. A file that cannot be read twice (a named pipe) is read once, in full. The caller
+ * compacts and writes what this returns.
  */
+import { stat } from 'node:fs/promises';
 import type { CompactionPlan, CompactionSubject } from '../compaction/compact.js';
 import { planCompaction, previousFor } from '../compaction/compact.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
@@ -64,7 +66,10 @@ export async function readForCompaction(
       ...(options.count ? { count: options.count } : {}),
     });
   const inFull = async () => planned(await load('full'), strategy, policy, 'full');
-  if (options.inFull) return inFull();
+  // A pipe (or any file that is not a regular one) can be read only once. A file stat cannot see
+  // is left to the read, which reports it as bad input.
+  const once = !options.dryRun && !(await stat(path).then((stats) => stats.isFile(), () => true));
+  if (options.inFull || once) return inFull();
   const lean = planned(await load(options.dryRun ? 'lean' : 'lean-hashed'), strategy, policy, 'lean');
   const { subject, plan } = lean;
   // A previous prune's savings are sized from the pruned messages' text (prune.ts pruningSavings),
