@@ -6,7 +6,7 @@
  * are slim, and a session with nothing to compact is never read in full.
  */
 import fg from 'fast-glob';
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,6 +29,7 @@ import { createSummarizeStrategy } from '../src/strategies/summarize.js';
 import type { FakeProvider } from './helpers/fake-provider.js';
 import { startFakeProvider } from './helpers/fake-provider.js';
 import { FIXTURES } from './helpers/cli.js';
+import { feed, makeFifo, waitForReader } from './helpers/fifo.js';
 
 const FILES = fg.sync(['bug.jsonl', 'real/**/*.jsonl', 'formats/*.jsonl'], { cwd: FIXTURES, absolute: true }).sort();
 /** The trimmed schema fixture repeats one uuid: its lean read is redone in full (as inspect-lean.test.ts says). */
@@ -159,6 +160,30 @@ describe('compact reads only what it compacts', () => {
     const skipped = await readForCompaction(path, { format: 'auto', strict: false, dryRun: false }, strategy, DEFAULT_POLICY);
     expect(skipped).toMatchObject({ read: 'lean', plan: { kind: 'skip' } });
     expect(skipped.subject.messages.every(isSlim)).toBe(true);
+  });
+
+  it('reads in full a session whose reader moved messages (a Claude Code branch)', async () => {
+    const path = join(dir, 'branch-claude-code.jsonl');
+    await copyFile(join(FIXTURES, 'formats/claude-code.jsonl'), path);
+    const both = await bothWays(path, createStrategy('truncate'), { ...DEFAULT_POLICY, force: true, keepRecentTokens: 1 });
+    expectSame(both);
+    // The agent's own compaction (its compact_boundary) starts the span.
+    expect(both.twoPass.plan).toMatchObject({ kind: 'compact', start: 7, cut: { index: 8 } });
+    expect(both.twoPass.read).toBe('full');
+    expect(both.twoPass.subject.messages.some(isSlim)).toBe(false);
+  });
+
+  it('reads a named pipe once, in full', async () => {
+    const path = join(dir, 'pipe-bug.jsonl');
+    await makeFifo(path);
+    const strategy = createStrategy('truncate');
+    const policy = await forcedPolicy(join(FIXTURES, 'bug.jsonl'), 0.3);
+    // A named format: auto-detection would open the pipe a second time.
+    const reading = readForCompaction(path, { format: 'canonical', strict: false, dryRun: false }, strategy, policy);
+    feed(await waitForReader(path), await readFile(join(FIXTURES, 'bug.jsonl'), 'utf8'));
+    const read = await reading;
+    expect(read).toMatchObject({ read: 'full', plan: { kind: 'compact' } });
+    expect(read.subject.messages.some(isSlim)).toBe(false);
   });
 
   describe('with the summarizer', () => {

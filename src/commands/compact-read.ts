@@ -1,15 +1,15 @@
 /**
  * How `compact` reads a session: lean first, then in full only what the compaction reads.
  *
- * The first read is lean (slim messages, with estimates and the prefix hash at every possible
- * cut taken while reading, commands/load.ts), which is all planning needs. A session that needs
+ * The first read is lean (slim messages, with estimates taken while reading, commands/load.ts),
+ * which is all planning needs. A session that needs
  * no compaction (under the threshold, its sidecar up to date, no cut) is done there: a re-run over
  * an archive never holds a session's text. Otherwise the file is read again, keeping full
  * messages only where the compaction reads text (compaction/text-reads.ts) and slim ones
  * elsewhere. A file that cannot be read twice (a named pipe) is read once, in full. The caller
  * compacts and writes what this returns.
  */
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import type { CompactionPlan, CompactionSubject } from '../compaction/compact.js';
 import { planCompaction, previousFor } from '../compaction/compact.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
@@ -46,9 +46,27 @@ export interface CompactRead {
   readonly read: 'lean' | 'partial' | 'full';
 }
 
-function planned(loaded: LoadedSession, strategy: CompactionStrategy, policy: CompactionPolicy, read: CompactRead['read']): CompactRead {
+function planned(
+  loaded: LoadedSession,
+  strategy: CompactionStrategy,
+  policy: CompactionPolicy,
+  read: CompactRead['read'],
+): CompactRead & { readonly leanInOrder: boolean } {
   const { subject, discarded } = previousFor(loaded.subject, strategy);
-  return { warnings: loaded.warnings, subject, discarded, plan: planCompaction(subject, policy), read };
+  return { warnings: loaded.warnings, subject, discarded, plan: planCompaction(subject, policy), read, leanInOrder: loaded.leanInOrder };
+}
+
+/**
+ * A pipe (or any file that is not a regular one) can be read only once. A file stat cannot see is
+ * left to the read, which reports it as bad input. Synchronous: a single syscall, where the
+ * thread pool's round trip made 10,000 small sessions measurably slower.
+ */
+function readableOnce(path: string): boolean {
+  try {
+    return !(statSync(path, { throwIfNoEntry: false })?.isFile() ?? true);
+  } catch {
+    return false;
+  }
 }
 
 export async function readForCompaction(
@@ -57,7 +75,7 @@ export async function readForCompaction(
   strategy: CompactionStrategy,
   policy: CompactionPolicy,
 ): Promise<CompactRead> {
-  const load = (messages: 'full' | 'lean' | 'lean-hashed') =>
+  const load = (messages: 'full' | 'lean') =>
     loadSession(path, {
       format: options.format,
       withSidecar: true,
@@ -66,20 +84,21 @@ export async function readForCompaction(
       ...(options.count ? { count: options.count } : {}),
     });
   const inFull = async () => planned(await load('full'), strategy, policy, 'full');
-  // A pipe (or any file that is not a regular one) can be read only once. A file stat cannot see
-  // is left to the read, which reports it as bad input.
-  const once = !options.dryRun && !(await stat(path).then((stats) => stats.isFile(), () => true));
-  if (options.inFull || once) return inFull();
-  const lean = planned(await load(options.dryRun ? 'lean' : 'lean-hashed'), strategy, policy, 'lean');
-  const { subject, plan } = lean;
+  if (options.inFull || (!options.dryRun && readableOnce(path))) return inFull();
+  const lean = planned(await load('lean'), strategy, policy, 'lean');
+  const { subject, plan, leanInOrder } = lean;
   // A previous prune's savings are sized from the pruned messages' text (prune.ts pruningSavings),
   // which even the plan's context needs: such a session is read in full, as before.
   if (!options.dryRun && (subject.previous?.state.pruned_outputs?.length ?? 0) > 0) return inFull();
   if (options.dryRun || plan.kind === 'skip') return lean;
   const reads = textReads(subject, plan, strategy);
   const { messages } = subject;
-  // A reader that does not take the keep hook, or moved messages, already gave full ones.
+  // A lean read redone in full (a reader that does not take the keep hook, or renamed messages
+  // after it) already gave full messages.
   if (!messages.some((message, index) => isSlim(message) && readsTextOf(reads, index))) return { ...lean, read: 'full' };
+  // The second read keeps and hashes by position, in the order the reader hands messages over:
+  // a reader that left messages out or moved them (a Claude Code branch) is read in full.
+  if (!leanInOrder) return inFull();
   const partial = await rereadInPart(path, options.format, messages, (index) => readsTextOf(reads, index), plan.cut.index);
   if (!partial) return inFull();
   return { ...lean, subject: { ...subject, messages: partial }, read: 'partial' };

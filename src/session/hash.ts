@@ -28,18 +28,6 @@ export function rememberPrefixHash(message: Message, index: number, hash: Hash):
   prefixDigests.set(message, { index, digest: digestOf(hash.copy()) });
 }
 
-/**
- * Gives `to` the prefix digest remembered for `from`: the same message of the same session, read
- * again (compact's second read, commands/load.ts rereadInPart), whose text before it may now be
- * slim. True when there was one to give.
- */
-export function carryPrefixHash(from: Message, to: Message): boolean {
-  const known = prefixDigests.get(from);
-  if (!known) return false;
-  prefixDigests.set(to, known);
-  return true;
-}
-
 /** The digest remembered while reading for messages [0, to), if any. */
 function rememberedPrefix(messages: readonly Message[], to: number): string | undefined {
   if (to >= messages.length) return undefined;
