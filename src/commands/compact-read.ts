@@ -2,9 +2,8 @@
  * How `compact` reads a session: lean first, then in full only what the compaction reads.
  *
  * The first read is lean (slim messages, with estimates taken while reading, commands/load.ts),
- * which is all planning needs. A session that needs
- * no compaction (under the threshold, its sidecar up to date, no cut) is done there: a re-run over
- * an archive never holds a session's text. Otherwise the file is read again, keeping full
+ * which is all planning needs. A session that needs no compaction (under the threshold, its
+ * sidecar up to date, no cut) is done there: a re-run over an archive never holds its text. Otherwise the file is read again, keeping full
  * messages only where the compaction reads text (compaction/text-reads.ts) and slim ones
  * elsewhere. A file that cannot be read twice (a named pipe) is read once, in full. The caller
  * compacts and writes what this returns.
