@@ -7,7 +7,7 @@
  * The summarizer, with its live client, runs here, one session at a time under its lock.
  */
 import type { CommandModule } from 'yargs';
-import { planCompaction, previousFor, runCompaction } from '../compaction/compact.js';
+import { runCompaction } from '../compaction/compact.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
 import type { CompactionState } from '../compaction/state.js';
 import { describeError } from '../errors.js';
@@ -28,8 +28,8 @@ import { loadTextCounter } from '../tokens/tokenizers.js';
 import type { Settled } from '../workers/task.js';
 import { sessionTask } from '../workers/task.js';
 import { runBatch } from './batch.js';
+import { readForCompaction } from './compact-read.js';
 import { interruption } from './interrupt.js';
-import { loadSession } from './load.js';
 import type { CommonArgs, PolicyArgs } from './options.js';
 import { jobsFromArgs, policyFromArgs, strategyOptionsFromArgs, withInputs, withPolicy } from './options.js';
 import { locatedError } from './output.js';
@@ -75,24 +75,17 @@ interface CompactContext {
 }
 
 /**
- * Reads, plans, compacts and writes one session's sidecar (the caller holds its lock). A full
- * read: every strategy reads text now (the relevance filter runs before each summary). A dry
- * run only plans, which needs no text: it reads lean (slim messages, as `estimate` does), so
- * its memory follows the number of messages, not the size of the file.
+ * Reads, plans, compacts and writes one session's sidecar (the caller holds its lock). The read
+ * is lean, and then, only when there is something to compact, partial: full messages where the
+ * compaction reads text, slim ones elsewhere (compact-read.ts). A dry run only plans: it stops
+ * after the lean read, so its memory follows the number of messages, not the size of the file.
  */
 async function compactOne(path: string, ctx: CompactContext): Promise<CompactResult> {
   const { strategy } = ctx;
-  const loaded = await loadSession(path, {
-    format: ctx.format,
-    withSidecar: true,
-    strict: ctx.strict,
-    messages: ctx.dryRun ? 'lean' : 'full',
-    ...(ctx.count ? { count: ctx.count } : {}),
-  });
-  loaded.warnings.forEach((warning) => ctx.warn(warning));
-  const { subject, discarded } = previousFor(loaded.subject, strategy);
+  const options = { format: ctx.format, strict: ctx.strict, dryRun: ctx.dryRun, ...(ctx.count ? { count: ctx.count } : {}) };
+  const { warnings, subject, discarded, plan } = await readForCompaction(path, options, strategy, ctx.policy);
+  warnings.forEach((warning) => ctx.warn(warning));
   if (discarded) ctx.warn({ file: path, message: discarded });
-  const plan = planCompaction(subject, ctx.policy);
   const base = { session: path, strategy: strategy.name, dry_run: ctx.dryRun, tokens_before: plan.contextTokens };
   if (plan.kind === 'skip') {
     return {
@@ -101,7 +94,7 @@ async function compactOne(path: string, ctx: CompactContext): Promise<CompactRes
       line: `${plan.status.padEnd(10)} ${path} (${plan.reason})`,
     };
   }
-  const firstKept = loaded.session.messages[plan.cut.index]!.id;
+  const firstKept = subject.messages[plan.cut.index]!.id;
   if (ctx.dryRun) {
     return {
       status: 'compacted',

@@ -28,6 +28,11 @@ export interface LoadedSession {
   /** A sidecar that exists but no longer matches the session (it will be replaced by `compact`). */
   readonly staleSidecar: CompactionState | null;
   readonly warnings: readonly Diagnostic[];
+  /**
+   * A lean read whose reader handed its messages over in session order, so a second read can
+   * follow that order (compact's rereadInPart); false for a full read.
+   */
+  readonly leanInOrder: boolean;
 }
 
 export interface LoadOptions {
@@ -36,9 +41,10 @@ export interface LoadOptions {
   /** Whether to read the sidecar (commands that report the raw session do not). */
   readonly withSidecar: boolean;
   /**
-   * `full` (default): messages as read. `lean`: slim messages, for commands that need no text
-   * (estimate, inspect, replay and compact with truncate). `lean-hashed`: slim, plus the prefix
-   * hash every possible cut needs (compact writes it into the sidecar).
+   * `full` (default): messages as read. `lean`: slim messages, for what needs no text (estimate,
+   * inspect, compact's planning read). `lean-hashed`: slim, plus the prefix hash every possible
+   * cut needs, to compact from one lean read; no command asks for it now (compact hashes the
+   * one prefix it stores in its second read, rereadInPart).
    */
   readonly messages?: 'full' | 'lean' | 'lean-hashed';
   /** `--strict`: a session with any warning fails, its first warning as the error. */
@@ -82,7 +88,7 @@ async function readLean(
   count: TextCounter,
   hashing: { readonly everyCut: boolean; readonly at: string | null },
   observer: MessageObserver | null,
-): Promise<{ session: Session; tokens: number[] } | Session | null> {
+): Promise<{ session: Session; tokens: number[]; inOrder: boolean } | Session | null> {
   const kept: Message[] = [];
   const tokensOf = new Map<Message, number>();
   const hash = hashing.everyCut || hashing.at !== null ? createHash('sha256') : null;
@@ -107,7 +113,7 @@ async function readLean(
   const tokens = session.messages.map((message) => tokensOf.get(message));
   if (!tokens.every((count) => count !== undefined)) return null;
   const inOrder = session.messages.length === kept.length && session.messages.every((message, index) => message === kept[index]);
-  if (inOrder) return { session, tokens };
+  if (inOrder) return { session, tokens, inOrder };
   // Prefix hashes follow the order `keep` saw: a reader that dropped or reordered messages (a
   // Claude Code branch) is then read again in full. An observer's facts are put in session order.
   if (hash !== null) return null;
@@ -115,7 +121,7 @@ async function readLean(
     const position = new Map(kept.map((message, index) => [message, index]));
     observer.select(session.messages.map((message) => position.get(message)!));
   }
-  return { session, tokens };
+  return { session, tokens, inOrder };
 }
 
 async function readWithEstimates<Observer extends MessageObserver>(
@@ -123,7 +129,7 @@ async function readWithEstimates<Observer extends MessageObserver>(
   options: LoadOptions,
   sidecar: CompactionState | null,
   newObserver: ObserverFactory<Observer> | null,
-): Promise<{ session: Session; tokens: readonly number[]; observer: Observer | null }> {
+): Promise<{ session: Session; tokens: readonly number[]; observer: Observer | null; inOrder?: boolean }> {
   const count = options.count ?? heuristicCounter;
   const mode = options.messages ?? 'full';
   // A lean read may have to read again in full: the format is detected once for both.
@@ -147,6 +153,40 @@ function observeAll<Observer extends MessageObserver>(session: Session, newObser
   return observer;
 }
 
+/**
+ * Reads a session again after a lean read, keeping full messages where `full(index)` says and
+ * slim copies elsewhere: compact's second read, of only the messages its compaction reads the
+ * text of (compaction/text-reads.ts). Estimates, sidecar and warnings stay the lean read's, so
+ * the file must give the same session, message for message in the order the hook saw them;
+ * otherwise (a session still being written, a reader that moved messages) this returns null and
+ * the caller reads in full. Slim text cannot be hashed: the prefix hash the sidecar stores, of
+ * the messages before `hashAt`, is taken here while reading (the lean read planned without it,
+ * since hashing at every possible cut slowed the sessions that need no compaction).
+ */
+export async function rereadInPart(
+  path: string,
+  format: string,
+  lean: readonly Message[],
+  full: (index: number) => boolean,
+  hashAt: number,
+): Promise<readonly Message[] | null> {
+  const kept: Message[] = [];
+  const hash = createHash('sha256');
+  const keep = (message: Message): Message => {
+    const index = kept.length;
+    const stored = full(index) ? message : slimMessage(message);
+    kept.push(stored);
+    if (index < hashAt) updateMessageHash(hash, message);
+    else if (index === hashAt) rememberPrefixHash(stored, index, hash);
+    return stored;
+  };
+  const { messages } = await readSession(path, await resolveFormat(path, format), { keep });
+  const same =
+    messages.length === lean.length &&
+    messages.every((message, index) => message === kept[index] && message.id === lean[index]!.id && message.line === lean[index]!.line);
+  return same ? messages : null;
+}
+
 export function loadSession(path: string, options: LoadOptions): Promise<LoadedSession>;
 /** With an observer: it has seen every message of the session, full, in order. */
 export function loadSession<Observer extends MessageObserver>(
@@ -160,7 +200,7 @@ export async function loadSession<Observer extends MessageObserver>(
   newObserver?: ObserverFactory<Observer>,
 ): Promise<LoadedSession & { readonly observer: Observer | null }> {
   const state = options.withSidecar ? await loadSidecar(path) : null;
-  const { session, tokens, observer } = await readWithEstimates(path, options, state, newObserver ?? null);
+  const { session, tokens, observer, inOrder } = await readWithEstimates(path, options, state, newObserver ?? null);
   const warnings: Diagnostic[] = [...session.warnings];
   let previous: CompactionSubject['previous'] = null;
   let staleSidecar: CompactionState | null = null;
@@ -190,5 +230,6 @@ export async function loadSession<Observer extends MessageObserver>(
     subject,
     staleSidecar,
     warnings,
+    leanInOrder: inOrder ?? false,
   };
 }

@@ -1,0 +1,104 @@
+/**
+ * How `compact` reads a session: lean first, then in full only what the compaction reads.
+ *
+ * The first read is lean (slim messages, with estimates taken while reading, commands/load.ts),
+ * which is all planning needs. A session that needs no compaction (under the threshold, its
+ * sidecar up to date, no cut) is done there: a re-run over an archive never holds its text. Otherwise the file is read again, keeping full
+ * messages only where the compaction reads text (compaction/text-reads.ts) and slim ones
+ * elsewhere. A file that cannot be read twice (a named pipe) is read once, in full. The caller
+ * compacts and writes what this returns.
+ */
+import { statSync } from 'node:fs';
+import type { CompactionPlan, CompactionSubject } from '../compaction/compact.js';
+import { planCompaction, previousFor } from '../compaction/compact.js';
+import type { CompactionPolicy } from '../compaction/policy.js';
+import { readsTextOf, textReads } from '../compaction/text-reads.js';
+import type { Diagnostic } from '../session/model.js';
+import { isSlim } from '../session/slim.js';
+import type { CompactionStrategy } from '../strategies/strategy.js';
+import type { TextCounter } from '../tokens/estimate.js';
+import type { LoadedSession } from './load.js';
+import { loadSession, rereadInPart } from './load.js';
+
+export interface CompactReadOptions {
+  readonly format: string;
+  readonly strict: boolean;
+  readonly count?: TextCounter;
+  /** Only plans: the lean read is all it needs. */
+  readonly dryRun: boolean;
+  /** Read in full at once, as compact did before the two reads (tests compare the two). */
+  readonly inFull?: boolean;
+}
+
+export interface CompactRead {
+  /**
+   * The warnings of the read that stands for the session (the lean one, or the full read that
+   * replaced it). Not the lean read itself: its messages are let go once read again.
+   */
+  readonly warnings: readonly Diagnostic[];
+  /** The subject to compact, with the previous state `strategy` can build on. */
+  readonly subject: CompactionSubject;
+  /** Why a previous state was set aside (previousFor), or null. */
+  readonly discarded: string | null;
+  readonly plan: CompactionPlan;
+  /** `lean`: slim messages only; `partial`: full where the compaction reads text; `full`: all full. */
+  readonly read: 'lean' | 'partial' | 'full';
+}
+
+function planned(
+  loaded: LoadedSession,
+  strategy: CompactionStrategy,
+  policy: CompactionPolicy,
+  read: CompactRead['read'],
+): CompactRead & { readonly leanInOrder: boolean } {
+  const { subject, discarded } = previousFor(loaded.subject, strategy);
+  return { warnings: loaded.warnings, subject, discarded, plan: planCompaction(subject, policy), read, leanInOrder: loaded.leanInOrder };
+}
+
+/**
+ * A pipe (or any file that is not a regular one) can be read only once. A file stat cannot see is
+ * left to the read, which reports it as bad input. Synchronous: a single syscall, where the
+ * thread pool's round trip made 10,000 small sessions measurably slower.
+ */
+function readableOnce(path: string): boolean {
+  try {
+    return !(statSync(path, { throwIfNoEntry: false })?.isFile() ?? true);
+  } catch {
+    return false;
+  }
+}
+
+export async function readForCompaction(
+  path: string,
+  options: CompactReadOptions,
+  strategy: CompactionStrategy,
+  policy: CompactionPolicy,
+): Promise<CompactRead> {
+  const load = (messages: 'full' | 'lean') =>
+    loadSession(path, {
+      format: options.format,
+      withSidecar: true,
+      strict: options.strict,
+      messages,
+      ...(options.count ? { count: options.count } : {}),
+    });
+  const inFull = async () => planned(await load('full'), strategy, policy, 'full');
+  if (options.inFull || (!options.dryRun && readableOnce(path))) return inFull();
+  const lean = planned(await load('lean'), strategy, policy, 'lean');
+  const { subject, plan, leanInOrder } = lean;
+  // A previous prune's savings are sized from the pruned messages' text (prune.ts pruningSavings),
+  // which even the plan's context needs: such a session is read in full, as before.
+  if (!options.dryRun && (subject.previous?.state.pruned_outputs?.length ?? 0) > 0) return inFull();
+  if (options.dryRun || plan.kind === 'skip') return lean;
+  const reads = textReads(subject, plan, strategy);
+  const { messages } = subject;
+  // A lean read redone in full (a reader that does not take the keep hook, or renamed messages
+  // after it) already gave full messages.
+  if (!messages.some((message, index) => isSlim(message) && readsTextOf(reads, index))) return { ...lean, read: 'full' };
+  // The second read keeps and hashes by position, in the order the reader hands messages over:
+  // a reader that left messages out or moved them (a Claude Code branch) is read in full.
+  if (!leanInOrder) return inFull();
+  const partial = await rereadInPart(path, options.format, messages, (index) => readsTextOf(reads, index), plan.cut.index);
+  if (!partial) return inFull();
+  return { ...lean, subject: { ...subject, messages: partial }, read: 'partial' };
+}

@@ -1,0 +1,233 @@
+/**
+ * `compact` reads lean, then in full only what its compaction reads (commands/compact-read.ts).
+ * On every real and format fixture, with and without a sidecar already there, with each offline
+ * strategy (and the summarizer, through a fake server on 127.0.0.1), the two reads give exactly
+ * the plan and sidecar state the full read gives; the messages outside what the compaction reads
+ * are slim, and a session with nothing to compact is never read in full.
+ */
+import fg from 'fast-glob';
+import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join, relative } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CompactRead } from '../src/commands/compact-read.js';
+import { readForCompaction } from '../src/commands/compact-read.js';
+import { loadSession } from '../src/commands/load.js';
+import { runCompaction } from '../src/compaction/compact.js';
+import type { CompactionPolicy } from '../src/compaction/policy.js';
+import { DEFAULT_POLICY } from '../src/compaction/policy.js';
+import type { CompactionState } from '../src/compaction/state.js';
+import { readsTextOf, textReads } from '../src/compaction/text-reads.js';
+import { createChatClient } from '../src/llm/client.js';
+import { SUMMARIZER_DEFAULTS } from '../src/llm/settings.js';
+import { isSlim } from '../src/session/slim.js';
+import { saveSidecar } from '../src/sidecar/store.js';
+import type { StrategyName } from '../src/strategies/index.js';
+import { createStrategy } from '../src/strategies/index.js';
+import type { CompactionStrategy } from '../src/strategies/strategy.js';
+import { createSummarizeStrategy } from '../src/strategies/summarize.js';
+import type { FakeProvider } from './helpers/fake-provider.js';
+import { startFakeProvider } from './helpers/fake-provider.js';
+import { FIXTURES } from './helpers/cli.js';
+import { feed, makeFifo, waitForReader } from './helpers/fifo.js';
+
+const FILES = fg.sync(['bug.jsonl', 'real/**/*.jsonl', 'formats/*.jsonl'], { cwd: FIXTURES, absolute: true }).sort();
+/** The trimmed schema fixture repeats one uuid: its lean read is redone in full (as inspect-lean.test.ts says). */
+const READ_IN_FULL = new Set(['real/claude-code/agent-sessions_claude_small_schema-fixture.jsonl']);
+const NOW = new Date('2026-01-01T00:00:00Z');
+const OFFLINE: readonly StrategyName[] = ['truncate', 'extract', 'prune'];
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'compactor-span-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A forced compaction keeping about `share` of the session's tokens. */
+async function forcedPolicy(path: string, share: number): Promise<CompactionPolicy> {
+  const { tokens } = await loadSession(path, { format: 'auto', withSidecar: false, messages: 'lean' });
+  const total = tokens.reduce((sum, count) => sum + count, 0);
+  return { ...DEFAULT_POLICY, force: true, keepRecentTokens: Math.max(1, Math.floor(total * share)) };
+}
+
+/** A state as its sidecar stores it. */
+const stored = (state: CompactionState) => JSON.parse(JSON.stringify(state)) as Record<string, unknown>;
+
+interface Both {
+  readonly full: CompactRead;
+  readonly twoPass: CompactRead;
+  /** The states written both ways, as stored (null: the plan was to skip). */
+  readonly fromFull: Record<string, unknown> | null;
+  readonly fromTwoPass: Record<string, unknown> | null;
+}
+
+async function bothWays(path: string, strategy: CompactionStrategy, policy: CompactionPolicy, redact = false): Promise<Both> {
+  const options = { format: 'auto', strict: false, dryRun: false };
+  const full = await readForCompaction(path, { ...options, inFull: true }, strategy, policy);
+  const twoPass = await readForCompaction(path, options, strategy, policy);
+  const compact = async (read: CompactRead) =>
+    read.plan.kind === 'compact' ? stored(await runCompaction(read.subject, read.plan, strategy, { now: NOW, redact })) : null;
+  return { full, twoPass, fromFull: await compact(full), fromTwoPass: await compact(twoPass) };
+}
+
+function expectSame(both: Both): void {
+  expect(both.twoPass.plan).toEqual(both.full.plan);
+  expect(both.twoPass.subject.messages.map((message) => message.id)).toEqual(both.full.subject.messages.map((message) => message.id));
+  expect(both.fromTwoPass).toEqual(both.fromFull);
+}
+
+/** How each fixture and strategy was read by the two-pass path, to check the partial read ran. */
+const reads: CompactRead['read'][] = [];
+
+describe('compact reads only what it compacts', () => {
+  it('finds the fixtures', () => {
+    expect(FILES.length).toBeGreaterThanOrEqual(18);
+  });
+
+  for (const fixture of FILES) {
+    const name = relative(FIXTURES, fixture);
+    /** The read the two-pass path should have made. */
+    const expectedRead = (both: Both): CompactRead['read'] => {
+      // A previous prune is sized from its pruned messages' text: that session is read in full.
+      if ((both.full.subject.previous?.state.pruned_outputs?.length ?? 0) > 0) return 'full';
+      if (both.full.plan.kind === 'skip') return 'lean';
+      return READ_IN_FULL.has(name) ? 'full' : 'partial';
+    };
+    for (const strategyName of OFFLINE) {
+      it(`writes the full read's sidecar: ${name}, ${strategyName}`, async () => {
+        const strategy = createStrategy(strategyName);
+        const path = join(dir, `${strategyName}-${basename(fixture)}`);
+        await copyFile(fixture, path);
+
+        const first = await bothWays(path, strategy, await forcedPolicy(path, 0.5), strategyName === 'truncate');
+        expectSame(first);
+        expect(first.full.read).toBe('full');
+        expect(first.twoPass.read).toBe(expectedRead(first));
+        reads.push(first.twoPass.read);
+        if (first.full.plan.kind === 'skip') return; // no valid cut in this session: nothing to build on
+        await saveSidecar(path, await runCompaction(first.full.subject, first.full.plan, strategy, { now: NOW }));
+
+        // With the sidecar: a further compaction builds on it, and a re-run under the threshold is up to date.
+        const again = await bothWays(path, strategy, await forcedPolicy(path, 0.2));
+        expectSame(again);
+        expect(again.full.subject.previous).not.toBeNull();
+        expect(again.twoPass.read).toBe(expectedRead(again));
+
+        const quiet = await bothWays(path, strategy, { ...DEFAULT_POLICY, contextLimit: 100_000_000 });
+        expectSame(quiet);
+        expect(quiet.full.plan).toMatchObject({ kind: 'skip', status: 'up-to-date' });
+        expect(quiet.twoPass.read).toBe(expectedRead(quiet));
+      });
+    }
+  }
+
+  it('read most sessions in part', () => {
+    // 3 strategies over every fixture: three fixtures have no valid cut (skipped after the lean read).
+    expect(reads.filter((read) => read === 'lean').length).toBe(3 * 3);
+    expect(reads.filter((read) => read === 'partial').length).toBe(3 * (FILES.length - 3));
+  });
+
+  it('hands runCompaction slim messages outside what it reads, full ones inside', async () => {
+    const path = join(dir, 'span-bug.jsonl');
+    await copyFile(join(FIXTURES, 'bug.jsonl'), path);
+    const strategy = createStrategy('truncate');
+    const first = await bothWays(path, strategy, await forcedPolicy(path, 0.3));
+    if (first.full.plan.kind !== 'compact') throw new Error('expected a compaction');
+    await saveSidecar(path, await runCompaction(first.full.subject, first.full.plan, strategy, { now: NOW }));
+
+    const { subject, plan, read } = await readForCompaction(path, { format: 'auto', strict: false, dryRun: false }, strategy, await forcedPolicy(path, 0.1));
+    if (plan.kind !== 'compact') throw new Error('expected a compaction');
+    expect(read).toBe('partial');
+    expect(plan.start).toBe(first.full.plan.cut.index);
+    const span = textReads(subject, plan, strategy);
+    expect(span).toMatchObject({ from: plan.start, to: subject.messages.length });
+    subject.messages.forEach((message, index) => expect(isSlim(message)).toBe(!readsTextOf(span, index)));
+    // Everything an earlier compaction summarized stays slim (no call before it is answered after it).
+    expect(subject.messages.slice(0, plan.start).every(isSlim)).toBe(true);
+    expect(plan.start).toBeGreaterThan(10);
+
+    // Prune reads no further than its span: the kept messages are slim too.
+    const prune = createStrategy('prune');
+    const pruned = await readForCompaction(path, { format: 'auto', strict: false, dryRun: false }, prune, await forcedPolicy(path, 0.1));
+    if (pruned.plan.kind !== 'compact') throw new Error('expected a compaction');
+    expect(pruned.read).toBe('partial');
+    expect(pruned.subject.messages.slice(pruned.plan.cut.index).every(isSlim)).toBe(true);
+    expect(pruned.subject.messages.slice(pruned.plan.start, pruned.plan.cut.index).some(isSlim)).toBe(false);
+
+    // Nothing to compact: the lean read is the only read.
+    const skipped = await readForCompaction(path, { format: 'auto', strict: false, dryRun: false }, strategy, DEFAULT_POLICY);
+    expect(skipped).toMatchObject({ read: 'lean', plan: { kind: 'skip' } });
+    expect(skipped.subject.messages.every(isSlim)).toBe(true);
+  });
+
+  it('reads in full a session whose reader moved messages (a Claude Code branch)', async () => {
+    const path = join(dir, 'branch-claude-code.jsonl');
+    await copyFile(join(FIXTURES, 'formats/claude-code.jsonl'), path);
+    const both = await bothWays(path, createStrategy('truncate'), { ...DEFAULT_POLICY, force: true, keepRecentTokens: 1 });
+    expectSame(both);
+    // The agent's own compaction (its compact_boundary) starts the span.
+    expect(both.twoPass.plan).toMatchObject({ kind: 'compact', start: 7, cut: { index: 8 } });
+    expect(both.twoPass.read).toBe('full');
+    expect(both.twoPass.subject.messages.some(isSlim)).toBe(false);
+  });
+
+  it('reads a named pipe once, in full', async () => {
+    const path = join(dir, 'pipe-bug.jsonl');
+    await makeFifo(path);
+    const strategy = createStrategy('truncate');
+    const policy = await forcedPolicy(join(FIXTURES, 'bug.jsonl'), 0.3);
+    // A named format: auto-detection would open the pipe a second time.
+    const reading = readForCompaction(path, { format: 'canonical', strict: false, dryRun: false }, strategy, policy);
+    feed(await waitForReader(path), await readFile(join(FIXTURES, 'bug.jsonl'), 'utf8'));
+    const read = await reading;
+    expect(read).toMatchObject({ read: 'full', plan: { kind: 'compact' } });
+    expect(read.subject.messages.some(isSlim)).toBe(false);
+  });
+
+  describe('with the summarizer', () => {
+    let fake: FakeProvider;
+    beforeAll(async () => {
+      fake = await startFakeProvider();
+    });
+    afterAll(async () => {
+      await fake.close();
+    });
+
+    /** The fake numbers its replies (summary-1, summary-2, …): the two reads' states differ in that number alone. */
+    const unnumbered = (state: Record<string, unknown> | null) => JSON.parse(JSON.stringify(state).replace(/summary-\d+/g, 'summary-N')) as unknown;
+    const expectSameSummary = (both: Both) => {
+      expect(both.twoPass.plan).toEqual(both.full.plan);
+      expect(both.fromTwoPass?.['summary']).toContain('fake summary-');
+      expect(unnumbered(both.fromTwoPass)).toEqual(unnumbered(both.fromFull));
+    };
+
+    it('sends it the same transcript and writes the same sidecar', async () => {
+      const settings = {
+        ...SUMMARIZER_DEFAULTS,
+        baseUrl: fake.url,
+        model: 'fake-model',
+        instructions: null,
+        timeoutMs: 10_000,
+        summarizerContext: 100_000,
+        maxSummaryTokens: 2_000,
+      };
+      const client = createChatClient(settings, { apiKey: null, log: () => {}, verbose: false });
+      const strategy = createSummarizeStrategy({ client, maxSummaryTokens: 2_000, summarizerContext: 100_000, instructions: null });
+      const path = join(dir, 'summarize-bug.jsonl');
+      await copyFile(join(FIXTURES, 'bug.jsonl'), path);
+      const first = await bothWays(path, strategy, await forcedPolicy(path, 0.6));
+      expectSameSummary(first);
+      if (first.full.plan.kind !== 'compact') throw new Error('expected a compaction');
+      await saveSidecar(path, await runCompaction(first.full.subject, first.full.plan, strategy, { now: NOW }));
+      fake.requests.length = 0;
+      const again = await bothWays(path, strategy, await forcedPolicy(path, 0.2));
+      expect(again.twoPass.read).toBe('partial');
+      expectSameSummary(again);
+      const [fromFull, fromTwoPass] = [fake.requests.slice(0, fake.requests.length / 2), fake.requests.slice(fake.requests.length / 2)];
+      expect(fromFull.length).toBeGreaterThan(0);
+      expect(fromTwoPass.map((request) => request.user)).toEqual(fromFull.map((request) => request.user));
+    });
+  });
+});
