@@ -23,7 +23,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const REAL = 'fixtures/real/claude-code';
 const FIXTURES = ['fixtures/formats/claude-code.jsonl', ...readdirSync(REAL).map((name) => join(REAL, name))];
 
-const load = (path: string, messages: 'full' | 'lean' | 'lean-hashed') => loadSession(path, { format: 'claude-code', withSidecar: false, messages });
+const load = (path: string, messages: 'full' | 'lean') => loadSession(path, { format: 'claude-code', withSidecar: false, messages });
 /** What a slim message keeps (text blocks go). */
 const shape = (messages: readonly Message[]) =>
   messages.map((m) => [m.id, m.role, m.line, m.usage, m.model, m.timestamp, m.content.map((block) => block.type).filter((type) => type !== 'text' && type !== 'thinking')]);
@@ -55,16 +55,14 @@ describe('Claude Code: messages built while reading', () => {
   it('gives the lean read the full read’s messages and estimates on every Claude fixture', async () => {
     for (const path of FIXTURES) {
       const full = await load(path, 'full');
-      for (const mode of ['lean', 'lean-hashed'] as const) {
+      for (const mode of ['lean'] as const) {
         const lean = await load(path, mode);
         expect(lean.tokens, `${path} ${mode}`).toEqual(full.tokens);
         expect(shape(lean.session.messages), `${path} ${mode}`).toEqual(shape(full.session.messages));
-        // Prefix hashes need the messages in session order while reading: a file whose chain
-        // leaves some out or reorders them is read again in full for them. A file with repeated
-        // uuids renames messages after the hook saw them, so it is read again in full too.
-        const reordered = path === 'fixtures/formats/claude-code.jsonl';
+        // A file with repeated uuids renames messages after the hook saw them, so it is read
+        // again in full; a chain that leaves messages out or reorders them stays lean.
         const renamed = path.includes('agent-sessions_claude_small_schema-fixture');
-        expect(lean.session.messages.every(isSlim), `${path} ${mode}`).toBe(!renamed && (mode === 'lean' || !reordered));
+        expect(lean.session.messages.every(isSlim), `${path} ${mode}`).toBe(!renamed);
         expect(lean.session.recordedCompactions).toEqual(full.session.recordedCompactions);
         expect(planCompaction(lean.subject, { ...DEFAULT_POLICY, contextLimit: 2_000 })).toEqual(planCompaction(full.subject, { ...DEFAULT_POLICY, contextLimit: 2_000 }));
       }

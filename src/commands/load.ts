@@ -13,7 +13,6 @@ import { InputError } from '../errors.js';
 import { readSession, resolveFormat } from '../formats/index.js';
 import { rememberPrefixHash, updateMessageHash } from '../session/hash.js';
 import type { Diagnostic, Message, Session } from '../session/model.js';
-import { isToolResultMessage } from '../session/model.js';
 import { slimMessage } from '../session/slim.js';
 import { loadSidecar, sidecarPath } from '../sidecar/store.js';
 import { checkFreshness } from '../sidecar/staleness.js';
@@ -42,11 +41,10 @@ export interface LoadOptions {
   readonly withSidecar: boolean;
   /**
    * `full` (default): messages as read. `lean`: slim messages, for what needs no text (estimate,
-   * inspect, compact's planning read). `lean-hashed`: slim, plus the prefix hash every possible
-   * cut needs, to compact from one lean read; no command asks for it now (compact hashes the
-   * one prefix it stores in its second read, rereadInPart).
+   * inspect, compact's planning read; compact hashes the one prefix it stores in its second
+   * read, rereadInPart).
    */
-  readonly messages?: 'full' | 'lean' | 'lean-hashed';
+  readonly messages?: 'full' | 'lean';
   /** `--strict`: a session with any warning fails, its first warning as the error. */
   readonly strict?: boolean;
 }
@@ -86,12 +84,13 @@ async function readLean(
   path: string,
   format: string,
   count: TextCounter,
-  hashing: { readonly everyCut: boolean; readonly at: string | null },
+  /** The sidecar's first kept message: the prefix before it is hashed to check the sidecar. */
+  hashAt: string | null,
   observer: MessageObserver | null,
 ): Promise<{ session: Session; tokens: number[]; inOrder: boolean } | Session | null> {
   const kept: Message[] = [];
   const tokensOf = new Map<Message, number>();
-  const hash = hashing.everyCut || hashing.at !== null ? createHash('sha256') : null;
+  const hash = hashAt !== null ? createHash('sha256') : null;
   let stillHashing = hash !== null;
   const keep = (message: Message): Message => {
     const index = kept.length;
@@ -100,11 +99,10 @@ async function readLean(
     tokensOf.set(slim, estimateMessageTokens(message, count));
     observer?.observe(message);
     if (hash && stillHashing) {
-      const atSidecar = message.id === hashing.at;
-      // A cut never lands on a tool result (cut-point.ts), so their prefixes are never asked for.
-      if (atSidecar || (hashing.everyCut && !isToolResultMessage(message))) rememberPrefixHash(slim, index, hash);
-      if (atSidecar && !hashing.everyCut) stillHashing = false;
-      else updateMessageHash(hash, message);
+      if (message.id === hashAt) {
+        rememberPrefixHash(slim, index, hash);
+        stillHashing = false;
+      } else updateMessageHash(hash, message);
     }
     return slim;
   };
@@ -135,9 +133,8 @@ async function readWithEstimates<Observer extends MessageObserver>(
   // A lean read may have to read again in full: the format is detected once for both.
   const format = mode === 'full' ? options.format : await resolveFormat(path, options.format);
   if (mode !== 'full') {
-    const hashing = { everyCut: mode === 'lean-hashed', at: sidecar?.first_kept_message_id ?? null };
     const observer = newObserver?.() ?? null;
-    const lean = await readLean(path, format, count, hashing, observer);
+    const lean = await readLean(path, format, count, sidecar?.first_kept_message_id ?? null, observer);
     if (lean && 'tokens' in lean) return { ...lean, observer };
     if (lean) return { session: lean, tokens: estimateAll(lean.messages, count), observer: observeAll(lean, newObserver) };
   }
