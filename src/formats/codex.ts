@@ -12,12 +12,13 @@
  * - `ghost_snapshot` (undo state) is not context; a `compacted` item is a compaction Codex
  *   recorded, and its summary (with any replacement history) becomes one user message.
  *
- * Codex lines carry no ids: messages get stable line-based ids (`L<line>`).
+ * Codex lines carry no ids: messages get stable line-based ids (`L<line>`). Each message goes to
+ * ReadOptions.keep as soon as it is final, so the lean read never holds a whole rollout.
  */
 import { z } from 'zod';
 import { InputError } from '../errors.js';
 import type { ContentBlock, Diagnostic, Message, RecordedCompaction, Role, Session, Usage } from '../session/model.js';
-import { asRecord, keepEach, lastModel, lineId, nonZeroUsage, outputText, parseLine, partsText, toolArguments, tokenCount } from './convert.js';
+import { asRecord, lastModel, lineId, nonZeroUsage, outputText, parseLine, partsText, toolArguments, tokenCount } from './convert.js';
 import { forEachJsonLine } from './jsonl-lines.js';
 import type { FormatReader, ReadOptions } from './reader.js';
 
@@ -46,8 +47,18 @@ class RolloutBuilder {
   private lastTotals: string | null = null;
   /** The model of the latest turn_context. */
   model: string | undefined;
+  /** Messages before this index went through `keep` (final: only the last closed call may still get usage). */
+  private settled = 0;
 
-  constructor(private readonly file: string) {}
+  constructor(
+    private readonly file: string,
+    private readonly keep: (message: Message) => Message = (message) => message,
+  ) {}
+
+  /** Hands the messages before `end` to `keep` as soon as nothing can change them (ReadOptions.keep). */
+  private settle(end: number): void {
+    for (; this.settled < end; this.settled++) this.messages[this.settled] = this.keep(this.messages[this.settled]!);
+  }
 
   setModel(model: unknown): void {
     if (typeof model === 'string' && model !== '') this.model = model;
@@ -70,6 +81,7 @@ class RolloutBuilder {
     this.closeCall();
     this.lastCall = null;
     this.messages.push(message);
+    this.settle(this.messages.length);
   }
 
   closeCall(): void {
@@ -78,6 +90,7 @@ class RolloutBuilder {
     this.messages.push({ id, role: 'assistant', content: blocks, line, ...(usage ? { usage } : {}), ...(model ? { model } : {}), ...(timestamp ? { timestamp } : {}) });
     this.lastCall = this.messages.length - 1;
     this.call = null;
+    this.settle(this.lastCall);
   }
 
   /**
@@ -129,6 +142,7 @@ class RolloutBuilder {
   finish(): { messages: Message[]; compactions: RecordedCompaction[]; warnings: Diagnostic[] } {
     this.closeCall();
     this.dropPending();
+    this.settle(this.messages.length);
     return { messages: this.messages, compactions: this.compactions, warnings: this.warnings };
   }
 }
@@ -220,7 +234,7 @@ function responseItem(builder: RolloutBuilder, payload: Record<string, unknown>,
 }
 
 export async function readCodex(file: string, options?: ReadOptions): Promise<Session> {
-  const builder = new RolloutBuilder(file);
+  const builder = new RolloutBuilder(file, options?.keep);
   const readWarnings = await forEachJsonLine(file, (value, line) => {
     const parsed = parseLine(lineSchema, value, file, line);
     const { type, payload } = parsed;
@@ -235,7 +249,7 @@ export async function readCodex(file: string, options?: ReadOptions): Promise<Se
   return {
     path: file,
     format: 'codex',
-    messages: keepEach(messages, options),
+    messages,
     recordedCompactions: compactions,
     warnings: [...readWarnings, ...warnings],
     ...(model ? { model } : {}),
