@@ -11,11 +11,14 @@
  *   usage is zero or partial, and their tool calls never got results;
  * - usage `{input, output, cacheRead, cacheWrite}` is read part by part, so a `totalTokens` of 0
  *   in older files does not matter; `toolResult` messages become tool results of a user message.
+ *
+ * Each entry's message goes to ReadOptions.keep as it is read; the branch is picked at the end
+ * from the entries' ids, and an entry pi could not have sent fails only if it is on the branch.
  */
 import { z } from 'zod';
 import { InputError } from '../errors.js';
 import type { ContentBlock, Diagnostic, Message, RecordedCompaction, Session } from '../session/model.js';
-import { asRecord, keepEach, lastModel, lineId, nonZeroUsage, outputText, parseLine, partsText, toolArguments, tokenCount, withUniqueIds } from './convert.js';
+import { asRecord, lastModel, lineId, nonZeroUsage, outputText, parseLine, partsText, toolArguments, tokenCount, withUniqueIds } from './convert.js';
 import { forEachJsonLine } from './jsonl-lines.js';
 import type { FormatReader, ReadOptions } from './reader.js';
 
@@ -32,10 +35,22 @@ const messageSchema = z.looseObject({
   content: z.union([z.string(), z.array(z.looseObject({ type: z.string() }))]).nullish(),
 });
 
-/** An entry; its index in the file's entry list (header = 0) is what v1 compactions count. */
+/**
+ * An entry as kept while reading: its place in the tree and what it became, never its raw text
+ * (a session is read once, and its messages go to ReadOptions.keep as they are read). Its index
+ * in the file's entry list (header = 0) is what v1 compactions count.
+ */
 interface Entry {
   readonly line: number;
-  readonly value: EntryLine;
+  readonly type: string;
+  readonly id: string | null;
+  readonly parentId: string | null;
+  /** What the model saw of it: a message (as `keep` returned it), or null. */
+  readonly message: Message | null;
+  /** An entry pi cannot have sent: the error, thrown only if the entry is on the current branch. */
+  readonly error: InputError | null;
+  /** Compaction entries only: what the recorded compaction needs. */
+  readonly compaction: { readonly summary: string; readonly keptId: unknown; readonly keptIndex: unknown; readonly tokensBefore: number | undefined } | null;
 }
 
 const SKIPPED_STOP_REASONS = new Set(['aborted', 'error']);
@@ -60,10 +75,9 @@ function textMessage(id: string, role: 'user' | 'system', text: string, line: nu
 }
 
 /** A `message` entry as the model saw it, or null for what pi leaves out of the context. */
-function convertMessage(entry: Entry, id: string, file: string): Message | null {
-  const message = parseLine(messageSchema, entry.value['message'], file, entry.line, { where: ['message'] });
-  const { line } = entry;
-  const timestamp = entry.value.timestamp;
+function convertMessage(value: EntryLine, line: number, id: string, file: string): Message | null {
+  const message = parseLine(messageSchema, value['message'], file, line, { where: ['message'] });
+  const timestamp = value.timestamp;
   switch (message.role) {
     case 'user':
       return textMessage(id, 'user', partsText(message.content ?? ''), line, timestamp);
@@ -118,17 +132,51 @@ function convertMessage(entry: Entry, id: string, file: string): Message | null 
   }
 }
 
+/** The message an entry line stands for (any branch), or null. */
+function entryMessage(value: EntryLine, line: number, file: string): Message | null {
+  const id = value.id ?? lineId(line);
+  const summary = (text: unknown) => textMessage(id, 'user', String(text ?? ''), line, value.timestamp);
+  switch (value.type) {
+    case 'message':
+      return convertMessage(value, line, id, file);
+    case 'compaction':
+    case 'branch_summary':
+      return summary(value['summary']);
+    case 'custom_message':
+      return textMessage(id, 'user', partsText(value['content'] ?? ''), line, value.timestamp);
+    default:
+      return null;
+  }
+}
+
+/** An entry line as kept while reading (see Entry). */
+function readEntry(value: EntryLine, line: number, file: string, keep: (message: Message) => Message): Entry {
+  let message: Message | null = null;
+  let error: InputError | null = null;
+  try {
+    message = entryMessage(value, line, file);
+  } catch (caught) {
+    if (!(caught instanceof InputError)) throw caught;
+    error = caught;
+  }
+  const compaction =
+    value.type === 'compaction'
+      ? { summary: String(value['summary'] ?? ''), keptId: value['firstKeptEntryId'], keptIndex: value['firstKeptEntryIndex'], tokensBefore: tokenCount(value['tokensBefore']) }
+      : null;
+  return { line, type: value.type, id: value.id ?? null, parentId: value.parentId ?? null, message: message && keep(message), error, compaction };
+}
+
 /** The entries of the current branch, oldest first. */
 function currentBranch(entries: readonly Entry[], version: number, file: string, warnings: Diagnostic[]): Entry[] {
-  const body = entries.filter((entry) => entry.value.type !== 'session');
-  if (version < 2 || body.some((entry) => !entry.value.id)) return body;
-  const byId = new Map(body.map((entry) => [entry.value.id!, entry]));
+  const body = entries.filter((entry) => entry.type !== 'session');
+  if (version < 2 || body.some((entry) => !entry.id)) return body;
+  const byId = new Map(body.map((entry) => [entry.id!, entry]));
   const branch: Entry[] = [];
   const seen = new Set<Entry>();
   for (let entry: Entry | undefined = body.at(-1); entry && !seen.has(entry); ) {
     seen.add(entry);
     branch.push(entry);
-    const parent: string | null | undefined = entry.value.parentId;
+    const parent = entry.parentId;
     entry = parent ? byId.get(parent) : undefined;
     if (parent && !entry) warnings.push({ file, message: `entry ${parent} (parent of a branch entry) is not in the file` });
   }
@@ -136,12 +184,15 @@ function currentBranch(entries: readonly Entry[], version: number, file: string,
 }
 
 export async function readPi(file: string, options?: ReadOptions): Promise<Session> {
+  const keep = options?.keep ?? ((message: Message) => message);
   const entries: Entry[] = [];
+  let header: EntryLine | undefined;
   const readWarnings = await forEachJsonLine(file, (value, line) => {
-    entries.push({ line, value: parseLine(entrySchema, value, file, line) });
+    const entry = parseLine(entrySchema, value, file, line);
+    if (entries.length === 0 && entry.type === 'session') header = entry;
+    entries.push(readEntry(entry, line, file, keep));
   });
   const warnings: Diagnostic[] = [...readWarnings];
-  const header = entries[0]?.value.type === 'session' ? entries[0].value : undefined;
   const version = typeof header?.['version'] === 'number' ? header['version'] : 1;
   const branch = currentBranch(entries, version, file, warnings);
 
@@ -150,50 +201,38 @@ export async function readPi(file: string, options?: ReadOptions): Promise<Sessi
   const firstMessageAt = new Map<Entry, number>();
   const compactionEntries: { entry: Entry; atIndex: number }[] = [];
   for (const entry of branch) {
+    if (entry.error) throw entry.error;
     firstMessageAt.set(entry, messages.length);
-    const id = entry.value.id ?? lineId(entry.line);
-    const { type } = entry.value;
-    if (type === 'message') {
-      const message = convertMessage(entry, id, file);
-      if (message) messages.push(message);
-    } else if (type === 'compaction') {
-      compactionEntries.push({ entry, atIndex: messages.length });
-      messages.push(textMessage(id, 'user', String(entry.value['summary'] ?? ''), entry.line, entry.value.timestamp));
-    } else if (type === 'branch_summary') {
-      messages.push(textMessage(id, 'user', String(entry.value['summary'] ?? ''), entry.line, entry.value.timestamp));
-    } else if (type === 'custom_message') {
-      messages.push(textMessage(id, 'user', partsText(entry.value['content'] ?? ''), entry.line, entry.value.timestamp));
-    }
+    if (entry.compaction) compactionEntries.push({ entry, atIndex: messages.length });
+    if (entry.message) messages.push(entry.message);
   }
 
-  const byId = new Map(branch.filter((entry) => entry.value.id).map((entry) => [entry.value.id!, entry]));
+  const byId = new Map(branch.filter((entry) => entry.id).map((entry) => [entry.id!, entry]));
   const recordedCompactions: RecordedCompaction[] = compactionEntries.map(({ entry, atIndex }) => {
-    const { value } = entry;
-    const keptId = value['firstKeptEntryId'];
-    const keptIndex = value['firstKeptEntryIndex'];
-    const kept =
-      typeof keptId === 'string' ? byId.get(keptId) : typeof keptIndex === 'number' ? entries[keptIndex] : undefined;
+    const { summary, keptId, keptIndex, tokensBefore } = entry.compaction!;
+    const kept = typeof keptId === 'string' ? byId.get(keptId) : typeof keptIndex === 'number' ? entries[keptIndex] : undefined;
     const firstKept = kept ? firstMessageAt.get(kept) : undefined;
     if (firstKept === undefined) {
       warnings.push({ file, line: entry.line, message: 'compaction names a first kept entry that is not on the current branch; keeping from its summary' });
     }
-    const tokensBefore = tokenCount(value['tokensBefore']);
     return {
       firstKeptIndex: firstKept !== undefined && firstKept <= atIndex ? firstKept : atIndex,
       atIndex,
-      summary: String(value['summary'] ?? ''),
+      summary,
       line: entry.line,
       ...(tokensBefore ? { tokensBefore } : {}),
     };
   });
 
+  // Repeated ids give way to line ids; a renamed message is a new object, which the lean loader
+  // notices (it reads such a file again in full).
   const unique = withUniqueIds(messages);
   const headerModel = typeof header?.['modelId'] === 'string' ? header['modelId'] : undefined;
   const model = lastModel(unique, headerModel);
   return {
     path: file,
     format: 'pi',
-    messages: keepEach(unique, options),
+    messages: unique,
     recordedCompactions,
     warnings,
     ...(model ? { model } : {}),
