@@ -50,9 +50,10 @@ function planned(
   strategy: CompactionStrategy,
   policy: CompactionPolicy,
   read: CompactRead['read'],
-): CompactRead & { readonly leanInOrder: boolean } {
+): CompactRead & { readonly leanInOrder: boolean; readonly format: string } {
   const { subject, discarded } = previousFor(loaded.subject, strategy);
-  return { warnings: loaded.warnings, subject, discarded, plan: planCompaction(subject, policy), read, leanInOrder: loaded.leanInOrder };
+  const plan = planCompaction(subject, policy);
+  return { warnings: loaded.warnings, subject, discarded, plan, read, leanInOrder: loaded.leanInOrder, format: loaded.session.format };
 }
 
 /**
@@ -74,21 +75,22 @@ export async function readForCompaction(
   strategy: CompactionStrategy,
   policy: CompactionPolicy,
 ): Promise<CompactRead> {
-  const load = (messages: 'full' | 'lean') =>
+  // After the lean read, `format` is the one it found: the file is not detected again.
+  const load = (messages: 'full' | 'lean', format = options.format) =>
     loadSession(path, {
-      format: options.format,
+      format,
       withSidecar: true,
       strict: options.strict,
       messages,
       ...(options.count ? { count: options.count } : {}),
     });
-  const inFull = async () => planned(await load('full'), strategy, policy, 'full');
+  const inFull = async (format?: string) => planned(await load('full', format), strategy, policy, 'full');
   if (options.inFull || (!options.dryRun && readableOnce(path))) return inFull();
   const lean = planned(await load('lean'), strategy, policy, 'lean');
-  const { subject, plan, leanInOrder } = lean;
+  const { subject, plan, leanInOrder, format } = lean;
   // A previous prune's savings are sized from the pruned messages' text (prune.ts pruningSavings),
   // which even the plan's context needs: such a session is read in full, as before.
-  if (!options.dryRun && (subject.previous?.state.pruned_outputs?.length ?? 0) > 0) return inFull();
+  if (!options.dryRun && (subject.previous?.state.pruned_outputs?.length ?? 0) > 0) return inFull(format);
   if (options.dryRun || plan.kind === 'skip') return lean;
   const reads = textReads(subject, plan, strategy);
   const { messages } = subject;
@@ -97,8 +99,8 @@ export async function readForCompaction(
   if (!messages.some((message, index) => isSlim(message) && readsTextOf(reads, index))) return { ...lean, read: 'full' };
   // The second read keeps and hashes by position, in the order the reader hands messages over:
   // a reader that left messages out or moved them (a Claude Code branch) is read in full.
-  if (!leanInOrder) return inFull();
-  const partial = await rereadInPart(path, options.format, messages, (index) => readsTextOf(reads, index), plan.cut.index);
-  if (!partial) return inFull();
+  if (!leanInOrder) return inFull(format);
+  const partial = await rereadInPart(path, format, messages, (index) => readsTextOf(reads, index), plan.cut.index);
+  if (!partial) return inFull(format);
   return { ...lean, subject: { ...subject, messages: partial }, read: 'partial' };
 }

@@ -151,7 +151,8 @@ function observeAll<Observer extends MessageObserver>(session: Session, newObser
 }
 
 /**
- * Reads a session again after a lean read, keeping full messages where `full(index)` says and
+ * Reads a session again after a lean read (in the `format` that read found, so the file is not
+ * detected twice), keeping full messages where `full(index)` says and
  * slim copies elsewhere: compact's second read, of only the messages its compaction reads the
  * text of (compaction/text-reads.ts). Estimates, sidecar and warnings stay the lean read's, so
  * the file must give the same session, message for message in the order the hook saw them;
@@ -177,7 +178,7 @@ export async function rereadInPart(
     else if (index === hashAt) rememberPrefixHash(stored, index, hash);
     return stored;
   };
-  const { messages } = await readSession(path, await resolveFormat(path, format), { keep });
+  const { messages } = await readSession(path, format, { keep });
   const same =
     messages.length === lean.length &&
     messages.every((message, index) => message === kept[index] && message.id === lean[index]!.id && message.line === lean[index]!.line);
