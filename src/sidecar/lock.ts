@@ -18,7 +18,7 @@ import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { describeFsError, InputError } from '../errors.js';
 import { isProcessAlive } from './process-alive.js';
-import { sidecarPath } from './store.js';
+import { removeQuietly, sidecarPath } from './store.js';
 
 export const LOCK_SUFFIX = '.lock';
 
@@ -126,14 +126,6 @@ function inspectLock(path: string): { holder: LockHolder | null; stale: boolean 
   return { holder, stale: holder.host === HOST && !isProcessAlive(holder.pid) };
 }
 
-function unlinkQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // Not there: nothing to remove.
-  }
-}
-
 /** A complete lock file, hard-linked to each lock path it takes (one per directory). */
 interface Staging {
   readonly path: string;
@@ -165,7 +157,7 @@ export function createLockStager(): LockStager {
     const content = `${JSON.stringify({ pid: process.pid, host: HOST, since: new Date().toISOString() })}\n`;
     const staging = `${path}.${process.pid}`;
     // `wx` never follows a symlink planted at the staging name.
-    unlinkQuietly(staging);
+    removeQuietly(staging);
     try {
       writeFileSync(staging, content, { flag: 'wx', mode: 0o644 });
       const { dev, ino } = lstatSync(staging);
@@ -173,7 +165,7 @@ export function createLockStager(): LockStager {
       stagings.set(directory, made);
       return made;
     } catch (error) {
-      unlinkQuietly(staging);
+      removeQuietly(staging);
       throw new InputError(`cannot lock the sidecar: ${describeFsError(error)}`, path);
     }
   };
@@ -192,13 +184,13 @@ export function createLockStager(): LockStager {
         }
         const existing = inspectLock(path);
         if (existing && !existing.stale) return { kind: 'locked', path, holder: existing.holder };
-        if (existing) unlinkQuietly(path);
+        if (existing) removeQuietly(path);
       }
       const existing = inspectLock(path);
       return { kind: 'locked', path, holder: existing?.holder ?? null };
     },
     close() {
-      for (const staging of stagings.values()) unlinkQuietly(staging.path);
+      for (const staging of stagings.values()) removeQuietly(staging.path);
       stagings.clear();
     },
   };

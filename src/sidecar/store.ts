@@ -110,7 +110,8 @@ function removeStagedOnExit(): void {
   for (const temp of staged) removeQuietly(temp);
 }
 
-function removeQuietly(path: string): void {
+/** Removes a file that may already be gone (temps, stagings, locks). */
+export function removeQuietly(path: string): void {
   try {
     unlinkSync(path);
   } catch {
