@@ -77,13 +77,12 @@ export function summaryTokens(summary: string, turnPrefixSummary: string | null,
  */
 export function contextAfterCompaction(
   fullContext: number,
-  tokens: readonly number[] | RangeSums,
+  tokens: RangeSums,
   firstKept: number,
   summaryTokenCount: number,
   from = 0,
 ): number {
-  const replaced = tokens instanceof RangeSums ? tokens.sum(from, firstKept) : sum(tokens, from, firstKept);
-  return Math.max(0, fullContext - replaced + summaryTokenCount);
+  return Math.max(0, fullContext - tokens.sum(from, firstKept) + summaryTokenCount);
 }
 
 /** First message of the current context window: after the agent's own last compaction, or 0. */
