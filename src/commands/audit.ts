@@ -155,7 +155,7 @@ export const auditCommand: CommandModule<object, AuditArgs> = {
       return { loaded, audits, lines: retentionByStrategy(audits, strategies.map((strategy) => strategy.name)), warnings: loaded.warnings };
     };
 
-    await runSessionCommand<Awaited<ReturnType<typeof auditOne>>>(args, { progress: true }, (_paths, output) => ({
+    await runSessionCommand<Awaited<ReturnType<typeof auditOne>>>(args, { progress: true }, (output) => ({
       run: (paths, emit) => runBatch(paths, auditOne, emit),
       print: (path, { loaded, audits, lines }) => {
         const record = {

@@ -247,8 +247,6 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
     const { concurrency, onError } = summarizer.configured ? summarizer.settings : summarizer;
     /** Sessions whose summarizer failed but which --on-error skip/truncate kept out of the failures. */
     const summarizerFailures: { path: string; error: string }[] = [];
-    const usageTotals = { input: 0, output: 0 };
-    const counts: Record<CompactStatus, number> = { compacted: 0, skipped: 0, 'up-to-date': 0, locked: 0, failed: 0 };
     // Redaction defaults on when the transcript goes to a remote endpoint; truncate sends nothing.
     const endpoint = strategyName === 'summarize' && summarizer.configured ? summarizer.settings.baseUrl : null;
     const redact = shouldRedact(args.redact, endpoint);
@@ -268,7 +266,7 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
       }
     };
 
-    await runSessionCommand<CompactResult>(args, { progress: true }, (_paths, output) => {
+    await runSessionCommand<CompactResult>(args, { progress: true }, (output) => {
       const context: CompactContext = {
         format: args.format,
         policy,
@@ -294,17 +292,17 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
                 ...(args['dry-run'] ? {} : { guard: guardLocksOnExit }),
               })
             : runBatch(paths, inThisThread, emit, concurrency),
-        seen: (outcome) => {
-          if (!outcome.ok) counts.failed++;
-          else counts[outcome.value.status]++;
-        },
-        print: (_path, result) => {
-          usageTotals.input += Number(result.record['summarizer_input_tokens'] ?? 0);
-          usageTotals.output += Number(result.record['summarizer_output_tokens'] ?? 0);
-          output.record(result.record, () => result.line);
-        },
+        print: (_path, result) => output.record(result.record, () => result.line),
         finish: (outcomes) => {
           if (!output.json) {
+            const counts: Record<CompactStatus, number> = { compacted: 0, skipped: 0, 'up-to-date': 0, locked: 0, failed: 0 };
+            const usageTotals = { input: 0, output: 0 };
+            for (const outcome of outcomes) {
+              counts[outcome.ok ? outcome.value.status : 'failed']++;
+              if (!outcome.ok) continue;
+              usageTotals.input += Number(outcome.value.record['summarizer_input_tokens'] ?? 0);
+              usageTotals.output += Number(outcome.value.record['summarizer_output_tokens'] ?? 0);
+            }
             const verb = args['dry-run'] ? 'would be compacted' : 'compacted';
             process.stdout.write(
               `\n${counts.compacted} ${verb}, ${counts.skipped} skipped, ${counts['up-to-date']} up-to-date, ` +

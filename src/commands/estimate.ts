@@ -75,7 +75,7 @@ export const estimateCommand: CommandModule<object, CommonArgs & PolicyArgs> = {
     const policy = policyFromArgs(args);
     const options: EstimateOptions = { format: args.format, policy, tokenizer: args.tokenizer, strict: args.strict };
     const rows: string[][] = [];
-    await runSessionCommand<EstimateResult>(args, { progress: true }, (_paths, output) => ({
+    await runSessionCommand<EstimateResult>(args, { progress: true }, (output) => ({
       run: (paths, emit) => runSessions(paths, estimateSessionTask, options, emit, jobsFromArgs(args)),
       print: (path, { record }) => {
         output.record(record);

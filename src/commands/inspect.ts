@@ -251,7 +251,7 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
     const overrides = priceOverrides(args);
     const limits = gateLimits(args);
     if (!(Number.isInteger(args.top) && args.top >= 1)) throw new UsageError(`--top must be a whole number >= 1, got ${String(args.top)}`);
-    await runSessionCommand<InspectResult>(args, { progress: progressBesideReports() }, (_paths, output) => {
+    await runSessionCommand<InspectResult>(args, { progress: progressBesideReports() }, (output) => {
       const options: InspectOptions = {
         format: args.format,
         tokenizer: args.tokenizer,

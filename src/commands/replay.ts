@@ -287,7 +287,7 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
     // Only an offline strategy moves to workers: a summarizer's client lives in this thread.
     const offline = simulatedSummaryTokens === null && strategyName !== 'summarize' ? strategyName : null;
     const views = (outcomes: readonly Outcome<Replayed>[]) => outcomes.flatMap((outcome) => (outcome.ok ? [outcome.value.view] : []));
-    await runSessionCommand<Replayed>(args, { progress: progressBesideReports() }, (_paths, output) => ({
+    await runSessionCommand<Replayed>(args, { progress: progressBesideReports() }, (output) => ({
       run: (paths, emit) =>
         runSessions(
           paths,

@@ -25,8 +25,6 @@ export interface SessionCommand<Result extends SessionResult> {
   run(paths: readonly string[], emit: (outcome: Outcome<Result>) => void): Promise<Outcome<Result>[]>;
   /** Prints one session's result; its warnings are already printed. */
   print(path: string, result: Result): void;
-  /** Sees every outcome first, failed or not (compact counts them). */
-  seen?(outcome: Outcome<Result>): void;
   /** After the last session, before the output closes: tables, totals, --html. */
   finish?(outcomes: readonly Outcome<Result>[]): void | Promise<void>;
   /** Did a CI gate fail? Exit 3 unless a session failed (exit 1). */
@@ -44,15 +42,14 @@ export interface FrameOptions {
 export async function runSessionCommand<Result extends SessionResult>(
   args: Pick<CommonArgs, 'inputs' | 'json' | 'shard'>,
   options: FrameOptions,
-  command: (paths: readonly string[], output: CommandOutput) => SessionCommand<Result>,
+  command: (output: CommandOutput) => SessionCommand<Result>,
 ): Promise<void> {
   const paths = await selectInputs(args.inputs, parseShard(args.shard));
   const output = createOutput(args.json);
   const progress = createProgress(paths.length, options.progress && shouldShowProgress(args.json));
-  const { run, print, seen, finish, breached } = command(paths, output);
+  const { run, print, finish, breached } = command(output);
   const outcomes = await run(paths, (outcome) => {
     progress.tick(outcome.path);
-    seen?.(outcome);
     if (!outcome.ok) return reportFailure(output, outcome.path, outcome.error);
     outcome.value.warnings?.forEach((warning) => output.warn(warning));
     print(outcome.path, outcome.value);
