@@ -51,12 +51,16 @@ async function firstJsonLines(path: string): Promise<JsonLine[]> {
   return lines;
 }
 
+/** The first reader that recognises a file's first values (the detection rule the walk's sniff shares). */
+function readerForHead(first: readonly unknown[]): FormatReader | undefined {
+  return READERS.find((candidate) => candidate.detect(first));
+}
+
 export async function detectFormat(path: string): Promise<FormatReader> {
   const lines = await firstJsonLines(path);
   const head = lines[0]!;
   if (!isJsonObject(head.value)) throw new InputError(`expected one JSON object a line, got ${jsonKind(head.value)}`, path, head.line);
-  const first = lines.map((line) => line.value);
-  const reader = READERS.find((candidate) => candidate.detect(first));
+  const reader = readerForHead(lines.map((line) => line.value));
   if (!reader) throw new InputError(`unknown session format (try --format; known: ${FORMAT_NAMES.slice(1).join(', ')})`, path);
   return reader;
 }
@@ -87,7 +91,7 @@ export function sniffWalkedFile(path: string): 'session' | 'subagent' | 'unknown
   const first = peek.values;
   if (first.length === 0) return peek.size === 0 ? 'empty' : peek.size < SNIFF_BYTES ? 'unknown' : 'session';
   if (SUBAGENT_FILE.test(basename(path)) && looksLikeSubagentTranscript(first)) return 'subagent';
-  const reader = READERS.find((candidate) => candidate.detect(first));
+  const reader = readerForHead(first);
   if (!reader) return 'unknown';
   // detectFormat also insists on an object first; otherwise it is left to say what is wrong.
   if (peek.whole && isJsonObject(first[0])) rememberSniffed({ path, format: reader.name, size: peek.size, mtimeMs: peek.mtimeMs });

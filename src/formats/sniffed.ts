@@ -36,9 +36,8 @@ export function takeSniffed(paths: readonly string[]): SniffedFormat[] {
 
 /** The format sniffed for a path if the file is unchanged since; the entry is used up either way. */
 export function takeSniffedFormat(path: string): string | null {
-  const entry = sniffed.get(path);
+  const [entry] = takeSniffed([path]);
   if (!entry) return null;
-  sniffed.delete(path);
   try {
     const info = statSync(path);
     return info.size === entry.size && info.mtimeMs === entry.mtimeMs ? entry.format : null;
