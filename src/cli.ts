@@ -12,6 +12,7 @@ import { inspectCommand } from './commands/inspect.js';
 import { replayCommand } from './commands/replay.js';
 import { installInterruptHandlers, interruption } from './commands/interrupt.js';
 import { describeError, ExitCode, InputError, UsageError } from './errors.js';
+import { normalizeArgs, usageMessage } from './commands/options.js';
 
 function exitCodeFor(error: unknown): ExitCode {
   if (error instanceof UsageError) return ExitCode.usage;
@@ -33,6 +34,11 @@ export async function main(argv: readonly string[] = hideBin(process.argv)): Pro
   process.stdout.on('error', exitQuietlyOnClosedStdout);
   const parser = yargs([...argv])
     .scriptName('compactor')
+    // Messages in English whatever the locale: usageMessage rewrites yargs's own.
+    .locale('en')
+    // Names after `--` are kept apart, so commands can take them as sessions (options.ts).
+    .parserConfiguration({ 'populate--': true })
+    .middleware(normalizeArgs(argv), true)
     .usage('$0 <command> [options] <sessions..>')
     .command(estimateCommand)
     .command(inspectCommand)
@@ -46,7 +52,7 @@ export async function main(argv: readonly string[] = hideBin(process.argv)): Pro
     .epilogue('Exit codes: 0 ok, 1 a session failed (or a rejected API key stopped the batch), 2 bad usage, 3 a CI gate was breached, 130 interrupted.')
     .fail((message, error) => {
       // yargs reports its own parse errors with a message; errors thrown by handlers arrive as `error`.
-      throw error ?? new UsageError(message);
+      throw error ?? new UsageError(usageMessage(message));
     })
     .help()
     .version();

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExitCode } from '../src/errors.js';
 import { goodLines } from './corpus/make-bad-inputs.js';
-import { FIXTURES, runCli, scratchCopy } from './helpers/cli.js';
+import { FIXTURES, jsonLines, runCli, scratchCopy } from './helpers/cli.js';
 
 let cleanup: (() => Promise<void>) | undefined;
 afterEach(async () => {
@@ -50,7 +50,15 @@ describe('exit codes', () => {
     [['estimate', '/no/such/file.jsonl'], /no such file, and no file matches it as a glob/],
     [['frobnicate'], /Unknown argument: frobnicate|Unknown command/],
     [[], /name a command/],
-    [['compact', '--strategy', 'magic', 'x.jsonl'], /Invalid values/],
+    [['compact', '--strategy', 'magic', 'x.jsonl'], /^compactor: --strategy must be one of truncate, summarize, extract, prune, got "magic"$/],
+    [['estimate', '--tokenizer', 'p50k', 'x.jsonl'], /^compactor: --tokenizer must be one of heuristic, o200k, cl100k, got "p50k"$/],
+    [['compact', '--on-error', 'maybe', 'x.jsonl'], /^compactor: --on-error must be one of fail, skip, truncate, got "maybe"$/],
+    // The last value of a repeated flag is the one checked.
+    [['estimate', '--tokenizer', 'o200k', '--tokenizer', 'p50k', 'x.jsonl'], /^compactor: --tokenizer must be one of heuristic, o200k, cl100k, got "p50k"$/],
+    [['estimate', '--reserve', 'abc', 'x.jsonl'], /^compactor: --reserve must be a number, got "abc"$/],
+    [['estimate', '--keep-recent=1e', 'x.jsonl'], /^compactor: --keep-recent must be a number, got "1e"$/],
+    [['estimate'], /^compactor: name at least one session file, directory or glob \(or - for stdin\)$/],
+    [['context'], /^compactor: name the session file to print$/],
   ])('2 for a wrong command line: %j', async (args, message) => {
     const result = await runCli(args);
     expect(result.exitCode).toBe(2);
@@ -58,6 +66,29 @@ describe('exit codes', () => {
     expect(lines[0]).toMatch(message);
     expect(lines[lines.length - 1]).toBe('Run compactor --help for usage.');
     expect(result.stderr).not.toMatch(/^\s+at /m);
+  });
+});
+
+describe('the command line as yargs users expect it', () => {
+  it('takes every name after -- as a session, however it looks', async () => {
+    const dir = await scratch();
+    const session = goodLines().map((line) => JSON.stringify(line)).join('\n') + '\n';
+    await writeFile(join(dir, '--help.jsonl'), session);
+    await writeFile(join(dir, '-x.jsonl'), session);
+    const result = await runCli(['compact', '--json', '--strategy', 'truncate', '--dry-run', '--', '--help.jsonl', '-x.jsonl'], { cwd: dir });
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    expect(jsonLines(result.stdout).map((record) => record['session'])).toEqual(['--help.jsonl', '-x.jsonl']);
+    const context = await runCli(['context', '--', '--help.jsonl'], { cwd: dir });
+    expect(context.exitCode).toBe(0);
+    expect(jsonLines(context.stdout)).toHaveLength(goodLines().length);
+  });
+
+  it('keeps the last value of a flag given twice', async () => {
+    const result = await runCli(['estimate', '--json', '--context-limit', '1000', '--context-limit', '200000', '--jobs', '1', '--jobs', '2', join(FIXTURES, 'bug.jsonl')]);
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    expect(jsonLines(result.stdout)[0]!['context_window']).toBe(200_000);
   });
 });
 

@@ -127,7 +127,7 @@ function humanReport(path: string, format: string, messages: number, audits: rea
 }
 
 export const auditCommand: CommandModule<object, AuditArgs> = {
-  command: 'audit <inputs..>',
+  command: 'audit [inputs..]',
   describe: 'Measure what compactions lost: files, commands, errors and user directives kept',
   builder: (yargs) =>
     withSummaryBudget(withPolicy(withInputs(yargs)))

@@ -244,7 +244,7 @@ export const compactBatchTask = sessionTask(
 );
 
 export const compactCommand: CommandModule<object, CompactArgs> = {
-  command: 'compact <inputs..>',
+  command: 'compact [inputs..]',
   describe: 'Write a compaction sidecar beside each session',
   builder: (yargs) =>
     withSummarizer(withPolicy(withInputs(yargs)))

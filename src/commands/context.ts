@@ -6,11 +6,11 @@
 import type { CommandModule } from 'yargs';
 import { redactMessages } from '../compaction/redact.js';
 import { livePrevious, subjectView } from '../compaction/compact.js';
-import { ExitCode, InputError } from '../errors.js';
+import { ExitCode, InputError, UsageError } from '../errors.js';
 import { assertViewRules } from '../session/view-rules.js';
 import { sidecarPath } from '../sidecar/store.js';
 import { loadSession } from './load.js';
-import { STRICT_OPTION } from './options.js';
+import { STRICT_OPTION, takeNamesAfterDoubleDash } from './options.js';
 import { formatDiagnostic } from './output.js';
 import { toCanonicalRecord } from '../formats/canonical.js';
 import { FORMAT_NAMES } from '../formats/index.js';
@@ -24,11 +24,17 @@ interface ContextArgs {
 }
 
 export const contextCommand: CommandModule<object, ContextArgs> = {
-  command: 'context <session>',
+  command: 'context [session]',
   describe: 'Print what the provider sees after compaction, as canonical JSONL',
   builder: (yargs) =>
     yargs
-      .positional('session', { describe: 'one session file', type: 'string', demandOption: true })
+      .positional('session', { describe: 'one session file, or - for stdin', type: 'string' })
+      .middleware(takeNamesAfterDoubleDash('session'), true)
+      .check((args) => {
+        const session = args['session'];
+        if (typeof session === 'string') return true;
+        throw new UsageError(session === undefined ? 'name the session file to print' : 'context prints one session: name one file');
+      })
       .option('format', { describe: 'session format', choices: FORMAT_NAMES as string[], default: 'auto' })
       .option('strict', STRICT_OPTION)
       .option('redact', { describe: 'mask secrets (API keys, passwords, private keys…) in what is printed', type: 'boolean', default: false }) as never,

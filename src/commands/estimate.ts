@@ -73,7 +73,7 @@ export const estimateSessionTask = sessionTask(import.meta.url, 'estimateSession
 });
 
 export const estimateCommand: CommandModule<object, CommonArgs & PolicyArgs> = {
-  command: 'estimate <inputs..>',
+  command: 'estimate [inputs..]',
   describe: 'Estimate tokens and the cut compaction would take',
   builder: (yargs) => withPolicy(withInputs(yargs)) as never,
   handler: async (args) => {

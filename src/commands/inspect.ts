@@ -263,7 +263,7 @@ export const inspectSessionTask = sessionTask(import.meta.url, 'inspectSessionTa
 });
 
 export const inspectCommand: CommandModule<object, InspectArgs> = {
-  command: 'inspect <inputs..>',
+  command: 'inspect [inputs..]',
   describe: 'Audit token growth per turn: what each turn added, cost, CI gates',
   builder: (yargs) =>
     withGates(withPricing(withPolicy(withInputs(yargs))))

@@ -38,15 +38,85 @@ export interface PolicyArgs {
   'cut-rule': CutRule;
 }
 
+/**
+ * The sessions a command reads: `[inputs..]` in its command string, so that names after `--`
+ * (`compact -- --odd.jsonl`) count too; at least one is required.
+ */
 export function withInputs<T>(yargs: Argv<T>) {
   return yargs
-    .positional('inputs', { describe: 'session files, directories or globs', type: 'string', array: true, demandOption: true })
+    .positional('inputs', { describe: 'session files, directories or globs; - reads one session from stdin', type: 'string', array: true })
+    .middleware(takeNamesAfterDoubleDash('inputs'), true)
+    .check((args) => {
+      if ((args['inputs'] as string[] | undefined)?.length) return true;
+      throw new UsageError('name at least one session file, directory or glob (or - for stdin)');
+    })
     .option('format', { describe: 'session format', choices: FORMAT_NAMES as string[], default: 'auto' })
     .option('json', { describe: 'print NDJSON, one object per session', type: 'boolean', default: false })
     .option('strict', STRICT_OPTION)
     .option('tokenizer', { describe: 'how tokens are counted: chars/4, or exactly for OpenAI o200k / cl100k', choices: TOKENIZER_NAMES, default: 'heuristic' as TokenizerName })
     .option('jobs', { describe: 'threads for many sessions: a number, or auto (one per core when it pays)', type: 'string', default: 'auto' })
     .option('shard', { describe: 'take only shard K of N of the sessions (K/N, 1-based), or auto (README "Sharding")', type: 'string' });
+}
+
+/**
+ * yargs leaves what follows `--` out of the positionals (it lands in `--` with `populate--`):
+ * those names are sessions too, however they look (`--help.jsonl`, `-x.jsonl`, `-`).
+ */
+export function takeNamesAfterDoubleDash(key: string) {
+  return (args: Record<string, unknown>): void => {
+    const rest = (args['--'] as unknown[] | undefined)?.map(String) ?? [];
+    delete args['--'];
+    if (rest.length === 0) return;
+    const given = args[key];
+    args[key] = Array.isArray(given) ? [...given.map(String), ...rest] : given === undefined ? (rest.length === 1 ? rest[0] : rest) : [String(given), ...rest];
+  };
+}
+
+/** Keys that hold a list by design; any other flag given twice keeps its last value. */
+const LIST_KEYS = new Set(['_', '--', '$0', 'inputs']);
+
+/** The value a flag was last given in `tokens` (`--name value` or `--name=value`), if it was. */
+function givenValue(tokens: readonly string[], name: string): string | undefined {
+  let value: string | undefined;
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
+    if (token === '--') break;
+    if (token === `--${name}`) value = tokens[i + 1];
+    else if (token.startsWith(`--${name}=`)) value = token.slice(name.length + 3);
+  }
+  return value;
+}
+
+/**
+ * What yargs parsed, normalized before it validates: a flag given twice keeps its last value
+ * (`--reserve 5 --reserve 6` is 6, as yargs users expect; yargs itself makes an array of them),
+ * and a number flag given something else names the flag and what it got (yargs makes it NaN).
+ */
+export function normalizeArgs(tokens: readonly string[]) {
+  return (args: Record<string, unknown>): void => {
+    for (const [key, value] of Object.entries(args)) {
+      if (!LIST_KEYS.has(key) && Array.isArray(value)) args[key] = value.at(-1);
+    }
+    for (const [key, value] of Object.entries(args)) {
+      // yargs also sets the camelCase twin of every dashed flag: the dashed one is what was typed.
+      if (typeof value !== 'number' || !Number.isNaN(value) || /[A-Z]/.test(key)) continue;
+      const given = givenValue(tokens, key);
+      throw new UsageError(`--${key} must be a number, got ${given === undefined ? 'nothing' : JSON.stringify(given)}`);
+    }
+  };
+}
+
+/**
+ * yargs's messages for a value outside a flag's choices (`Invalid values:` and one line per flag)
+ * as one line per flag that names it and the choices; any other message as it is.
+ */
+export function usageMessage(message: string): string {
+  if (!message.startsWith('Invalid values:')) return message;
+  const flags = [...message.matchAll(/Argument: (\S+), Given: (.*?), Choices: (.*)$/gm)].map(([, flag, given, choices]) => {
+    const names = choices!.split(', ').map((choice) => choice.replace(/^"(.*)"$/, '$1'));
+    return `--${flag} must be one of ${names.join(', ')}, got ${given}`;
+  });
+  return flags.length > 0 ? flags.join('; ') : message;
 }
 
 export function jobsFromArgs(args: Pick<CommonArgs, 'jobs'>): Jobs {

@@ -256,7 +256,7 @@ export const replaySessionTask = sessionTask(import.meta.url, 'replaySessionTask
 );
 
 export const replayCommand: CommandModule<object, ReplayArgs> = {
-  command: 'replay <inputs..>',
+  command: 'replay [inputs..]',
   describe: 'Replay sessions under compaction policies: tokens, naive and cache-aware cost before/after',
   builder: (yargs) =>
     withSummarizer(withGates(withPricing(withPolicy(withInputs(yargs)))), 'summarizer-model')
