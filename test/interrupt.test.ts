@@ -83,7 +83,7 @@ it('a second signal stops at once, exit 130, without a half-written sidecar or a
   await run.stderrMatches(STOPPING);
   run.child.kill('SIGINT');
   await run.stderrMatches(/stopped now/);
-  // Node cannot finish exiting while a read of the pipe is pending; a real file never blocks so.
+  // Tidiness only: a pipe is read without blocking a thread, so the exit does not wait for it (inputs.test.ts).
   closeSync(writer);
   const result = await run.exit;
   expect(result.code).toBe(130);

@@ -5,13 +5,13 @@
  * which is all planning needs. A session that needs no compaction (under the threshold, its
  * sidecar up to date, no cut) is done there: a re-run over an archive never holds its text. Otherwise the file is read again, keeping full
  * messages only where the compaction reads text (compaction/text-reads.ts) and slim ones
- * elsewhere. A file that cannot be read twice (a named pipe) is read once, in full. The caller
+ * elsewhere. A file that cannot be read twice (stdin, a named pipe) is read once, in full. The caller
  * compacts and writes what this returns.
  */
-import { statSync } from 'node:fs';
 import type { CompactionPlan, CompactionSubject } from '../compaction/compact.js';
 import { planCompaction, previousFor } from '../compaction/compact.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
+import { readableOnlyOnce, withHeldInput } from '../formats/input-source.js';
 import { readsTextOf, textReads } from '../compaction/text-reads.js';
 import type { Diagnostic, Session } from '../session/model.js';
 import { isSlim } from '../session/slim.js';
@@ -62,20 +62,17 @@ async function planned(
   return { warnings: loaded.warnings, subject, discarded, plan, policy, read, leanInOrder: loaded.leanInOrder, format: loaded.session.format };
 }
 
-/**
- * A pipe (or any file that is not a regular one) can be read only once. A file stat cannot see is
- * left to the read, which reports it as bad input. Synchronous: a single syscall, where the
- * thread pool's round trip made 10,000 small sessions measurably slower.
- */
-function readableOnce(path: string): boolean {
-  try {
-    return !(statSync(path, { throwIfNoEntry: false })?.isFile() ?? true);
-  } catch {
-    return false;
-  }
+export function readForCompaction(
+  path: string,
+  options: CompactReadOptions,
+  strategy: CompactionStrategy,
+  policyFor: PolicyFor,
+): Promise<CompactRead> {
+  // Both reads of a compressed file take its bytes from memory (input-source.ts).
+  return withHeldInput(path, () => readHeld(path, options, strategy, policyFor));
 }
 
-export async function readForCompaction(
+async function readHeld(
   path: string,
   options: CompactReadOptions,
   strategy: CompactionStrategy,
@@ -91,7 +88,10 @@ export async function readForCompaction(
       ...(options.count ? { count: options.count } : {}),
     });
   const inFull = async (format?: string) => planned(await load('full', format), strategy, policyFor, 'full');
-  if (options.inFull || (!options.dryRun && readableOnce(path))) return inFull();
+  // A pipe (stdin, a FIFO) is read once, in full: its bytes are held, not its messages, and a
+  // partial second read would keep both. readableOnlyOnce is one synchronous stat (the thread
+  // pool's round trip made 10,000 small sessions measurably slower).
+  if (options.inFull || (!options.dryRun && readableOnlyOnce(path))) return inFull();
   const lean = await planned(await load('lean'), strategy, policyFor, 'lean');
   const { subject, plan, leanInOrder, format } = lean;
   // A previous prune's savings are sized from the pruned messages' text (prune.ts pruningSavings),

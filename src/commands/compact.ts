@@ -13,6 +13,7 @@ import { describeError } from '../errors.js';
 import { SummarizerError } from '../llm/client.js';
 import { formatTokens } from '../report/format.js';
 import { shouldRedact } from '../compaction/redact.js';
+import { isStdin } from '../formats/input-source.js';
 import type { LockAttempt, SidecarLock } from '../sidecar/lock.js';
 import { createLockStager, guardLocksOnExit, lockSidecar } from '../sidecar/lock.js';
 import type { StagedSidecar } from '../sidecar/store.js';
@@ -84,7 +85,9 @@ interface CompactContext {
  * after the lean read, so its memory follows the number of messages, not the size of the file.
  * The view the new sidecar defines is checked against the provider's rules before it is written.
  */
-async function compactOne(path: string, ctx: CompactContext): Promise<CompactResult> {
+async function compactOne(path: string, given: CompactContext): Promise<CompactResult> {
+  // Stdin has no place beside it for a sidecar: it is planned as a dry run (the handler says so).
+  const ctx = isStdin(path) ? { ...given, dryRun: true } : given;
   const { strategy } = ctx;
   const options = { format: ctx.format, strict: ctx.strict, dryRun: ctx.dryRun, ...(ctx.count ? { count: ctx.count } : {}) };
   // The window is known once the session is read; the record says where it came from.
@@ -277,7 +280,7 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
     const options = { format: args.format, tokenizer: args.tokenizer, strict: args.strict, policyArgs, dryRun: args['dry-run'], redact, strategyOptions };
     /** One writer per sidecar: the session is read, planned and written while holding its lock. */
     const compactLocked = async (path: string, work: () => Promise<CompactResult>): Promise<CompactResult> => {
-      if (args['dry-run']) return work();
+      if (args['dry-run'] || isStdin(path)) return work();
       const attempt = lockSidecar(path);
       if (attempt.kind === 'locked') return lockedResult(path, attempt);
       try {
@@ -288,6 +291,9 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
       }
     };
 
+    if (!args['dry-run'] && args.inputs.some(isStdin)) {
+      process.stderr.write('compactor: -: a session read from stdin gets no sidecar (there is no file to put one beside); it is planned as with --dry-run\n');
+    }
     await runSessionCommand<CompactResult>(args, { progress: true }, (output) => {
       const context: CompactContext = {
         format: args.format,
@@ -325,7 +331,7 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
               usageTotals.input += Number(outcome.value.record['summarizer_input_tokens'] ?? 0);
               usageTotals.output += Number(outcome.value.record['summarizer_output_tokens'] ?? 0);
             }
-            const verb = args['dry-run'] ? 'would be compacted' : 'compacted';
+            const verb = args['dry-run'] || outcomes.every((outcome) => isStdin(outcome.path)) ? 'would be compacted' : 'compacted';
             process.stdout.write(
               `\n${counts.compacted} ${verb}, ${counts.skipped} skipped, ${counts['up-to-date']} up-to-date, ` +
                 `${counts.locked ? `${counts.locked} locked, ` : ''}${counts.failed} failed\n`,

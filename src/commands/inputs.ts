@@ -1,8 +1,12 @@
 /**
  * Expands the paths users give (files, directories, globs) into session files, sorted and
- * without duplicates. Directories are walked for `.jsonl` files and for Gemini CLI chat files
- * (`chats/session-*.json`, where Gemini writes them; no other `.json` file is a session); our
- * own sidecars are skipped.
+ * without duplicates. `-` is stdin, one session (formats/input-source.ts). Directories are walked
+ * for `.jsonl` and `.jsonl.gz` files and for Gemini CLI chat files (`chats/session-*.json`, where
+ * Gemini writes them; no other `.json` file is a session); our own sidecars are skipped.
+ * A walk stays inside the tree it was given: it does not follow symlinked directories (a link to
+ * `~` would walk the home directory, and write sidecars all over it). A symlinked file inside the
+ * tree is read through its link, and its sidecar is written beside the link, inside the tree.
+ * Names may hold any byte a file name can (a newline too).
  * What cannot be read (a dangling symlink, a file without read permission), named or walked, is
  * kept so its session fails with a one-line error instead of vanishing or stopping the run. A
  * walk skips directories named *.jsonl (it walks into them) and FIFOs, sockets and devices
@@ -16,22 +20,33 @@
  * Each file also gets a machine-independent key (its path relative to the input that found
  * it), which `--shard` hashes (shard.ts).
  */
+import { statSync } from 'node:fs';
 import { lstat, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Entry } from '@nodelib/fs.walk';
 import { UsageError } from '../errors.js';
 import { namedSubagentParent, sniffWalkedFile } from '../formats/index.js';
+import { isStdin } from '../formats/input-source.js';
 import { isSidecarPath } from '../sidecar/store.js';
 import type { Shard } from './shard.js';
 import { selectShard } from './shard.js';
 
-const SESSION_GLOBS = ['**/*.jsonl', '**/chats/session-*.json'];
 /** Claude Code keeps large tool outputs under `<session>/tool-results/`: never sessions. */
-const IGNORED = ['**/node_modules/**', '**/.git/**', '**/tool-results/**'];
+const IGNORED_DIRECTORIES = new Set(['node_modules', '.git', 'tool-results']);
+const IGNORED = [...IGNORED_DIRECTORIES].map((name) => `**/${name}/**`);
+
+/** What a directory walk reads: JSON lines (plain or gzipped), and Gemini CLI's chat files. */
+function isSessionName(path: string): boolean {
+  const name = basename(path);
+  if (/\.jsonl(\.gz)?$/i.test(name)) return true;
+  return /^session-.*\.json$/s.test(name) && basename(path.slice(0, -name.length - 1)) === 'chats';
+}
 /** Files sniffed between turns of the event loop (sniffing is synchronous: a few reads a file). */
 const SNIFF_BETWEEN_TURNS = 256;
 
 async function kindOf(path: string): Promise<'file' | 'directory' | 'missing'> {
+  if (isStdin(path)) return 'file';
   try {
     const info = await stat(path);
     return info.isDirectory() ? 'directory' : 'file';
@@ -68,13 +83,50 @@ function relativeKey(path: string, base: string): string {
   return prefix !== '' && path.startsWith(prefix) ? path.slice(prefix.length) : path;
 }
 
-/** Regular files, and symlinks that lead nowhere (reported when read); see the header. */
-async function walk(pattern: string | readonly string[], cwd?: string): Promise<string[]> {
+/**
+ * Regular files, and symlinks to them or leading nowhere (reported when read); not a symlink to a
+ * FIFO, a device or a directory, which a walk skips as it skips them (see the header).
+ */
+function isFileEntry(entry: { path: string; dirent: Entry['dirent'] }): boolean {
+  if (entry.dirent.isFile()) return true;
+  if (!entry.dirent.isSymbolicLink()) return false;
+  try {
+    return statSync(entry.path, { throwIfNoEntry: false })?.isFile() ?? true;
+  } catch {
+    return true;
+  }
+}
+
+/** The files a glob matches, without following symlinked directories. */
+async function globbed(pattern: string): Promise<string[]> {
   // Loaded when first needed: worker threads import this module with their command's task but
   // never walk, and fast-glob costs each of them about 50 ms of CPU to load.
   const { default: fg } = await import('fast-glob');
-  const entries = await fg(pattern as string | string[], { ...(cwd ? { cwd } : {}), ignore: IGNORED, dot: true, onlyFiles: false, objectMode: true, suppressErrors: true });
-  return entries.filter((entry) => entry.dirent.isFile() || entry.dirent.isSymbolicLink()).map((entry) => entry.path);
+  const entries = await fg(pattern, { ignore: IGNORED, dot: true, onlyFiles: false, objectMode: true, suppressErrors: true, followSymbolicLinks: false });
+  return entries.filter(isFileEntry).map((entry) => entry.path);
+}
+
+/**
+ * The session files under a directory (isSessionName). Walked with fs.walk rather than a glob:
+ * fast-glob does not descend into a directory whose name holds a newline. Symlinked directories
+ * are not followed (lstat entries: a link is never a directory); unreadable directories are skipped.
+ */
+async function walkedDirectory(directory: string): Promise<string[]> {
+  const { walk } = await import('@nodelib/fs.walk');
+  const root = directory.replace(/(.)\/+$/, '$1');
+  const entries = await new Promise<Entry[]>((done, fail) =>
+    walk(
+      root,
+      {
+        followSymbolicLinks: false,
+        deepFilter: (entry) => !IGNORED_DIRECTORIES.has(entry.name),
+        entryFilter: (entry) => isFileEntry(entry) && isSessionName(entry.path),
+        errorFilter: () => true,
+      },
+      (error, found) => (error ? fail(error) : done(found)),
+    ),
+  );
+  return entries.map((entry) => entry.path);
 }
 
 function warn(message: string): void {
@@ -133,14 +185,11 @@ export async function expandInputFiles(inputs: readonly string[]): Promise<Input
       if (parent !== null) named.push({ path: input, parent });
       continue;
     }
-    const matches =
-      kind === 'directory'
-        ? (await walk(SESSION_GLOBS, input)).map((name) => `${input.replace(/\/+$/, '')}/${name}`)
-        : await walk(input);
+    const matches = kind === 'directory' ? await walkedDirectory(input) : await globbed(input);
     const candidates = matches.filter((path) => !isSidecarPath(path)).sort();
     if (candidates.length === 0) {
       throw new UsageError(
-        kind === 'directory' ? `${input}: no session files in this directory (*.jsonl, or Gemini CLI's chats/session-*.json)` : `${input}: no such file, and no file matches it as a glob`,
+        kind === 'directory' ? `${input}: no session files in this directory (*.jsonl, *.jsonl.gz, or Gemini CLI's chats/session-*.json)` : `${input}: no such file, and no file matches it as a glob`,
       );
     }
     const among = await sessionsAmong(input, candidates);

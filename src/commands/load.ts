@@ -10,7 +10,8 @@ import type { CompactionSubject } from '../compaction/compact.js';
 import { livePrevious } from '../compaction/compact.js';
 import type { CompactionState } from '../compaction/state.js';
 import { InputError } from '../errors.js';
-import { readSession, resolveFormat } from '../formats/index.js';
+import { readSession, resolveFormat, withNestingCheck } from '../formats/index.js';
+import { isStdin, withHeldInput } from '../formats/input-source.js';
 import { rememberPrefixHash, updateMessageHash } from '../session/hash.js';
 import type { Diagnostic, Message, Session } from '../session/model.js';
 import { slimMessage } from '../session/slim.js';
@@ -197,8 +198,18 @@ export async function loadSession<Observer extends MessageObserver>(
   options: LoadOptions,
   newObserver?: ObserverFactory<Observer>,
 ): Promise<LoadedSession & { readonly observer: Observer | null }> {
-  const state = options.withSidecar ? await loadSidecar(path) : null;
-  const { session, tokens, observer, inOrder } = await readWithEstimates(path, options, state, newObserver ?? null);
+  // A lean read may be redone in full: a pipe's bytes are held for both (input-source.ts).
+  return withHeldInput(path, () => withNestingCheck(path, () => loadHeld(path, options, newObserver ?? null)));
+}
+
+async function loadHeld<Observer extends MessageObserver>(
+  path: string,
+  options: LoadOptions,
+  newObserver: ObserverFactory<Observer> | null,
+): Promise<LoadedSession & { readonly observer: Observer | null }> {
+  // Stdin has no place beside it for a sidecar: it reads as a session never compacted.
+  const state = options.withSidecar && !isStdin(path) ? await loadSidecar(path) : null;
+  const { session, tokens, observer, inOrder } = await readWithEstimates(path, options, state, newObserver);
   const warnings: Diagnostic[] = [...session.warnings];
   let previous: CompactionSubject['previous'] = null;
   let staleSidecar: CompactionState | null = null;

@@ -6,6 +6,7 @@ import type { CompactionPolicy, CutRule } from '../compaction/policy.js';
 import { CUT_RULES, DEFAULT_CONTEXT_LIMIT, DEFAULT_KEEP_RECENT_TOKENS, DEFAULT_RESERVE_TOKENS } from '../compaction/policy.js';
 import { UsageError } from '../errors.js';
 import { FORMAT_NAMES } from '../formats/index.js';
+import { STDIN } from '../formats/input-source.js';
 import type { TokenizerName } from '../tokens/tokenizers.js';
 import { TOKENIZER_NAMES } from '../tokens/tokenizers.js';
 import type { Jobs } from './sessions.js';
@@ -94,6 +95,7 @@ function givenValue(tokens: readonly string[], name: string): string | undefined
  */
 export function normalizeArgs(tokens: readonly string[]) {
   return (args: Record<string, unknown>): void => {
+    restoreStdin(tokens, args);
     for (const [key, value] of Object.entries(args)) {
       if (!LIST_KEYS.has(key) && Array.isArray(value)) args[key] = value.at(-1);
     }
@@ -104,6 +106,20 @@ export function normalizeArgs(tokens: readonly string[]) {
       throw new UsageError(`--${key} must be a number, got ${given === undefined ? 'nothing' : JSON.stringify(given)}`);
     }
   };
+}
+
+/**
+ * yargs drops a bare `-` from the positionals (`compactor inspect -`); it names stdin, so it is
+ * put back among the sessions, unless a flag took it as its value.
+ */
+function restoreStdin(tokens: readonly string[], args: Record<string, unknown>): void {
+  const end = tokens.indexOf('--');
+  if (!(end < 0 ? tokens : tokens.slice(0, end)).includes(STDIN)) return;
+  const key = (args['_'] as unknown[] | undefined)?.[0] === 'context' ? 'session' : 'inputs';
+  const given = args[key];
+  const names = given === undefined ? [] : Array.isArray(given) ? given.map(String) : [String(given)];
+  if (names.includes(STDIN) || Object.entries(args).some(([name, value]) => name !== key && value === STDIN)) return;
+  args[key] = key === 'session' && names.length === 0 ? STDIN : [...names, STDIN];
 }
 
 /**

@@ -6,6 +6,7 @@
 import { availableParallelism } from 'node:os';
 import { statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { isStdin } from '../formats/input-source.js';
 import type { TokenizerName } from '../tokens/tokenizers.js';
 import { WorkerPool, WorkerTaskError } from '../workers/pool.js';
 import type { SessionBatchTask, SessionTask, Settled } from '../workers/task.js';
@@ -40,7 +41,8 @@ async function enoughWork(paths: readonly string[]): Promise<boolean> {
 
 /** How many worker threads to start (0: run in this thread). */
 export async function workerCount(jobs: Jobs, paths: readonly string[]): Promise<number> {
-  if (paths.length < 2) return 0;
+  // A worker thread has no stdin of its own: a run that reads `-` stays in this thread.
+  if (paths.length < 2 || paths.some(isStdin)) return 0;
   if (jobs === 'auto') {
     const cores = availableParallelism();
     return cores > 1 && (await enoughWork(paths)) ? Math.min(cores, paths.length) : 0;

@@ -78,7 +78,8 @@ class LineReader {
       id = raw;
     } else {
       id = `line-${line}`;
-      this.warn(line, `message has no id; using ${JSON.stringify(id)}`);
+      const given = raw === undefined || raw === null || raw === '' ? 'message has no id' : `id: expected a string, got ${jsonKind(raw)}`;
+      this.warn(line, `${given}; using ${JSON.stringify(id)}`);
     }
     if (this.seen.has(id)) {
       const original = id;
@@ -140,7 +141,9 @@ class LineReader {
       this.warn(line, `${name}: a number written as a string (${JSON.stringify(raw)}); read as ${count}`);
       return count;
     }
-    this.warn(line, `${name}: ${JSON.stringify(raw) ?? String(raw)} is not a token count (a whole number >= 0); ignored, estimated instead`);
+    // JSON.stringify writes a number too large for a double (1e400, read as Infinity) as null.
+    const what = typeof raw === 'number' && !Number.isFinite(raw) ? 'a number too large to be read (beyond 1.8e308)' : (JSON.stringify(raw) ?? String(raw));
+    this.warn(line, `${name}: ${what} is not a token count (a whole number >= 0); ignored, estimated instead`);
     return undefined;
   }
 

@@ -34,7 +34,7 @@ import { billedRecord, callKey, responseKeyOf, SessionSpend, SYNTHETIC_MODEL } f
 import { subagentTranscriptsOf, transcriptCause } from './claude-code-subagents.js';
 import { asRecord, keepEach, lastModel, lineId, parseLine, partsText, withUniqueIds } from './convert.js';
 import { KeyCutter } from './json-cut.js';
-import { forEachJsonLine } from './jsonl-lines.js';
+import { forEachJsonLine, jsonKind } from './jsonl-lines.js';
 import type { FormatReader, ReadOptions } from './reader.js';
 
 const chatLineSchema = z.looseObject({
@@ -180,12 +180,20 @@ async function readNodes(
   onChat: (parsed: ParsedChat, line: number) => void,
 ): Promise<{ nodes: ChainNode[]; warnings: Diagnostic[] }> {
   const nodes: ChainNode[] = [];
+  const linkWarnings: Diagnostic[] = [];
   let mainChat = false;
   const warnings = await forEachJsonLine(
     file,
     (value, line) => {
       const record = asRecord(value);
       if (!record) throw new InputError('expected a JSON object', file, line);
+      // A link that is no string breaks the chain there: said, not silently dropped.
+      for (const key of LINK_KEYS) {
+        const link = record[key];
+        if (link !== undefined && link !== null && typeof link !== 'string') {
+          linkWarnings.push({ file, line, message: `${key}: expected a string, got ${jsonKind(link)}; the line is not linked into the conversation` });
+        }
+      }
       const type = record['type'];
       if (type === 'user' || type === 'assistant') {
         const { node, billed } = mainChat && record['isSidechain'] === true ? sidechainLink(record, line) : chatNode(record, file, line, onChat);
@@ -198,8 +206,11 @@ async function readNodes(
     },
     UNREAD_VALUES,
   );
-  return { nodes, warnings };
+  return { nodes, warnings: [...warnings, ...linkWarnings] };
 }
+
+/** The keys that link a line into the parent chain. */
+const LINK_KEYS = ['uuid', 'parentUuid', 'logicalParentUuid'] as const;
 
 function linkNode(record: Record<string, unknown>, line: number): ChainNode {
   return {
@@ -264,7 +275,7 @@ function currentChain(nodes: readonly ChainNode[], file: string, warnings: Diagn
     warnings.push({ file, message: `${duplicates} lines repeat another line's uuid; messages kept in file order` });
     return { nodes: nodes.filter(sameSide), sidechain: leaf.sidechain };
   }
-  const chain = walkBack(leaf, byUuid, nodes.length).reverse().filter(sameSide);
+  const chain = walkBack(leaf, byUuid, nodes.length, file, warnings).reverse().filter(sameSide);
   return { nodes: withParallelResults(chain, nodes, byUuid, leaf.sidechain), sidechain: leaf.sidechain };
 }
 
@@ -355,7 +366,7 @@ function withParallelResults(
  * node it meets again. A set of visited nodes took most of the chain's time over 200,000 lines,
  * so one is kept only once the walk is longer than the file (then it has met a loop).
  */
-function walkBack(leaf: ChainNode, byUuid: ReadonlyMap<string, ChainNode>, lines: number): ChainNode[] {
+function walkBack(leaf: ChainNode, byUuid: ReadonlyMap<string, ChainNode>, lines: number, file: string, warnings: Diagnostic[]): ChainNode[] {
   const parentOf = (node: ChainNode): ChainNode | undefined => {
     const next = node.parent ?? node.logicalParent;
     return next === null ? undefined : byUuid.get(next);
@@ -369,6 +380,8 @@ function walkBack(leaf: ChainNode, byUuid: ReadonlyMap<string, ChainNode>, lines
     seen.add(node);
     chain.push(node);
   }
+  const last = chain.at(-1)!;
+  warnings.push({ file, line: last.line, message: "parentUuid leads back to a later line of the conversation (a cycle); the conversation is read from this line on" });
   return chain;
 }
 

@@ -10,10 +10,12 @@ import { claudeCodeReader } from './claude-code.js';
 import { headOf, subagentTranscript } from './claude-code-subagents.js';
 import { codexReader } from './codex.js';
 import { geminiCliReader } from './gemini-cli.js';
+import { withHeldInput } from './input-source.js';
 import type { DocumentHead } from './json-document.js';
 import { peekDocumentHead } from './json-document.js';
 import type { JsonLine } from './jsonl-lines.js';
 import type { Peek } from './line-scan.js';
+import { deepestNesting } from './line-scan.js';
 import { isJsonObject, jsonKind, peekJsonLines, readJsonLines } from './jsonl-lines.js';
 import { openAiChatReader } from './openai-chat.js';
 import { piReader } from './pi.js';
@@ -174,11 +176,30 @@ export async function resolveFormat(path: string, format: string): Promise<strin
 
 /**
  * Reads a session in the given format, or the detected one for `auto`, and adds the checks
- * every format shares (tool calls and results pair up) to its warnings.
+ * every format shares (tool calls and results pair up) to its warnings. A session from stdin,
+ * a pipe or a compressed file is read once for detection and the read (input-source.ts).
  */
 export async function readSession(path: string, format = 'auto', options?: ReadOptions): Promise<Session> {
-  const reader = await readerFor(path, format);
-  const session = await reader.read(path, options);
-  const pairing = toolPairingDiagnostics(path, session.messages);
-  return pairing.length === 0 ? session : { ...session, warnings: [...session.warnings, ...pairing] };
+  return withHeldInput(path, () => withNestingCheck(path, async () => {
+    const reader = await readerFor(path, format);
+    const session = await reader.read(path, options);
+    const pairing = toolPairingDiagnostics(path, session.messages);
+    return pairing.length === 0 ? session : { ...session, warnings: [...session.warnings, ...pairing] };
+  }));
+}
+
+/**
+ * `work` on a session, with a value nested too deeply for a recursive walk (JSON.stringify, a
+ * hash: V8's stack gives out a few thousand levels down, where JSON.parse does not) reported as
+ * bad input at the line where it is, instead of "Maximum call stack size exceeded". Call it
+ * while the session's input is held (input-source.ts): the line is found by reading it again.
+ */
+export async function withNestingCheck<T>(path: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof RangeError) || !/call stack/i.test(error.message)) throw error;
+    const { line, depth } = deepestNesting(path);
+    throw new InputError(`a JSON value nested ${depth.toLocaleString('en-US')} levels deep, too deep to process`, path, line > 0 ? line : undefined);
+  }
 }

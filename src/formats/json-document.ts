@@ -9,11 +9,11 @@
  * and an error names the line where it is.
  */
 import { isUtf8 } from 'node:buffer';
-import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { describeFsError, InputError } from '../errors.js';
 import type { Diagnostic } from '../session/model.js';
 import { CLOSE_BRACE, CLOSE_BRACKET, nestedValueEnd, OPEN_BRACE, OPEN_BRACKET, QUOTE, stringEnd } from './json-bytes.js';
+import { heldBytes, holdInput } from './input-source.js';
 import { peekBytes } from './line-scan.js';
 
 /** Bytes of a file's head read to tell a document from JSON lines. */
@@ -181,12 +181,16 @@ export interface JsonDocument {
   readonly warnings: readonly Diagnostic[];
 }
 
+/** The document's bytes: a plain file's, or those held for a pipe or a compressed file (input-source.ts). */
 async function documentBytes(file: string): Promise<{ bytes: Buffer; warnings: Diagnostic[] }> {
   let bytes: Buffer;
+  const release = await holdInput(file);
   try {
-    bytes = await readFile(file);
+    bytes = heldBytes(file) ?? (await readFile(file));
   } catch (error) {
     throw new InputError(`cannot read: ${describeFsError(error)}`, file);
+  } finally {
+    release();
   }
   if (bytes.length === 0) throw new InputError('empty file: no JSON document to read', file);
   if (bytes.includes(0)) throw new InputError('binary data (a NUL byte), not a JSON document', file);
@@ -275,13 +279,13 @@ export function documentHead(bytes: Buffer): DocumentHead | null {
 }
 
 /**
- * A file's document head (documentHead), reading only its first bytes. Unreadable files, and
- * what is not a regular file (reading a named pipe would take its head from the reader), give null.
+ * A file's document head (documentHead), reading only its first bytes (of a pipe: those held for
+ * it). Unreadable files, and a pipe not held (reading it would take its head from the reader), give null.
  */
 export function peekDocumentHead(file: string): DocumentHead | null {
   try {
-    if (!statSync(file).isFile()) return null;
-    return documentHead(peekBytes(file, HEAD_BYTES));
+    const head = peekBytes(file, HEAD_BYTES);
+    return head ? documentHead(head) : null;
   } catch {
     return null;
   }

@@ -1,21 +1,21 @@
 /**
- * Streams a JSONL file line by line with 1-based line numbers. Handles a byte-order mark, CRLF,
+ * Reads a JSONL session line by line with 1-based line numbers. Handles a byte-order mark, CRLF,
  * blank lines, invalid UTF-8 (replaced, with a warning) and a truncated last line (a session
- * still being written: a warning, not an error). A line that is not JSON, or that holds binary
- * data, is an InputError naming file and line. What a line means is left to the format readers;
- * reading the bytes of a regular file is line-scan.ts's.
+ * still being written: a warning, not an error). A line that is not JSON, that holds binary data,
+ * that is not text, or that is many lines ended by CRs only is an InputError naming file and
+ * line. What a line means is left to the format readers; reading the bytes is line-scan.ts's
+ * (regular files) and input-source.ts's (stdin, pipes, compressed files: read once, held).
  */
 import { isUtf8 } from 'node:buffer';
-import { createReadStream, statSync } from 'node:fs';
-import { describeFsError, InputError } from '../errors.js';
+import { InputError } from '../errors.js';
 import type { Diagnostic } from '../session/model.js';
+import { holdInput } from './input-source.js';
 import type { KeyCutter } from './json-cut.js';
 import type { Peek, RawLine } from './line-scan.js';
 import { lineText, peekJsonValues, scanLines } from './line-scan.js';
 
-const NEWLINE = 0x0a;
 const NUL = 0x00;
-const CHUNK_BYTES = 1 << 20;
+const CR = '\r';
 /** Error messages quote at most this much of a line, so a 50 MB line still gives one short line. */
 const MAX_MESSAGE_CHARS = 160;
 
@@ -24,34 +24,6 @@ export type LineVisitor = (value: unknown, line: number) => void;
 export interface JsonLine {
   readonly line: number;
   readonly value: unknown;
-}
-
-/** Lines of what is not a regular file (a named pipe): streamed, so the thread never blocks on it. */
-async function* streamedLines(file: string): AsyncGenerator<RawLine> {
-  // Pieces of a line that spans chunks, joined once its newline arrives (a 50 MB line stays linear).
-  let carry: Buffer[] = [];
-  let line = 0;
-  try {
-    for await (const chunk of createReadStream(file, { highWaterMark: CHUNK_BYTES }) as AsyncIterable<Buffer>) {
-      let from = 0;
-      for (let newline = chunk.indexOf(NEWLINE); newline >= 0; newline = chunk.indexOf(NEWLINE, from)) {
-        const piece = chunk.subarray(from, newline);
-        yield { bytes: carry.length > 0 ? Buffer.concat([...carry, piece]) : piece, line: ++line, terminated: true };
-        carry = [];
-        from = newline + 1;
-      }
-      if (from < chunk.length) carry.push(chunk.subarray(from));
-    }
-  } catch (error) {
-    if (error instanceof InputError) throw error;
-    throw new InputError(`cannot read: ${describeFsError(error)}`, file);
-  }
-  if (carry.length > 0) yield { bytes: Buffer.concat(carry), line: ++line, terminated: false };
-}
-
-/** Regular files are read by line-scan.ts; anything else (or what cannot be stat'ed) is streamed. */
-function isRegularFile(file: string): boolean {
-  return statSync(file, { throwIfNoEntry: false })?.isFile() ?? false;
 }
 
 /** V8's "in JSON at position N" as a column of the line, and never more than a short line. */
@@ -82,6 +54,11 @@ function parseRawLine(raw: RawLine, file: string, warn: (diagnostic: Diagnostic)
   try {
     return { line, value: JSON.parse(text) };
   } catch (error) {
+    // What the line is, when it is no JSON line at all: said before any "incomplete" guess (a
+    // line being written starts as one, and may end in half a UTF-8 character).
+    if (!isUtf8(bytes) && !/^\s*[[{]/.test(text)) throw new InputError('not text (invalid UTF-8), not a JSONL session', file, line);
+    // JSON never holds a raw CR but as a blank, and a CRLF line's CR is gone: lines ended by CR only.
+    if (text.includes(CR)) throw new InputError('lines end in CR only (classic Mac style); compactor reads LF or CRLF line ends', file, line);
     // Only the last line can lack its newline, so skipping it ends the file.
     if (!raw.terminated) {
       warn({ file, line, message: 'last line is incomplete (file still being written?); skipped' });
@@ -100,23 +77,22 @@ function* scannedJsonLines(file: string, warn: (diagnostic: Diagnostic) => void,
 
 /**
  * The parsed lines of a file. A bad line throws; recoverable oddities (invalid UTF-8, a cut-off
- * last line) go to `warn`.
+ * last line) go to `warn`. An input that is not a plain file is held in memory meanwhile
+ * (input-source.ts): a caller that reads it again holds it around both reads.
  */
 export async function* readJsonLines(file: string, warn: (diagnostic: Diagnostic) => void, cutter?: KeyCutter): AsyncGenerator<JsonLine> {
-  if (isRegularFile(file)) {
+  const release = await holdInput(file);
+  try {
     yield* scannedJsonLines(file, warn, cutter);
-    return;
-  }
-  for await (const raw of streamedLines(file)) {
-    const parsed = parseRawLine(raw, file, warn, cutter);
-    if (parsed) yield parsed;
+  } finally {
+    release();
   }
 }
 
 /**
  * Calls `visit` for every JSON line of the file; returns warnings for what was skipped or
- * replaced. A file with no JSON line at all is an InputError ("empty file"). A regular file is
- * read without a promise per line (the common case, and the hot loop of a bulk run). With a
+ * replaced. A file with no JSON line at all is an InputError ("empty file"). Lines are read
+ * without a promise per line (the hot loop of a bulk run). With a
  * `cutter`, the values of the top-level keys it names are left out of every value (json-cut.ts).
  */
 export async function forEachJsonLine(file: string, visit: LineVisitor, cutter?: KeyCutter): Promise<Diagnostic[]> {
@@ -127,8 +103,12 @@ export async function forEachJsonLine(file: string, visit: LineVisitor, cutter?:
     visited++;
     visit(value, line);
   };
-  if (isRegularFile(file)) for (const line of scannedJsonLines(file, warn, cutter)) onLine(line);
-  else for await (const line of readJsonLines(file, warn, cutter)) onLine(line);
+  const release = await holdInput(file);
+  try {
+    for (const line of scannedJsonLines(file, warn, cutter)) onLine(line);
+  } finally {
+    release();
+  }
   if (visited === 0 && warnings.length === 0) throw new InputError('empty file: no JSON lines to read', file);
   return warnings;
 }

@@ -1,18 +1,22 @@
 /**
- * Reading the raw lines of a regular file fast; what the bytes mean (UTF-8, JSON, warnings) is
- * left to jsonl-lines.ts.
+ * Reading the raw lines of a session fast; what the bytes mean (UTF-8, JSON, warnings) is left
+ * to jsonl-lines.ts.
  *
  * A stream allocates a fresh 1 MB buffer per chunk and per file and pays a thread-pool round
  * trip per read, which dominated over many small sessions (README "Performance"). These read
  * through one buffer per file, sized to the file up to 1 MB and reused for every chunk, with
  * synchronous calls: sessions are read one per thread (workers/), so blocking reads cost nothing
- * there. Only regular files come here: a named pipe could block the thread forever, and the
- * main thread must stay free to see SIGINT (commands/interrupt.ts), so jsonl-lines.ts streams those.
+ * there. Only regular files are opened here (without blocking, and refused if they turn out to
+ * be anything else): a named pipe could block the thread forever, and the main thread must stay
+ * free to see SIGINT (commands/interrupt.ts). Pipes, stdin and compressed files are read once
+ * into memory by input-source.ts, and their lines are taken from there.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { describeFsError, InputError } from '../errors.js';
+import { decompressedHead, heldBytes, isCompressedName } from './input-source.js';
 
 const NEWLINE = 0x0a;
+const NUL = 0x00;
 /** Reads at most this much at a time; a longer line grows the buffer to fit it. */
 const CHUNK_BYTES = 1 << 20;
 /** Detection's first read; doubled until it holds the lines asked for. */
@@ -33,12 +37,20 @@ export function lineText(bytes: Buffer, line: number): string {
   return text;
 }
 
+/** A regular file opened for reading (see the header: nothing else is opened here). */
 function openForReading(file: string): number {
+  let fd: number;
   try {
-    return openSync(file, 'r');
+    // Non-blocking: opening a named pipe would otherwise wait for a writer.
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     throw new InputError(`cannot read: ${describeFsError(error)}`, file);
   }
+  if (!fstatSync(fd).isFile()) {
+    closeSync(fd);
+    throw new InputError('not a regular file (a pipe or a device): it is read whole, once, when its session is read', file);
+  }
+  return fd;
 }
 
 function readAt(fd: number, file: string, buffer: Buffer, offset: number, position: number): number {
@@ -49,11 +61,29 @@ function readAt(fd: number, file: string, buffer: Buffer, offset: number, positi
   }
 }
 
+/** The raw lines of bytes held in memory (input-source.ts), 1-based. */
+function* heldLines(bytes: Buffer): Generator<RawLine> {
+  let line = 0;
+  let from = 0;
+  for (let newline = bytes.indexOf(NEWLINE); newline >= 0; newline = bytes.indexOf(NEWLINE, from)) {
+    yield { bytes: bytes.subarray(from, newline), line: ++line, terminated: true };
+    from = newline + 1;
+  }
+  if (from < bytes.length) yield { bytes: bytes.subarray(from), line: ++line, terminated: false };
+}
+
 /**
- * The raw lines of a regular file, 1-based. A line's bytes are a view of the reused buffer:
- * valid only until the next line is asked for (callers decode before that).
+ * The raw lines of a regular file, or of an input held in memory, 1-based. A line's bytes are a
+ * view of the reused buffer: valid only until the next line is asked for (callers decode before
+ * that). A line that holds a NUL byte is handed over as soon as the NUL is seen, however long it
+ * would run: binary data is an error, and a file of zeros must not fill the memory first.
  */
 export function* scanLines(file: string): Generator<RawLine> {
+  const held = heldBytes(file);
+  if (held) {
+    yield* heldLines(held);
+    return;
+  }
   const fd = openForReading(file);
   try {
     const size = fstatSync(fd).size;
@@ -63,6 +93,10 @@ export function* scanLines(file: string): Generator<RawLine> {
     let line = 0;
     for (;;) {
       if (filled === buffer.length) {
+        if (buffer.includes(NUL)) {
+          yield { bytes: buffer, line: ++line, terminated: true };
+          return;
+        }
         // A line longer than the buffer: grow it (doubling keeps a 50 MB line linear).
         const grown = Buffer.allocUnsafe(buffer.length * 2);
         buffer.copy(grown, 0, 0, filled);
@@ -88,8 +122,8 @@ export function* scanLines(file: string): Generator<RawLine> {
   }
 }
 
-/** The first `maxBytes` of a file (fewer if it is shorter). */
-export function peekBytes(file: string, maxBytes: number): Buffer {
+/** The first `maxBytes` of a regular file (fewer if it is shorter). */
+function peekRegularFile(file: string, maxBytes: number): Buffer {
   const fd = openForReading(file);
   try {
     const { size } = fstatSync(fd);
@@ -101,6 +135,46 @@ export function peekBytes(file: string, maxBytes: number): Buffer {
       filled += bytesRead;
     }
     return buffer.subarray(0, filled);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Compressed bytes read for a compressed file's head (JSON lines come out about ten times as long). */
+const COMPRESSED_PEEK = 16 << 10;
+
+/**
+ * The first decompressed bytes of a compressed file, at most `maxBytes`, and whether they are
+ * all of it; null when they cannot be had without reading it all (input-source.ts).
+ */
+function peekCompressedFile(file: string, maxBytes: number): { bytes: Buffer; atEnd: boolean } | null {
+  const compressed = peekRegularFile(file, COMPRESSED_PEEK);
+  const whole = compressed.length < COMPRESSED_PEEK;
+  // Less of the input when what comes out of it would be more than maxBytes.
+  for (let length = compressed.length; length >= 1 << 10 || length === compressed.length; length >>= 1) {
+    const bytes = decompressedHead(compressed.subarray(0, length), maxBytes);
+    if (bytes) return { bytes, atEnd: whole && length === compressed.length };
+    if (length === 0) break;
+  }
+  return null;
+}
+
+/**
+ * The first `maxBytes` of an input (fewer if it is shorter): of the bytes held for it, of a
+ * regular file, or decompressed from a compressed one. Null for a compressed file whose head
+ * cannot be had without reading it all. A pipe that is not held is refused (InputError).
+ */
+export function peekBytes(file: string, maxBytes: number): Buffer | null {
+  const held = heldBytes(file);
+  if (held) return held.subarray(0, maxBytes);
+  if (isCompressedName(file)) return peekCompressedFile(file, maxBytes)?.bytes ?? null;
+  return peekRegularFile(file, maxBytes);
+}
+
+function fstatOf(file: string): { size: number; mtimeMs: number } {
+  const fd = openForReading(file);
+  try {
+    return fstatSync(fd);
   } finally {
     closeSync(fd);
   }
@@ -132,6 +206,14 @@ export interface Peek {
  * skipped, and then the peek is not whole.
  */
 export function peekJsonValues(file: string, count: number, maxBytes: number): Peek {
+  const held = heldBytes(file);
+  if (held) return { ...parseLines(held.subarray(0, maxBytes), count, held.length <= maxBytes), size: held.length, mtimeMs: 0 };
+  if (isCompressedName(file)) {
+    const { size, mtimeMs } = fstatOf(file);
+    const head = peekCompressedFile(file, maxBytes);
+    if (!head) throw new InputError('compressed, and its head cannot be read on its own', file);
+    return { ...parseLines(head.bytes, count, head.atEnd), size, mtimeMs };
+  }
   const fd = openForReading(file);
   try {
     const { size, mtimeMs } = fstatSync(fd);
@@ -182,4 +264,34 @@ function parseLines(bytes: Buffer, count: number, atEnd: boolean): { values: unk
   // Fewer values than asked for are all the file has only when its end was read.
   if (values.length < count && !atEnd) whole = false;
   return { values, whole };
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * Where the JSON of a session nests deepest: the line and the depth (brackets inside strings do
+ * not count; a document's depth carries from line to line). Only asked after a value proved too
+ * deep to process, so this pass costs nothing on the way of a good session.
+ */
+export function deepestNesting(file: string): { line: number; depth: number } {
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  let deepest = { line: 0, depth: 0 };
+  for (const raw of scanLines(file)) {
+    const bytes = raw.bytes;
+    for (let at = 0; at < bytes.length; at++) {
+      const byte = bytes[at]!;
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (byte === BACKSLASH) escaped = true;
+        else if (byte === QUOTE) inString = false;
+      } else if (byte === QUOTE) inString = true;
+      else if (byte === 0x5b || byte === 0x7b) {
+        if (++depth > deepest.depth) deepest = { line: raw.line, depth };
+      } else if (byte === 0x5d || byte === 0x7d) depth--;
+    }
+  }
+  return deepest;
 }

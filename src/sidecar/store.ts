@@ -23,9 +23,13 @@ import { sidecarSchema } from './schema.js';
 
 export const SIDECAR_SUFFIX = '_compaction.json';
 
-/** `<dir>/<session name without .jsonl>_compaction.json`, always beside the session. */
+/**
+ * `<dir>/<session name without .jsonl>_compaction.json`, always beside the session. A compressed
+ * session keeps its compression's suffix (`s.jsonl.gz` → `s.gz_compaction.json`): it has a sidecar
+ * of its own, apart from an uncompressed copy's (a sidecar names the one file it belongs to).
+ */
 export function sidecarPath(sessionPath: string): string {
-  const name = basename(sessionPath).replace(/\.jsonl$/i, '');
+  const name = basename(sessionPath).replace(/\.jsonl(\.gz|\.zst)?$/i, '$1');
   return join(dirname(sessionPath), `${name}${SIDECAR_SUFFIX}`);
 }
 

@@ -18,12 +18,13 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-export async function runCli(args: readonly string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+/** `input`: what the CLI reads on stdin (none by default). */
+export async function runCli(args: readonly string[], options: { cwd?: string; env?: Record<string, string>; input?: string | Buffer } = {}): Promise<CliResult> {
   const result = await execa('node', [BIN, ...args], {
     cwd: options.cwd ?? ROOT,
     env: { CI: 'true', NO_COLOR: '1', ...options.env },
     reject: false,
-    stdin: 'ignore',
+    ...(options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input }),
   });
   return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
 }

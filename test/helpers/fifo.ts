@@ -32,3 +32,20 @@ export function feed(fd: number, content: string): void {
   writeSync(fd, content);
   closeSync(fd);
 }
+
+/**
+ * feed for content larger than the pipe holds (64 KB): the write end does not block, so the rest
+ * is written as the reader drains the pipe.
+ */
+export async function feedAll(fd: number, content: string | Buffer): Promise<void> {
+  const bytes = Buffer.from(content);
+  for (let offset = 0; offset < bytes.length; ) {
+    try {
+      offset += writeSync(fd, bytes, offset);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+      await sleep(5);
+    }
+  }
+  closeSync(fd);
+}
