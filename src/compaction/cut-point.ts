@@ -105,8 +105,8 @@ export type NoCutReason = 'fits' | 'at-previous-cut' | 'no-valid-cut' | 'cannot-
 export interface CutOptions {
   readonly keepRecentTokens: number;
   /**
-   * When the keep budget gives no cut, take the earliest valid one, or seed 000's "all but the
-   * last 2 messages" when that keeps more (the only one when no cut is valid). So a larger budget
+   * When the keep budget gives no cut, take the earliest valid one, or the "all but the last 2
+   * messages" fallback when that keeps more (the only one when no cut is valid). So a larger budget
    * never keeps fewer messages than a smaller one. Not after a compaction of ours (CutRange).
    */
   readonly force?: boolean;
@@ -154,7 +154,7 @@ export function findCutPoint(
   const later = earliestValidCut(messages, tokens, start, end, cutRule, inside, needed);
   const last = forcing ? forcedCut(messages, start, end, inside) : undefined;
   const lastFits = last !== undefined && sum(tokens, start, last) >= needed;
-  // Seed 000's last-messages fallback when it keeps more than the earliest valid cut (or there is none).
+  // The last-messages fallback when it keeps more than the earliest valid cut (or there is none).
   if (lastFits && (later === undefined || last < later)) return describe(last, { forced: true });
   if (later !== undefined) return describe(later, forcing ? { forced: true } : { pastKeepBudget: true });
   if (needed === 0) return { kind: 'none', reason: walked as NoCutReason };

@@ -97,8 +97,8 @@ export function tokensOverTrigger(contextTokens: number, policy: CompactionPolic
 }
 
 /**
- * The policy used when a provider call would overflow the window (seed 000): keep limit / 5,
- * forced, and what must be reached is the window itself rather than the trigger.
+ * The policy used when a provider call would overflow the window: keep limit / 5, forced, and
+ * what must be reached is the window itself rather than the trigger.
  */
 export function emergencyPolicy(policy: CompactionPolicy): CompactionPolicy {
   return {
