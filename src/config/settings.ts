@@ -19,13 +19,12 @@ export type Amount = { readonly tokens: number } | { readonly percent: number };
 
 const show = (value: unknown) => (typeof value === 'string' ? JSON.stringify(value) : String(value));
 
-const wholeNumber = (min: number, max = Number.MAX_SAFE_INTEGER) => z.number().int().min(min).max(max);
-
-/** A whole number >= min, with one message whatever is wrong (NaN from a flag, a fraction, text). */
-const count = (min: number) =>
+/** A whole number in [min, max], with one message whatever is wrong (NaN from a flag, a fraction, text). */
+const wholeNumber = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   z.unknown().transform((value, context) => {
-    if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= Number.MAX_SAFE_INTEGER) return value;
-    context.addIssue({ code: 'custom', message: `must be a whole number >= ${min}, got ${show(value)}` });
+    if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
+    const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`;
+    context.addIssue({ code: 'custom', message: `must be a whole number ${range}, got ${show(value)}` });
     return z.NEVER;
   });
 
@@ -65,7 +64,7 @@ const setting = <S extends z.ZodType>(spec: Setting<S>): Setting<S> => spec;
 export const SETTINGS = {
   // The compaction policy and what counts tokens (README "Policy flags").
   context_limit: setting({
-    schema: count(1),
+    schema: wholeNumber(1),
     text: 'number',
     group: 'policy',
     flag: { type: 'number', describe: "model context window in tokens [default: the window the session ran with]" },
