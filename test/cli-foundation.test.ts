@@ -89,10 +89,15 @@ describe('compactor replay', () => {
     expect(record!.policies[0].savings.naive_usd).toBeCloseTo(0, 6);
   });
 
-  it('compacts further with the tool-safe cut rule', async () => {
+  it('cuts inside a tool loop with the tool-safe rule, where conservative must drop the whole turn to get under the trigger', async () => {
     const conservative = jsonLines((await runCli(['replay', '--json', '--context-limit', '80000', BUG])).stdout)[0]!;
     const toolSafe = jsonLines((await runCli(['replay', '--json', '--context-limit', '80000', '--cut-rule', 'tool-safe', BUG])).stdout)[0]!;
-    expect(toolSafe.totals.input_tokens_after).toBeLessThan(conservative.totals.input_tokens_after);
+    const [kept] = conservative.turns[2].compactions;
+    const [inLoop] = toolSafe.turns[2].compactions;
+    // Both get under the trigger (50,000); tool-safe keeps its 20,000 tokens of turn 2's loop.
+    expect(kept.tokens_after).toBeLessThanOrEqual(50_000);
+    expect(inLoop.tokens_after).toBeLessThanOrEqual(50_000);
+    expect(inLoop.tokens_after).toBeGreaterThan(kept.tokens_after);
   });
 });
 
@@ -103,7 +108,10 @@ describe('compactor estimate', () => {
     expect(record).toMatchObject({ session: BUG, format: 'canonical', messages: 116, would_compact: true });
     // The last call reported 96,212 - 400 (its output) - 35 … : the hybrid context ends at the session's end.
     expect(record!.context_tokens).toBeGreaterThan(90_212);
-    expect(record!.cut).toMatchObject({ split_turn: false, forced: false });
+    // The keep budget's cut (a turn start) would leave 57,601 tokens, over the trigger (50,000):
+    // the cut moves to the earliest one that gets under it, inside a turn.
+    expect(record!.cut).toMatchObject({ split_turn: true, forced: false, past_keep_budget: true });
+    expect(record!.context_tokens - record!.cut.tokens_to_summarize).toBeLessThanOrEqual(50_000);
     expect(record!.cut.first_kept_message_id).toBe(`msg-${String(record!.cut.index + 1).padStart(4, '0')}`);
     expect(record!.cut.tokens_to_summarize + record!.cut.tokens_kept).toBe(record!.estimated_tokens);
   });
@@ -215,7 +223,7 @@ describe('inputs and errors', () => {
   it('rejects bad flag values with exit 2', async () => {
     const result = await runCli(['estimate', '--keep-recent', '-5', BUG]);
     expect(result.exitCode).toBe(2);
-    expect(result.stderr).toMatch(/--keep-recent must be a whole number >= 0/);
+    expect(result.stderr).toMatch(/--keep-recent: must be a whole number of tokens >= 0 or a percentage of the window \(like 25%\), got -5/);
   });
 
   it('names file and line for invalid JSON', async () => {

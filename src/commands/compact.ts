@@ -7,7 +7,8 @@
  * The summarizer, with its live client, runs here, one session at a time under its lock.
  */
 import type { CommandModule } from 'yargs';
-import { runCompaction, subjectView } from '../compaction/compact.js';
+import type { GuardedCompaction } from '../compaction/compact.js';
+import { runGuardedCompaction, subjectView } from '../compaction/compact.js';
 import type { CompactionState } from '../compaction/state.js';
 import { describeError } from '../errors.js';
 import { SummarizerError } from '../llm/client.js';
@@ -30,8 +31,9 @@ import { sessionTask } from '../workers/task.js';
 import { runBatch } from './batch.js';
 import { readForCompaction } from './compact-read.js';
 import { interruption } from './interrupt.js';
-import type { CommonArgs, PolicyArgs } from './options.js';
-import { jobsFromArgs, plainPolicyArgs, policyFromArgs, strategyOptionsFromArgs, withInputs, withPolicy } from './options.js';
+import type { CommonArgs, PolicyArgs, PolicySettings } from './options.js';
+import { jobsFromArgs, policyFor, refusalReason, runSettings, strategyOptionsFromArgs, withAllowNoGain, withInputs, withPolicy } from './options.js';
+import type { CompactionPolicy } from '../compaction/policy.js';
 import type { ContextWindow } from '../pricing/window.js';
 import { sessionWindow } from '../pricing/window.js';
 import { locatedError } from './output.js';
@@ -39,13 +41,19 @@ import type { ReadTaskOptions } from './sessions.js';
 import { runSessionCommand } from './session-command.js';
 import { runSessionBatches } from './sessions.js';
 import type { SummarizerArgs } from './summarizer.js';
-import { summarizeOptions, summarizerFromArgs, withSummarizer } from './summarizer.js';
+import { summarizeOptions, withSummarizer } from './summarizer.js';
+import { resolveSummarizer } from '../llm/settings.js';
 
-/** `locked`: another compactor process holds the session's sidecar lock; this run left it alone. */
-export type CompactStatus = 'compacted' | 'skipped' | 'up-to-date' | 'locked' | 'failed';
+/**
+ * `locked`: another compactor process holds the session's sidecar lock; this run left it alone.
+ * `no-gain`: the compaction would not shrink the context; `would-thrash`: it would leave the
+ * context over the trigger. Neither writes a sidecar, and neither is a failure.
+ */
+export type CompactStatus = 'compacted' | 'skipped' | 'up-to-date' | 'no-gain' | 'would-thrash' | 'locked' | 'failed';
 
 interface CompactArgs extends CommonArgs, PolicyArgs, SummarizerArgs {
   strategy?: StrategyName;
+  'allow-no-gain': boolean;
   'dry-run': boolean;
   redact?: boolean;
 }
@@ -61,8 +69,8 @@ interface CompactResult {
 /** What one session's compaction needs besides its path. */
 interface CompactContext {
   readonly format: string;
-  /** The policy flags; the window is each session's own (pricing/window.ts) unless --context-limit. */
-  readonly policyArgs: PolicyArgs;
+  /** The policy settings; the window is each session's own (pricing/window.ts) unless --context-limit. */
+  readonly policy: PolicySettings;
   readonly strict: boolean;
   readonly dryRun: boolean;
   readonly strategy: CompactionStrategy;
@@ -89,11 +97,11 @@ async function compactOne(path: string, ctx: CompactContext): Promise<CompactRes
   const options = { format: ctx.format, strict: ctx.strict, dryRun: ctx.dryRun, ...(ctx.count ? { count: ctx.count } : {}) };
   // The window is known once the session is read; the record says where it came from.
   const resolved: { window?: ContextWindow } = {};
-  const policyFor = async (session: Session) => {
-    resolved.window = await sessionWindow(session, { flag: ctx.policyArgs['context-limit'] });
-    return policyFromArgs(ctx.policyArgs, resolved.window.tokens);
+  const sessionPolicy = async (session: Session) => {
+    resolved.window = await sessionWindow(session, { flag: ctx.policy.contextLimit ?? undefined });
+    return policyFor(ctx.policy, resolved.window.tokens);
   };
-  const { warnings, subject, discarded, plan, policy } = await readForCompaction(path, options, strategy, policyFor);
+  const { warnings, subject, discarded, plan, policy } = await readForCompaction(path, options, strategy, sessionPolicy);
   warnings.forEach((warning) => ctx.warn(warning));
   if (discarded) ctx.warn({ file: path, message: discarded });
   const base = {
@@ -105,10 +113,11 @@ async function compactOne(path: string, ctx: CompactContext): Promise<CompactRes
     context_window_source: resolved.window?.source ?? null,
   };
   if (plan.kind === 'skip') {
+    const reason = plan.status === 'would-thrash' ? refusalReason('would-thrash', plan.contextTokens, null, policy) : plan.reason;
     return {
       status: plan.status,
-      record: { ...base, status: plan.status, reason: plan.reason },
-      line: `${plan.status.padEnd(10)} ${path} (${plan.reason})`,
+      record: { ...base, status: plan.status, reason },
+      line: `${plan.status.padEnd(10)} ${path} (${reason})`,
     };
   }
   const firstKept = subject.messages[plan.cut.index]!.id;
@@ -120,9 +129,9 @@ async function compactOne(path: string, ctx: CompactContext): Promise<CompactRes
     };
   }
   const run = { signal: ctx.signal, redact: ctx.redact, ...(ctx.count ? { count: ctx.count } : {}) };
-  let state: CompactionState;
+  let outcome: GuardedCompaction;
   try {
-    state = await runCompaction(subject, plan, strategy, run);
+    outcome = await runGuardedCompaction(subject, plan, strategy, policy, run);
   } catch (error) {
     // An interrupted session is abandoned, never replaced by a fallback summary; a rejected key
     // stops the batch (runBatch) rather than giving every session a fallback.
@@ -132,8 +141,10 @@ async function compactOne(path: string, ctx: CompactContext): Promise<CompactRes
       const reason = `summarizer failed: ${describeError(error)}`;
       return { status: 'skipped', record: { ...base, status: 'skipped', reason }, line: `skipped    ${path} (${reason})` };
     }
-    state = await runCompaction(subject, plan, truncateFallback(describeError(error)), run);
+    outcome = await runGuardedCompaction(subject, plan, truncateFallback(describeError(error)), policy, run);
   }
+  if (outcome.kind !== 'compacted') return refusedResult(path, base, outcome, policy);
+  const { state } = outcome;
   // The view this sidecar defines must be one the provider accepts; if not, nothing is written.
   assertViewRules(subjectView(subject, state), 'the compacted view');
   const written = await ctx.save(path, state);
@@ -156,6 +167,30 @@ async function compactOne(path: string, ctx: CompactContext): Promise<CompactRes
   };
 }
 
+/** The record of a compaction that ran but is not written: it would not pay, or would leave the context over the trigger. */
+function refusedResult(
+  path: string,
+  base: Record<string, unknown>,
+  outcome: Exclude<GuardedCompaction, { kind: 'compacted' }>,
+  policy: CompactionPolicy,
+): CompactResult {
+  const reason = refusalReason(outcome.kind, outcome.tokensBefore, outcome.tokensAfter, policy);
+  return {
+    status: outcome.kind,
+    record: {
+      ...base,
+      status: outcome.kind,
+      reason,
+      tokens_after: outcome.tokensAfter,
+      first_kept_message_id: outcome.state.first_kept_message_id,
+      // A refused summary was still paid for.
+      summarizer_input_tokens: outcome.state.usage?.input_tokens ?? null,
+      summarizer_output_tokens: outcome.state.usage?.output_tokens ?? null,
+    },
+    line: `${outcome.kind.padEnd(10)} ${path} (${reason})`,
+  };
+}
+
 /** Offline strategies: no client, so they can run in a worker. */
 type OfflineStrategyName = Exclude<StrategyName, 'summarize'>;
 
@@ -165,7 +200,7 @@ function isOffline(name: StrategyName): name is OfflineStrategyName {
 
 /** What a worker needs to compact with an offline strategy (plain data: it crosses threads). */
 interface CompactTaskOptions extends ReadTaskOptions {
-  readonly policyArgs: PolicyArgs;
+  readonly policy: PolicySettings;
   readonly dryRun: boolean;
   readonly redact: boolean;
   readonly strategy: OfflineStrategyName;
@@ -247,17 +282,18 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
   command: 'compact <inputs..>',
   describe: 'Write a compaction sidecar beside each session',
   builder: (yargs) =>
-    withSummarizer(withPolicy(withInputs(yargs)))
+    withSummarizer(withAllowNoGain(withPolicy(withInputs(yargs))))
       .option('strategy', { describe: 'summarize (default if configured), truncate, extract or prune', choices: STRATEGY_NAMES })
       .option('dry-run', { describe: 'decide and report, write nothing', type: 'boolean', default: false })
       .option('redact', { describe: 'mask secrets in what is summarized and stored (default: on for remote endpoints)', type: 'boolean' }) as never,
   handler: async (args) => {
-    policyFromArgs(args); // validates the policy flags up front (exit 2), before any session is read
-    const policyArgs = plainPolicyArgs(args);
     const strategyOptions = strategyOptionsFromArgs(args); // validates --max-summary-tokens for every strategy
-    const summarizer = await summarizerFromArgs(args);
-    const strategyName = args.strategy ?? (summarizer.configured ? 'summarize' : 'truncate');
-    if (!args.strategy && !summarizer.configured) {
+    // Every setting is read and checked up front, before any session is read.
+    const settings = await runSettings(args, { strategy: true, summarizerModelFlag: 'model' });
+    const policy = settings.policy;
+    const summarizer = await resolveSummarizer(settings.sources);
+    const strategyName = settings.strategy ?? (summarizer.configured ? 'summarize' : 'truncate');
+    if (!settings.strategy && !summarizer.configured) {
       process.stderr.write('compactor: no summarizer configured (--model / --base-url, COMPACTOR_MODEL or the config file); using --strategy truncate\n');
     }
     // One --max-summary-tokens: the summarizer's reply budget, or extract's size budget.
@@ -273,8 +309,9 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
     const endpoint = strategyName === 'summarize' && summarizer.configured ? summarizer.settings.baseUrl : null;
     const redact = shouldRedact(args.redact, endpoint);
     const sweepTemps = createTempSweeper();
-    const count = args.tokenizer === 'heuristic' ? undefined : await loadTextCounter(args.tokenizer);
-    const options = { format: args.format, tokenizer: args.tokenizer, strict: args.strict, policyArgs, dryRun: args['dry-run'], redact, strategyOptions };
+    const { tokenizer } = settings;
+    const count = tokenizer === 'heuristic' ? undefined : await loadTextCounter(tokenizer);
+    const options = { format: args.format, tokenizer, strict: args.strict, policy, dryRun: args['dry-run'], redact, strategyOptions };
     /** One writer per sidecar: the session is read, planned and written while holding its lock. */
     const compactLocked = async (path: string, work: () => Promise<CompactResult>): Promise<CompactResult> => {
       if (args['dry-run']) return work();
@@ -291,7 +328,7 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
     await runSessionCommand<CompactResult>(args, { progress: true }, (output) => {
       const context: CompactContext = {
         format: args.format,
-        policyArgs,
+        policy,
         strict: args.strict,
         dryRun: args['dry-run'],
         strategy,
@@ -317,7 +354,7 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
         print: (_path, result) => output.record(result.record, () => result.line),
         finish: (outcomes) => {
           if (!output.json) {
-            const counts: Record<CompactStatus, number> = { compacted: 0, skipped: 0, 'up-to-date': 0, locked: 0, failed: 0 };
+            const counts: Record<CompactStatus, number> = { compacted: 0, skipped: 0, 'up-to-date': 0, 'no-gain': 0, 'would-thrash': 0, locked: 0, failed: 0 };
             const usageTotals = { input: 0, output: 0 };
             for (const outcome of outcomes) {
               counts[outcome.ok ? outcome.value.status : 'failed']++;
@@ -328,7 +365,8 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
             const verb = args['dry-run'] ? 'would be compacted' : 'compacted';
             process.stdout.write(
               `\n${counts.compacted} ${verb}, ${counts.skipped} skipped, ${counts['up-to-date']} up-to-date, ` +
-                `${counts.locked ? `${counts.locked} locked, ` : ''}${counts.failed} failed\n`,
+                (['no-gain', 'would-thrash', 'locked'] as const).map((status) => (counts[status] ? `${counts[status]} ${status}, ` : '')).join('') +
+                `${counts.failed} failed\n`,
             );
             if (usageTotals.input + usageTotals.output > 0) {
               process.stdout.write(`summarizer tokens: ${formatTokens(usageTotals.input)} input, ${formatTokens(usageTotals.output)} output\n`);

@@ -33,8 +33,8 @@ import { sessionTask } from '../workers/task.js';
 import type { GateArgs } from './gates.js';
 import { breachJson, breachLine, gateLimits, requirePricesForCostGate, withGates } from './gates.js';
 import { loadSession } from './load.js';
-import type { CommonArgs, PolicyArgs } from './options.js';
-import { jobsFromArgs, plainPolicyArgs, policyFromArgs, policyJson, withInputs, withPolicy } from './options.js';
+import type { CommonArgs, PolicyArgs, PolicySettings } from './options.js';
+import { jobsFromArgs, policyFor, policyJson, runSettings, withInputs, withPolicy } from './options.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
 import { shouldCompact, triggerThreshold } from '../compaction/policy.js';
 import type { PriceOverrides, Pricing, PricingArgs } from './pricing.js';
@@ -194,8 +194,8 @@ interface InspectOptions extends ReadTaskOptions {
   readonly gateLedger: GateLedger;
   readonly top: number;
   readonly chart: boolean;
-  /** Plain flag values (they cross to worker threads); the window is resolved per session. */
-  readonly policyArgs: PolicyArgs;
+  /** The policy settings (they cross to worker threads); the window is resolved per session. */
+  readonly policy: PolicySettings;
   /** With --json the human report is not rendered. */
   readonly json: boolean;
 }
@@ -227,7 +227,7 @@ export const inspectSessionTask = sessionTask(import.meta.url, 'inspectSessionTa
   const { pricing, billed, costs, ledgers } = await priceSession(loaded.session, calls, {
     model: options.model,
     overrides: options.overrides,
-    contextLimit: options.policyArgs['context-limit'],
+    contextLimit: options.policy.contextLimit ?? undefined,
   });
   const gated: Ledger = ledgers[options.gateLedger];
   // A session whose own model has no price fails the gate even when it billed nothing we know of.
@@ -251,7 +251,7 @@ export const inspectSessionTask = sessionTask(import.meta.url, 'inspectSessionTa
     overhead: stablePrefixTokens(calls, loaded.tokens),
     breaches,
     recorded: recordedCompactionEffects(messages, loaded.tokens, recordedCompactions, calls),
-    policy: policyFromArgs(options.policyArgs, pricing.window.tokens),
+    policy: policyFor(options.policy, pricing.window.tokens),
     warnings: [...loaded.warnings, ...pricingWarnings(pricing)],
   };
   return {
@@ -275,14 +275,15 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
         default: 'spend' as GateLedger,
       }) as never,
   handler: async (args) => {
-    policyFromArgs(args); // validates the policy flags up front (exit 2), before any session is read
+    // Every setting is read and checked up front, before any session is read.
+    const settings = await runSettings(args);
     const overrides = priceOverrides(args);
     const limits = gateLimits(args);
     if (!(Number.isInteger(args.top) && args.top >= 1)) throw new UsageError(`--top must be a whole number >= 1, got ${String(args.top)}`);
     await runSessionCommand<InspectResult>(args, { progress: progressBesideReports() }, (output) => {
       const options: InspectOptions = {
         format: args.format,
-        tokenizer: args.tokenizer,
+        tokenizer: settings.tokenizer,
         strict: args.strict,
         model: args.model,
         overrides,
@@ -290,7 +291,7 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
         gateLedger: args['gate-ledger'],
         top: args.top,
         chart: args.chart,
-        policyArgs: plainPolicyArgs(args),
+        policy: settings.policy,
         json: output.json,
       };
       return {
