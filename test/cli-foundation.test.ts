@@ -193,6 +193,25 @@ describe('compactor context', () => {
     expect(view[1]).toMatchObject({ role: 'assistant' });
     expect(view.slice(2)).toEqual(original.slice(sidecar.first_kept_index));
   });
+
+  it('fails on a stale sidecar with one line that says why, and never claims to compact', async () => {
+    const dir = await scratch('bug.jsonl');
+    const session = join(dir, 'bug.jsonl');
+    await runCli(['compact', '--context-limit', '80000', session]);
+    // An edit before the cut: the summarized messages no longer hash as the sidecar says.
+    const lines = (await readFile(session, 'utf8')).split('\n');
+    lines[1] = lines[1]!.replace('"text":"', '"text":"edited ');
+    await writeFile(session, lines.join('\n'));
+    for (const flags of [[], ['--strict']]) {
+      const result = await runCli(['context', ...flags, session]);
+      expect(result.exitCode).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).not.toMatch(/from scratch/);
+      expect(result.stderr.trimEnd().split('\n')).toEqual([
+        `compactor: ${join(dir, 'bug_compaction.json')}: stale sidecar (the summarized messages changed since it was written); run compact again`,
+      ]);
+    }
+  });
 });
 
 describe('inputs and errors', () => {
