@@ -40,7 +40,9 @@ export async function main(argv: readonly string[] = hideBin(process.argv)): Pro
     .command(replayCommand)
     .command(contextCommand)
     .command(auditCommand)
-    .demandCommand(1, 'name a command: estimate, inspect, compact, replay, context or audit')
+    // bash or zsh by $SHELL; the script asks `compactor --get-yargs-completions …` at each <tab>.
+    .completion('completion', 'Print a bash or zsh completion script (zsh when $SHELL is zsh)')
+    .demandCommand(1, 'name a command: estimate, inspect, compact, replay, context, audit or completion')
     .strict()
     .wrap(Math.min(100, process.stdout.columns || 80))
     .epilogue('Exit codes: 0 ok, 1 a session failed (or a rejected API key stopped the batch), 2 bad usage, 3 a CI gate was breached, 130 interrupted.')
