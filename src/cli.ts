@@ -2,7 +2,8 @@
  * The `compactor` command line: registers the commands and turns every failure into one line
  * on stderr and a documented exit code (README "Exit codes").
  */
-import yargs from 'yargs';
+import { createRequire } from 'node:module';
+import type Yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { auditCommand } from './commands/audit.js';
 import { compactCommand } from './commands/compact.js';
@@ -12,6 +13,15 @@ import { inspectCommand } from './commands/inspect.js';
 import { replayCommand } from './commands/replay.js';
 import { installInterruptHandlers, interruption } from './commands/interrupt.js';
 import { describeError, ExitCode, InputError, UsageError } from './errors.js';
+
+/**
+ * yargs' CommonJS build: its ES module build wraps help text every N characters, mid-word (its
+ * cliui ships no word wrap there); the CommonJS one wraps between words.
+ */
+const require = createRequire(import.meta.url);
+const yargs = require('yargs') as typeof Yargs;
+/** Given to yargs: its CommonJS build looks for package.json from the working directory. */
+const { version } = require('../package.json') as { version: string };
 
 function exitCodeFor(error: unknown): ExitCode {
   if (error instanceof UsageError) return ExitCode.usage;
@@ -51,7 +61,7 @@ export async function main(argv: readonly string[] = hideBin(process.argv)): Pro
       throw error ?? new UsageError(message);
     })
     .help()
-    .version();
+    .version(version);
   try {
     await parser.parseAsync();
   } catch (error) {
