@@ -1,11 +1,11 @@
 /**
  * The frame every per-session command shares (estimate, inspect, replay, compact, audit):
  * select the inputs (with --shard), open one output, run the sessions, print each one's
- * warnings and result in input order or its failure, draw the progress bar, close the output
+ * warnings and result in input order or its failure, above the progress bar, close the output
  * and set the exit code (0, 1 a session failed, 3 a CI gate failed). A command supplies only
  * how its sessions run and how one result prints.
  */
-import { createProgress, shouldShowProgress } from '../report/progress.js';
+import { createProgress, printAbove, shouldShowProgress } from '../report/progress.js';
 import type { Diagnostic } from '../session/model.js';
 import type { Outcome } from './batch.js';
 import { exitCodeFor } from './gates.js';
@@ -50,9 +50,12 @@ export async function runSessionCommand<Result extends SessionResult>(
   const { run, print, finish, breached } = command(output);
   const outcomes = await run(paths, (outcome) => {
     progress.tick(outcome.path);
-    if (!outcome.ok) return reportFailure(output, outcome.path, outcome.error);
-    outcome.value.warnings?.forEach((warning) => output.warn(warning));
-    print(outcome.path, outcome.value);
+    // A session's lines go above the bar, which is drawn again below them with the new count.
+    printAbove(() => {
+      if (!outcome.ok) return reportFailure(output, outcome.path, outcome.error);
+      outcome.value.warnings?.forEach((warning) => output.warn(warning));
+      print(outcome.path, outcome.value);
+    });
   });
   progress.stop();
   await finish?.(outcomes);

@@ -14,6 +14,7 @@ import type { SummarizeOptions } from '../strategies/summarize.js';
 import type { StrategyName } from '../strategies/index.js';
 import { createStrategy } from '../strategies/index.js';
 import type { CompactionStrategy } from '../strategies/strategy.js';
+import { logSummarizer } from './log.js';
 import { strategyOptionsFromArgs } from './options.js';
 import { simulatedClient } from '../llm/simulated.js';
 import { DEFAULT_SUMMARIZER_CONTEXT } from '../llm/models.js';
@@ -99,7 +100,7 @@ export function summarizeOptions(settings: SummarizerSettings, setup: ClientSetu
   const client = createChatClient(settings, {
     apiKey: setup.dryRun ? null : readApiKey(settings, env),
     verbose: setup.verbose,
-    log: (line) => process.stderr.write(`compactor: llm: ${line}\n`),
+    log: logSummarizer,
   });
   return {
     client,
