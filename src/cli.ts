@@ -12,6 +12,7 @@ import { estimateCommand } from './commands/estimate.js';
 import { inspectCommand } from './commands/inspect.js';
 import { replayCommand } from './commands/replay.js';
 import { installInterruptHandlers, interruption } from './commands/interrupt.js';
+import { logFormat, logMessage } from './commands/log.js';
 import { describeError, ExitCode, InputError, UsageError } from './errors.js';
 
 /**
@@ -66,8 +67,11 @@ export async function main(argv: readonly string[] = hideBin(process.argv)): Pro
     await parser.parseAsync();
   } catch (error) {
     const known = error instanceof InputError || error instanceof UsageError;
-    process.stderr.write(`compactor: ${known ? '' : 'error: '}${describeError(error)}\n`);
-    if (error instanceof UsageError) process.stderr.write('Run compactor --help for usage.\n');
+    if (logFormat() === 'json') logMessage('error', describeError(error));
+    else {
+      process.stderr.write(`compactor: ${known ? '' : 'error: '}${describeError(error)}\n`);
+      if (error instanceof UsageError) process.stderr.write('Run compactor --help for usage.\n');
+    }
     if (!known && process.env['COMPACTOR_DEBUG'] && error instanceof Error) process.stderr.write(`${error.stack}\n`);
     process.exitCode = exitCodeFor(error);
   } finally {

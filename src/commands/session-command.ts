@@ -10,6 +10,7 @@ import type { Diagnostic } from '../session/model.js';
 import type { Outcome } from './batch.js';
 import { exitCodeFor } from './gates.js';
 import { selectInputs } from './inputs.js';
+import { logFormat } from './log.js';
 import type { CommonArgs } from './options.js';
 import type { CommandOutput } from './output.js';
 import { createOutput, reportFailure } from './output.js';
@@ -46,7 +47,8 @@ export async function runSessionCommand<Result extends SessionResult>(
 ): Promise<void> {
   const paths = await selectInputs(args.inputs, parseShard(args.shard));
   const output = createOutput(args.json);
-  const progress = createProgress(paths.length, options.progress && shouldShowProgress(args.json));
+  // JSON logs on stderr are for a program to read: no bar among them.
+  const progress = createProgress(paths.length, options.progress && shouldShowProgress(args.json || logFormat() === 'json'));
   const { run, print, finish, breached } = command(output);
   const outcomes = await run(paths, (outcome) => {
     progress.tick(outcome.path);

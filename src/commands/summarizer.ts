@@ -56,7 +56,7 @@ export function withSummarizer<T>(yargs: Argv<T>, modelFlag: SummarizerModelFlag
     .option('concurrency', { describe: 'sessions at once [default: 4]', type: 'number' })
     .option('on-error', { describe: 'when the summarizer fails [default: fail]', choices: ON_ERROR_CHOICES as unknown as string[] })
     .option('max-retries', { describe: 'retries on 429/5xx/connection errors [default: 2]', type: 'number' })
-    .option('verbose', { describe: 'log summarizer requests (no headers, no key)', type: 'boolean', default: false });
+    .option('verbose', { describe: 'log summarizer requests (no headers, no key), and compact\'s compaction events', type: 'boolean', default: false });
 }
 
 /** Flags > COMPACTOR_* variables > config file > defaults. */
