@@ -90,9 +90,13 @@ describe('compact --log-format json', () => {
     try {
       const broken = join(copy.dir, 'broken.jsonl');
       await writeFile(broken, '{"id":"a","role":"user","content":"hi"}\n{oops\n');
+      // Not a session: the walk skips it with a warning.
+      await writeFile(join(copy.dir, 'history.jsonl'), `${JSON.stringify({ display: '/init', pastedContents: {}, timestamp: 1 })}\n`);
       const result = await runCli(['compact', '--log-format', 'json', '--context-limit', '80000', copy.dir]);
       expect(result.exitCode).toBe(1);
-      const errors = events(result.stderr).filter((event) => event['level'] === 'error');
+      const all = events(result.stderr);
+      expect(all.filter((event) => event['level'] === 'warning').map((event) => event['message'])).toEqual([expect.stringMatching(/history\.jsonl/)]);
+      const errors = all.filter((event) => event['level'] === 'error');
       expect(errors.map((event) => event['event'])).toEqual(['error', 'error', 'error']);
       expect(errors[0]).toMatchObject({ session: broken });
       expect(errors[0]!['message']).toMatch(new RegExp(`^${broken}:2: invalid JSON`));

@@ -23,6 +23,7 @@ import { sniffWalkedFile } from '../formats/index.js';
 import { isSidecarPath } from '../sidecar/store.js';
 import type { Shard } from './shard.js';
 import { selectShard } from './shard.js';
+import { logMessage } from './log.js';
 
 const SESSION_GLOBS = ['**/*.jsonl', '**/chats/session-*.json'];
 /** Claude Code keeps large tool outputs under `<session>/tool-results/`: never sessions. */
@@ -77,7 +78,7 @@ async function walk(pattern: string | readonly string[], cwd?: string): Promise<
 }
 
 function warn(message: string): void {
-  process.stderr.write(`compactor: warning: ${message}\n`);
+  logMessage('warning', message);
 }
 
 /** The session files among what a walk or glob found; the rest is reported on stderr. */
