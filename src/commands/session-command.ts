@@ -50,16 +50,21 @@ export async function runSessionCommand<Result extends SessionResult>(
   // JSON logs on stderr are for a program to read: no bar among them.
   const progress = createProgress(paths.length, options.progress && shouldShowProgress(args.json || logFormat() === 'json'));
   const { run, print, finish, breached } = command(output);
-  const outcomes = await run(paths, (outcome) => {
-    progress.tick(outcome.path);
-    // A session's lines go above the bar, which is drawn again below them with the new count.
-    printAbove(() => {
-      if (!outcome.ok) return reportFailure(output, outcome.path, outcome.error);
-      outcome.value.warnings?.forEach((warning) => output.warn(warning));
-      print(outcome.path, outcome.value);
+  let outcomes: Outcome<Result>[];
+  try {
+    outcomes = await run(paths, (outcome) => {
+      progress.tick(outcome.path);
+      // A session's lines go above the bar, which is drawn again below them with the new count.
+      printAbove(() => {
+        if (!outcome.ok) return reportFailure(output, outcome.path, outcome.error);
+        outcome.value.warnings?.forEach((warning) => output.warn(warning));
+        print(outcome.path, outcome.value);
+      });
     });
-  });
-  progress.stop();
+  } finally {
+    // Also when the run throws: the bar's timer would keep the process alive.
+    progress.stop();
+  }
   await finish?.(outcomes);
   await output.close();
   process.exitCode = exitCodeFor(
