@@ -2,11 +2,12 @@
  * The Claude Code reader builds messages while it reads and hands them to the lean path's `keep`
  * hook as they settle (src/formats/claude-code-messages.ts), then lets the parent chain pick them.
  * These check that the lean read still equals the full read on every Claude fixture (abandoned
- * branches, a result written before its call, sidechains), that a response line written after
- * the next response began is still merged (the reader rebuilds from the chain), and which
- * messages reach the hook.
+ * branches, a result written before its call, sidechains, parallel tool results), that a
+ * response line written after the next response began is still merged (the reader rebuilds
+ * from the chain), and which messages reach the hook.
  */
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import fg from 'fast-glob';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -20,8 +21,8 @@ import { isSlim } from '../src/session/slim.js';
 const dir = mkdtempSync(join(tmpdir(), 'compactor-claude-stream-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const REAL = 'fixtures/real/claude-code';
-const FIXTURES = ['fixtures/formats/claude-code.jsonl', ...readdirSync(REAL).map((name) => join(REAL, name))];
+/** Every Claude Code fixture, hand-made and real, subagent transcripts included (read as sessions of their own). */
+const FIXTURES = fg.sync(['fixtures/formats/claude-code*.jsonl', 'fixtures/formats/claude-code-project/**/*.jsonl', 'fixtures/real/claude-code/**/*.jsonl']).sort();
 
 const load = (path: string, messages: 'full' | 'lean') => loadSession(path, { format: 'claude-code', withSidecar: false, messages });
 /** What a slim message keeps (text blocks go). */

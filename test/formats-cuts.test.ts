@@ -61,9 +61,10 @@ function separatedPairs(messages: readonly Message[], start: number, cut: number
 
 describe('no cut separates a tool call from its result', () => {
   it('holds the fixtures this test needs', () => {
-    // 13 real JSONL files and 2 Gemini CLI chat files, 9 hand-written format files, bug.jsonl, 2 audit fixtures,
-    // 12 written by the real agents
-    expect(fixtures.map((fixture) => fixture.name)).toHaveLength(39);
+    // 17 real JSONL files (marot/spotter's session with its 2 subagent transcripts, each read as a
+    // session here) and 2 Gemini CLI chat files, 17 hand-written format files (5 of them a Claude
+    // Code project folder), bug.jsonl, 2 audit fixtures, 12 written by the real agents
+    expect(fixtures.map((fixture) => fixture.name)).toHaveLength(51);
     const pairs = fixtures.reduce((total, { session }) => total + toolPairs(session.messages).length, 0);
     expect(pairs).toBeGreaterThan(900);
   });

@@ -119,7 +119,7 @@ describe('walking an archive directory', () => {
     ]);
     expect(result.stderr.trim().split('\n').sort()).toEqual(
       [
-        `compactor: warning: ${archive}: skipped 1 Claude Code subagent transcript (name a file to read it)`,
+        `compactor: warning: ${archive}: skipped 1 Claude Code subagent transcript whose session is not among the inputs (name a file to read it)`,
         `compactor: warning: ${join(archive, 'claude', 'history.jsonl')}: not a session file (no known format); skipped`,
         `compactor: warning: ${join(archive, 'claude', 'projects', '-home-dev-app', 'empty.jsonl')}: empty file; skipped`,
       ].sort(),

@@ -145,7 +145,7 @@ describe('finding Gemini chat files', () => {
     await writeFile(join(home, '.gemini', 'tmp', '1b37d21d2d', 'logs.json'), '[\n  {"type": "user"}\n]\n');
     await writeFile(join(chats, 'checkpoint-a.json'), '{\n  "history": []\n}\n');
     await writeFile(join(subagents, 'agent-a3f9c21.meta.json'), JSON.stringify({ agentType: 'Explore' }));
-    expect(sniffWalkedFile(session)).toBe('session');
+    expect(sniffWalkedFile(session)).toEqual({ kind: 'session' });
     expect(takeSniffedFormat(session)).toBe('gemini-cli');
     const result = await runCli(['inspect', '--json', home]);
     expect(result.exitCode).toBe(0);

@@ -18,6 +18,9 @@ const CLAUDE_1AF7 = 'claude-code/claude-code-viewer_1af7fc5e-8455-4414-9ccd-011d
 const CLAUDE_5C03 = 'claude-code/claude-code-viewer_5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl';
 const CLAUDE_FE5E = 'claude-code/claude-code-viewer_fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl';
 const CLAUDE_SCHEMA = 'claude-code/agent-sessions_claude_small_schema-fixture.jsonl';
+/** Beside it, its two subagent transcripts: a walk counts them in its spend, not as sessions. */
+const CLAUDE_MAROT = 'claude-code/marot_spotter/258c7280-ae70-4798-800f-63464d01a85d.jsonl';
+const CLAUDE_TOOL_HEAVY = 'claude-code/marot_spotter/tool_heavy.jsonl';
 const CODEX_ROLLOUT = 'codex/codex-session-view_rollout-2025-11-17T15-30-28-019a93b9.jsonl';
 const CODEX_META = 'codex/codex-session-view_example-session-metadata_session_meta_only.jsonl';
 const CODEX_SCHEMA = 'codex/agent-sessions_codex_small_schema-fixture.jsonl';
@@ -28,7 +31,23 @@ const PI_BEFORE = 'pi/pi-mono_before-compaction_v1.jsonl';
 const PI_LARGE = 'pi/pi-mono_large-session_v1.jsonl';
 const PI_V3 = 'pi/agent-sessions_pi_small_v3.jsonl';
 
-const ALL = [CLAUDE_SCHEMA, CLAUDE_1AF7, CLAUDE_5C03, CLAUDE_FE5E, CODEX_SCHEMA, CODEX_META, CODEX_ROLLOUT, CODEX_TUI, CODEX_DESKTOP, CODEX_ABORTED, PI_V3, PI_BEFORE, PI_LARGE];
+const ALL = [
+  CLAUDE_SCHEMA,
+  CLAUDE_1AF7,
+  CLAUDE_5C03,
+  CLAUDE_FE5E,
+  CLAUDE_MAROT,
+  CLAUDE_TOOL_HEAVY,
+  CODEX_SCHEMA,
+  CODEX_META,
+  CODEX_ROLLOUT,
+  CODEX_TUI,
+  CODEX_DESKTOP,
+  CODEX_ABORTED,
+  PI_V3,
+  PI_BEFORE,
+  PI_LARGE,
+];
 
 interface Expected {
   format: string;
@@ -71,6 +90,10 @@ interface Expected {
  * (before-compaction: 990 − 19 + 2 = 973; large-session: 914 − 22 = 892). Turns were counted by
  * a separate node one-liner applying the rule "a user message after at least one call opens a turn".
  *
+ * marot/spotter (Claude Code 2.1.39) by the same one-liner: 152 requests, 15,121,271 / 38,899;
+ * its messages are every user line (192) and one per response (152); tool_heavy.jsonl: 4
+ * requests, 105,981 / 212, 13 user lines + 4 responses.
+ *
  * Schema fixtures (trimmed values, not real sessions): the Claude one repeats the uuid
  * "[trimmed for fixture]" on 44 lines, so it is read in file order; its five assistant lines
  * with message.id "[trimmed for fixture]" are one response by the dedup rule, and only a-nested-1
@@ -81,6 +104,8 @@ const EXPECTED: Record<string, Expected> = {
   [CLAUDE_5C03]: { format: 'claude-code', messages: 25, turns: 1, requests: 10, input: 216_399, output: 2_003, recorded: 0 },
   [CLAUDE_FE5E]: { format: 'claude-code', messages: 23, turns: 2, requests: 9, input: 168_358, output: 2_636, recorded: 0 },
   [CLAUDE_SCHEMA]: { format: 'claude-code', messages: 8, turns: 3, requests: 2, input: 34, output: 22, recorded: 2 },
+  [CLAUDE_MAROT]: { format: 'claude-code', messages: 344, turns: 5, requests: 152, input: 15_121_271, output: 38_899, recorded: 1 },
+  [CLAUDE_TOOL_HEAVY]: { format: 'claude-code', messages: 17, turns: 3, requests: 4, input: 105_981, output: 212, recorded: 0 },
   [CODEX_ROLLOUT]: { format: 'codex', messages: 80, turns: 1, requests: 39, input: 1_099_261, output: 22_305, recorded: 0 },
   [CODEX_META]: { format: 'codex', messages: 0, turns: 0, requests: 0, input: 0, output: 0, recorded: 0 },
   [CODEX_SCHEMA]: { format: 'codex', messages: 21, turns: 5, requests: 8, input: 81_937, output: 164, recorded: 3 },

@@ -35,7 +35,7 @@ async function file(name: string, lines: readonly string[], ending = '\n'): Prom
 describe('the sniff of a walked file', () => {
   it('remembers the format it found, for one read', async () => {
     const path = await file('plain.jsonl', [1, 2, 3].map(canonicalLine));
-    expect(sniffWalkedFile(path)).toBe('session');
+    expect(sniffWalkedFile(path)).toEqual({ kind: 'session' });
     expect(takeSniffedFormat(path)).toBe('canonical');
     expect(takeSniffedFormat(path)).toBeNull();
   });
@@ -44,13 +44,13 @@ describe('the sniff of a walked file', () => {
     const lines = Array.from({ length: 25 }, (_, index) => canonicalLine(index + 1));
     lines[22] = '{"id": oops';
     const path = await file('long.jsonl', lines);
-    expect(sniffWalkedFile(path)).toBe('session');
+    expect(sniffWalkedFile(path)).toEqual({ kind: 'session' });
     expect(takeSniffedFormat(path)).toBe('canonical');
   });
 
   it('remembers a last line without its newline, as detection reads it', async () => {
     const path = await file('unterminated.jsonl', [1, 2].map(canonicalLine), '');
-    expect(sniffWalkedFile(path)).toBe('session');
+    expect(sniffWalkedFile(path)).toEqual({ kind: 'session' });
     expect(takeSniffedFormat(path)).toBe('canonical');
   });
 
@@ -60,13 +60,13 @@ describe('the sniff of a walked file', () => {
     ['a second line longer than the sniff reads', [canonicalLine(1), JSON.stringify({ id: 'm2', role: 'assistant', content: 'x'.repeat(300 << 10) })]],
   ])('remembers nothing after %s', async (_, lines) => {
     const path = await file('odd.jsonl', lines);
-    expect(sniffWalkedFile(path)).toBe('session');
+    expect(sniffWalkedFile(path)).toEqual({ kind: 'session' });
     expect(takeSniffedFormat(path)).toBeNull();
   });
 
   it('is not used once the file has changed: the session is detected again', async () => {
     const path = await file('changed.jsonl', [1, 2].map(canonicalLine));
-    expect(sniffWalkedFile(path)).toBe('session');
+    expect(sniffWalkedFile(path)).toEqual({ kind: 'session' });
     await cp(CLAUDE, path);
     const session = await readSession(path);
     expect(session.format).toBe('claude-code');

@@ -3,7 +3,8 @@
  *
  * - **spend**: every call the provider billed: the context's calls whose usage the file reports,
  *   and the billed calls that are not messages of the context (Session.offContext: abandoned
- *   branches, subagents, review threads, aborted replies, usage matching no message). What the
+ *   branches, subagents, the agent's compaction summariser, review threads, aborted replies,
+ *   usage matching no message). What the
  *   readers deduplicated is what the provider billed; this module adds up, it does not dedupe.
  * - **context**: the live conversation as the model last saw it, one call per assistant message,
  *   reported or estimated: what turn tables, growth, cuts and compaction work on.
@@ -25,6 +26,7 @@ export type LedgerDifference = SpendCause | 'estimated';
 export const DIFFERENCE_LABELS: Readonly<Record<LedgerDifference, string>> = {
   'abandoned-branch': 'abandoned branch',
   subagent: 'subagents',
+  compaction: 'compaction summary',
   review: 'review',
   aborted: 'aborted',
   unmatched: 'unmatched usage',

@@ -8,18 +8,19 @@
  * walk skips directories named *.jsonl (it walks into them) and FIFOs, sockets and devices
  * (reading them could block forever).
  * What a walk or a glob finds is sniffed first (its first lines): files no reader knows are
- * skipped with a warning, and Claude Code subagent transcripts are skipped with one note per
- * input, so a whole `~/.claude/projects` or `~/.codex/sessions` reads without failing. The
- * format a sniff finds is remembered for the read (formats/sniffed.ts). A file named explicitly
- * is always read (and fails clearly if it is not a session).
+ * skipped with a warning, so a whole `~/.claude/projects` or `~/.codex/sessions` reads without
+ * failing. The format a sniff finds is remembered for the read (formats/sniffed.ts). A file named
+ * explicitly is always read (and fails clearly if it is not a session), except a Claude Code
+ * subagent transcript whose session is among the inputs: the session's read counts its calls
+ * (one note says so). Walked subagent transcripts are never read as sessions of their own.
  * Each file also gets a machine-independent key (its path relative to the input that found
  * it), which `--shard` hashes (shard.ts).
  */
 import { lstat, stat } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { UsageError } from '../errors.js';
-import { sniffWalkedFile } from '../formats/index.js';
+import { namedSubagentParent, sniffWalkedFile } from '../formats/index.js';
 import { isSidecarPath } from '../sidecar/store.js';
 import type { Shard } from './shard.js';
 import { selectShard } from './shard.js';
@@ -81,33 +82,56 @@ function warn(message: string): void {
   logMessage('warning', message);
 }
 
-/** The session files among what a walk or glob found; the rest is reported on stderr. */
-async function sessionsAmong(input: string, paths: readonly string[]): Promise<string[]> {
-  let subagents = 0;
+/** A Claude Code subagent transcript met among the inputs, and the session file it belongs to. */
+interface Subagent {
+  readonly path: string;
+  readonly parent: string | null;
+}
+
+/** What one directory or glob found: its sessions and the subagent transcripts beside them. */
+interface Found {
+  readonly input: string;
+  readonly candidates: number;
+  readonly sessions: readonly string[];
+  readonly subagents: readonly Subagent[];
+}
+
+/** The session files among what a walk or glob found; unknown and empty files are reported on stderr. */
+async function sessionsAmong(input: string, paths: readonly string[]): Promise<Found> {
+  const subagents: Subagent[] = [];
   const sessions: string[] = [];
   for (const [index, path] of paths.entries()) {
     if (index > 0 && index % SNIFF_BETWEEN_TURNS === 0) await nextTurn();
-    const kind = sniffWalkedFile(path);
-    if (kind === 'session') sessions.push(path);
-    else if (kind === 'subagent') subagents++;
-    else warn(`${path}: ${kind === 'empty' ? 'empty file' : 'not a session file (no known format)'}; skipped`);
+    const found = sniffWalkedFile(path);
+    if (found.kind === 'session') sessions.push(path);
+    else if (found.kind === 'subagent') subagents.push({ path, parent: found.parent });
+    else warn(`${path}: ${found.kind === 'empty' ? 'empty file' : 'not a session file (no known format)'}; skipped`);
   }
-  if (subagents > 0) {
-    warn(`${input}: skipped ${subagents} Claude Code subagent transcript${subagents === 1 ? '' : 's'} (name a file to read it)`);
-  }
-  return sessions;
+  return { input, candidates: paths.length, sessions, subagents };
 }
+
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 export async function expandInputs(inputs: readonly string[]): Promise<string[]> {
   return (await expandInputFiles(inputs)).map((file) => file.path);
 }
 
+/**
+ * The inputs' session files. Claude Code subagent transcripts are read with their session (their
+ * calls are its spend: formats/claude-code.ts), so one whose session is among the inputs is not
+ * read again as a session of its own, whether it was walked or named; a named one whose session is
+ * not among the inputs is read as its own session, a walked one is skipped.
+ */
 export async function expandInputFiles(inputs: readonly string[]): Promise<InputFile[]> {
   const found = new Map<string, string>();
+  const named: Subagent[] = [];
+  const walked: Found[] = [];
   for (const input of inputs) {
     const kind = await kindOf(input);
     if (kind === 'file') {
       if (!found.has(input)) found.set(input, basename(input));
+      const parent = namedSubagentParent(input);
+      if (parent !== null) named.push({ path: input, parent });
       continue;
     }
     const matches =
@@ -120,10 +144,27 @@ export async function expandInputFiles(inputs: readonly string[]): Promise<Input
         kind === 'directory' ? `${input}: no session files in this directory (*.jsonl, or Gemini CLI's chats/session-*.json)` : `${input}: no such file, and no file matches it as a glob`,
       );
     }
-    const sessions = await sessionsAmong(input, candidates);
-    if (sessions.length === 0) throw new UsageError(`${input}: none of its ${candidates.length} candidate files is a session`);
+    const among = await sessionsAmong(input, candidates);
     const base = kind === 'directory' ? input : globBase(input);
-    for (const path of sessions) if (!found.has(path)) found.set(path, relativeKey(path, base));
+    for (const path of among.sessions) if (!found.has(path)) found.set(path, relativeKey(path, base));
+    walked.push(among);
+  }
+  const sessions = new Set([...found.keys()].map((path) => resolve(path)));
+  const withItsSession = (subagent: Subagent) => subagent.parent !== null && sessions.has(resolve(subagent.parent));
+  const counted = new Set<string>();
+  for (const subagent of named.filter(withItsSession)) {
+    found.delete(subagent.path);
+    counted.add(resolve(subagent.path));
+  }
+  for (const among of walked) {
+    const beside = among.subagents.filter(withItsSession);
+    for (const subagent of beside) counted.add(resolve(subagent.path));
+    const alone = among.subagents.length - beside.length;
+    if (alone > 0) warn(`${among.input}: skipped ${plural(alone, 'Claude Code subagent transcript')} whose session is not among the inputs (name a file to read it)`);
+    if (among.sessions.length === 0 && beside.length === 0) throw new UsageError(`${among.input}: none of its ${among.candidates} candidate files is a session`);
+  }
+  if (counted.size > 0) {
+    warn(`${plural(counted.size, 'Claude Code subagent transcript')} counted in ${counted.size === 1 ? 'its' : 'their'} session's spend, not read as a session of ${counted.size === 1 ? 'its' : 'their'} own`);
   }
   return [...found.keys()].sort().map((path) => ({ path, key: found.get(path)! }));
 }

@@ -14,6 +14,13 @@ export const anthropicUsageSchema = z.looseObject({
   output_tokens: count.nullish(),
   cache_creation_input_tokens: count.nullish(),
   cache_read_input_tokens: count.nullish(),
+  /** The cache writes split by lifetime (they sum to `cache_creation_input_tokens`). */
+  cache_creation: z
+    .looseObject({
+      ephemeral_5m_input_tokens: count.nullish(),
+      ephemeral_1h_input_tokens: count.nullish(),
+    })
+    .nullish(),
 });
 export type AnthropicUsage = z.infer<typeof anthropicUsageSchema>;
 
@@ -28,13 +35,22 @@ const toolResultSchema = z.looseObject({
   is_error: z.boolean().nullish(),
 });
 
-/** `input_tokens` is the uncached part; cache reads and writes are reported beside it. */
+/**
+ * `input_tokens` is the uncached part; cache reads and writes are reported beside it. Writes
+ * with a one-hour lifetime (billed higher than five-minute ones) are the part `cacheWrite1h`;
+ * a usage with only the split (no total) takes the total from it.
+ */
 export function anthropicUsage(usage: AnthropicUsage): Usage {
+  const split = usage.cache_creation;
+  const oneHour = split?.ephemeral_1h_input_tokens ?? 0;
+  const cacheWrite = usage.cache_creation_input_tokens ?? (split ? (split.ephemeral_5m_input_tokens ?? 0) + oneHour : 0);
   return {
     input: usage.input_tokens ?? 0,
     output: usage.output_tokens ?? 0,
     cacheRead: usage.cache_read_input_tokens ?? 0,
-    cacheWrite: usage.cache_creation_input_tokens ?? 0,
+    cacheWrite,
+    // Never more than the writes it is part of (a file whose split disagrees with its total).
+    ...(oneHour > 0 ? { cacheWrite1h: Math.min(oneHour, cacheWrite) } : {}),
   };
 }
 

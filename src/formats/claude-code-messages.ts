@@ -16,20 +16,16 @@
 import type { ContentBlock, Message, Usage } from '../session/model.js';
 import type { AnthropicUsage } from './anthropic-content.js';
 import { anthropicUsage } from './anthropic-content.js';
+import type { BilledLine } from './claude-code-spend.js';
+import { mergeUsage } from './claude-code-spend.js';
 import { nonZeroUsage } from './convert.js';
 
-/** A user or assistant line, parsed. */
-export interface ChatLine {
+/** A user or assistant line, parsed; its billing fields are the response's (claude-code-spend.ts). */
+export interface ChatLine extends BilledLine {
   readonly role: 'user' | 'assistant';
   readonly uuid: string;
   readonly blocks: ContentBlock[];
-  /** `message.id` + `requestId`: the response this line is one block of. */
-  readonly responseKey: string | null;
-  readonly model: string | null;
-  readonly usage: AnthropicUsage | null;
-  readonly final: boolean;
   readonly compactSummary: boolean;
-  readonly timestamp: string | null;
   /** Block types this reader does not know, reported if the line is read. */
   readonly unknownTypes: readonly string[];
 }
@@ -91,11 +87,7 @@ function hasBlock(blocks: readonly ContentBlock[], count: number, block: Content
 function mergeInto(draft: Draft, chat: ChatLine): void {
   const before = draft.blocks.length;
   for (const block of chat.blocks) if (!hasBlock(draft.blocks, before, block)) draft.blocks.push(block);
-  if (draft.final) return;
-  const better = chat.final || (chat.usage?.output_tokens ?? 0) >= (draft.usage?.output_tokens ?? 0);
-  if (chat.usage && better) draft.usage = chat.usage;
-  draft.final = chat.final;
-  draft.model ??= chat.model;
+  mergeUsage(draft, chat);
 }
 
 function toMessage(draft: Draft): Message {

@@ -9,9 +9,14 @@
  *   lines make each message;
  * - lines are ordered by the parent chain from the newest main-chain line, not by time, and
  *   the chain is followed through non-message lines (progress, attachments, system lines);
- *   abandoned branches are left out;
- * - sidechains (subagents written inline by 1.0.x) are left out of the main session; a file
- *   holding nothing but a sidechain (a 2.x subagent transcript) is read as its own session;
+ * - parallel tool calls: each result hangs off its own call's line, so the chain passes through
+ *   the last result only; the others join it after their response;
+ * - abandoned branches (a prompt edited and sent again) and sidechains (subagents written inline
+ *   by 1.0.x) are left out of the context, their calls kept as the session's off-context spend;
+ *   a file holding nothing but a sidechain (a 2.x subagent transcript) is read as its own session;
+ * - the subagent transcripts beside the session (claude-code-subagents.ts) are read for their
+ *   calls only, which are spend too; every call counts once by `message.id` + `requestId`
+ *   (claude-code-spend.ts);
  * - `compact_boundary` + the `isCompactSummary` line = a compaction Claude Code recorded;
  * - `<synthetic>` messages (locally generated, zero usage) are not provider calls: left out;
  * - `toolUseResult` duplicates a tool's output and is never sent to the model: cut out of the
@@ -24,12 +29,13 @@ import type { ContentBlock, Diagnostic, Message, RecordedCompaction, Session } f
 import { anthropicBlocks, anthropicContentSchema, anthropicUsageSchema, unknownTypesWarning } from './anthropic-content.js';
 import type { ChatLine } from './claude-code-messages.js';
 import { MessageAssembler, pickBuilt, rebuildMessages } from './claude-code-messages.js';
+import type { BilledLine } from './claude-code-spend.js';
+import { billedRecord, callKey, responseKeyOf, SessionSpend, SYNTHETIC_MODEL } from './claude-code-spend.js';
+import { subagentTranscriptsOf, transcriptCause } from './claude-code-subagents.js';
 import { asRecord, keepEach, lastModel, lineId, parseLine, partsText, withUniqueIds } from './convert.js';
 import { KeyCutter } from './json-cut.js';
 import { forEachJsonLine } from './jsonl-lines.js';
 import type { FormatReader, ReadOptions } from './reader.js';
-
-const SYNTHETIC_MODEL = '<synthetic>';
 
 const chatLineSchema = z.looseObject({
   type: z.enum(['user', 'assistant']),
@@ -64,11 +70,16 @@ interface ChainNode {
 }
 
 interface ChatLink {
+  readonly role: 'user' | 'assistant';
   readonly responseKey: string | null;
   readonly synthetic: boolean;
   /** The summary's text, on an `isCompactSummary` line. */
   readonly summary?: string;
   readonly unknownTypes: readonly string[];
+  /** The ids of the tool calls an assistant line makes. */
+  readonly calls: readonly string[];
+  /** The ids of the tool calls a user line's results answer. */
+  readonly answers: readonly string[];
 }
 
 const NONE: readonly string[] = [];
@@ -92,7 +103,7 @@ function parseChatLine(value: Record<string, unknown>, file: string, line: numbe
       role: data.type,
       uuid: data.uuid ?? lineId(line),
       blocks,
-      responseKey: data.type === 'assistant' && messageId ? `${messageId}\u0000${data.requestId ?? ''}` : null,
+      responseKey: data.type === 'assistant' ? responseKeyOf(messageId, data.requestId) : null,
       model: data.message.model ?? null,
       usage: data.message.usage ?? null,
       final: data.message.stop_reason !== null && data.message.stop_reason !== undefined,
@@ -101,6 +112,12 @@ function parseChatLine(value: Record<string, unknown>, file: string, line: numbe
       unknownTypes,
     },
   };
+}
+
+/** The ids of a line's tool calls, or of the calls its results answer (most lines have none: one shared empty list). */
+function toolIds(blocks: readonly ContentBlock[], id: (block: ContentBlock) => string | undefined): readonly string[] {
+  const ids = blocks.flatMap((block) => id(block) ?? []);
+  return ids.length > 0 ? ids : NONE;
 }
 
 /** The chain's record of a parsed chat line (the blocks go to the assembler). */
@@ -112,10 +129,13 @@ function chatLinkNode({ chat, uuid, parent, sidechain }: ParsedChat, line: numbe
     line,
     sidechain,
     chat: {
+      role: chat.role,
       responseKey: chat.responseKey,
       synthetic: chat.model === SYNTHETIC_MODEL,
       ...(chat.compactSummary ? { summary: summaryText(chat.blocks) } : {}),
       unknownTypes: chat.unknownTypes.length > 0 ? chat.unknownTypes : NONE,
+      calls: toolIds(chat.blocks, (block) => (block.type === 'tool_request' ? block.id : undefined)),
+      answers: toolIds(chat.blocks, (block) => (block.type === 'tool_result' ? block.tool_request_id : undefined)),
     },
   };
 }
@@ -150,10 +170,15 @@ const UNREAD_VALUES = new KeyCutter({
 
 /**
  * Every line of the file that can be a link in the parent chain, in file order; each user and
- * assistant line also goes to `onChat` as it is read. Once the file has a main-chain message,
- * sidechain messages can no longer be part of the session and are kept as links only.
+ * assistant line also goes to `onChat` as it is read, and each call to `spend`. Once the file has
+ * a main-chain message, sidechain messages can no longer be part of the session and are kept as
+ * links only (their calls are read for the spend).
  */
-async function readNodes(file: string, onChat: (parsed: ParsedChat, line: number) => void): Promise<{ nodes: ChainNode[]; warnings: Diagnostic[] }> {
+async function readNodes(
+  file: string,
+  spend: SessionSpend,
+  onChat: (parsed: ParsedChat, line: number) => void,
+): Promise<{ nodes: ChainNode[]; warnings: Diagnostic[] }> {
   const nodes: ChainNode[] = [];
   let mainChat = false;
   const warnings = await forEachJsonLine(
@@ -163,7 +188,8 @@ async function readNodes(file: string, onChat: (parsed: ParsedChat, line: number
       if (!record) throw new InputError('expected a JSON object', file, line);
       const type = record['type'];
       if (type === 'user' || type === 'assistant') {
-        const node = mainChat && record['isSidechain'] === true ? linkNode(record, line) : chatNode(record, file, line, onChat);
+        const { node, billed } = mainChat && record['isSidechain'] === true ? sidechainLink(record, line) : chatNode(record, file, line, onChat);
+        if (billed) spend.add(billed, { file, line, cause: null, sidechain: node.sidechain });
         mainChat ||= !node.sidechain;
         nodes.push(node);
       } else if (type === 'system' && record['subtype'] === 'compact_boundary') nodes.push(parseBoundary(record, line));
@@ -185,28 +211,47 @@ function linkNode(record: Record<string, unknown>, line: number): ChainNode {
   };
 }
 
+/** A chat line as the chain keeps it, and the call it is part of (assistant lines). */
+interface ReadChat {
+  readonly node: ChainNode;
+  readonly billed: BilledLine | null;
+}
+
+/** A sidechain line once the main chain has begun: a link, and its call for the spend. */
+function sidechainLink(record: Record<string, unknown>, line: number): ReadChat {
+  return { node: linkNode(record, line), billed: billedRecord(record) };
+}
+
 /** A user or assistant line; a malformed one is kept as a link and fails only if it is read. */
-function chatNode(record: Record<string, unknown>, file: string, line: number, onChat: (parsed: ParsedChat, line: number) => void): ChainNode {
+function chatNode(record: Record<string, unknown>, file: string, line: number, onChat: (parsed: ParsedChat, line: number) => void): ReadChat {
   let parsed: ParsedChat;
   try {
     parsed = parseChatLine(record, file, line);
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
-    return { ...linkNode(record, line), invalid: error };
+    return { node: { ...linkNode(record, line), invalid: error }, billed: billedRecord(record) };
   }
   onChat(parsed, line);
-  return chatLinkNode(parsed, line);
+  const { chat } = parsed;
+  return { node: chatLinkNode(parsed, line), billed: chat.role === 'assistant' && chat.model !== SYNTHETIC_MODEL ? chat : null };
+}
+
+/** The current conversation's lines, and the side (main chain or sidechain) it is on. */
+interface Chain {
+  readonly nodes: readonly ChainNode[];
+  readonly sidechain: boolean;
 }
 
 /**
  * The lines of the current conversation, oldest first: from the newest main-chain message back
- * along `parentUuid` (across compact boundaries by `logicalParentUuid`). Files whose uuids are
- * not unique (hand-edited or trimmed fixtures) cannot be chained and keep their file order.
+ * along `parentUuid` (across compact boundaries by `logicalParentUuid`), with the results of
+ * parallel tool calls it passes by. Files whose uuids are not unique (hand-edited or trimmed
+ * fixtures) cannot be chained and keep their file order.
  */
-function currentChain(nodes: readonly ChainNode[], file: string, warnings: Diagnostic[]): ChainNode[] {
+function currentChain(nodes: readonly ChainNode[], file: string, warnings: Diagnostic[]): Chain {
   const chatNodes = nodes.filter((node) => node.chat || node.invalid);
   const leaf = chatNodes.filter((node) => !node.sidechain).at(-1) ?? chatNodes.at(-1);
-  if (!leaf) return [];
+  if (!leaf) return { nodes: [], sidechain: false };
   const byUuid = new Map<string, ChainNode>();
   let duplicates = 0;
   for (const node of nodes) {
@@ -217,9 +262,92 @@ function currentChain(nodes: readonly ChainNode[], file: string, warnings: Diagn
   const sameSide = (node: ChainNode) => node.sidechain === leaf.sidechain && (node.chat || node.boundary || node.invalid);
   if (duplicates > 0) {
     warnings.push({ file, message: `${duplicates} lines repeat another line's uuid; messages kept in file order` });
-    return nodes.filter(sameSide);
+    return { nodes: nodes.filter(sameSide), sidechain: leaf.sidechain };
   }
-  return walkBack(leaf, byUuid, nodes.length).reverse().filter(sameSide);
+  const chain = walkBack(leaf, byUuid, nodes.length).reverse().filter(sameSide);
+  return { nodes: withParallelResults(chain, nodes, byUuid, leaf.sidechain), sidechain: leaf.sidechain };
+}
+
+/** A response's identity: its key, or the line itself when it has no `message.id`. */
+function responseOf(node: ChainNode): string | ChainNode {
+  return node.chat?.responseKey ?? node;
+}
+
+/** The nearest user or assistant line up `node`'s parents, through progress and other non-message lines. */
+function nearestChat(node: ChainNode, byUuid: ReadonlyMap<string, ChainNode>): ChainNode | undefined {
+  let next = node.parent === null ? undefined : byUuid.get(node.parent);
+  for (let steps = 0; next && !next.chat && steps < byUuid.size; steps++) next = next.parent === null ? undefined : byUuid.get(next.parent);
+  return next?.chat ? next : undefined;
+}
+
+/**
+ * The chain with the parts of parallel tool calls it passes by. One response with N tool calls
+ * is N lines, and each result's parent is its own call's line, so the chain from the leaf goes
+ * through the last result only; it can also pass by a call's line itself (when the next call's
+ * line hangs off an earlier result). So every line of a response on the chain joins it, and a
+ * user line off the chain joins when its results answer calls of one response on the chain that
+ * nothing on the chain answers, and its parent (through non-message lines) is a line of that
+ * response. What joins is placed after the response's last line on the chain, among the results
+ * there before the next call, in file order (the order it was written).
+ */
+function withParallelResults(
+  chain: readonly ChainNode[],
+  nodes: readonly ChainNode[],
+  byUuid: ReadonlyMap<string, ChainNode>,
+  sidechain: boolean,
+): ChainNode[] {
+  const onChain = new Set(chain);
+  /** The last index on the chain of each response's lines. */
+  const responseEnd = new Map<string | ChainNode, number>();
+  chain.forEach((node, index) => {
+    if (node.chat?.role === 'assistant') responseEnd.set(responseOf(node), index);
+  });
+  /** What joins the chain, by the index it joins after. */
+  const joining = new Map<number, ChainNode[]>();
+  const join = (node: ChainNode, response: ChainNode | string) => {
+    const end = responseEnd.get(response)!;
+    const parts = joining.get(end);
+    if (parts) parts.push(node);
+    else joining.set(end, [node]);
+    onChain.add(node);
+  };
+  const offChain = nodes.filter((node) => node.chat && node.sidechain === sidechain && !onChain.has(node));
+  for (const node of offChain) {
+    const key = node.chat!.role === 'assistant' ? node.chat!.responseKey : null;
+    if (key !== null && responseEnd.has(key)) join(node, key);
+  }
+  const callers = new Map<string, ChainNode>();
+  const answered = new Set<string>();
+  for (const node of onChain) {
+    for (const id of node.chat?.calls ?? NONE) callers.set(id, node);
+    for (const id of node.chat?.answers ?? NONE) answered.add(id);
+  }
+  for (const node of offChain) {
+    const answers = node.chat!.answers;
+    const caller = answers.length > 0 ? callers.get(answers[0]!) : undefined;
+    if (!caller) continue;
+    const response = responseOf(caller);
+    const answersOthers = (id: string) => {
+      const other = callers.get(id);
+      return answered.has(id) || !other || responseOf(other) !== response;
+    };
+    const parent = nearestChat(node, byUuid);
+    if (answers.some(answersOthers) || !parent || responseOf(parent) !== response) continue;
+    for (const id of answers) answered.add(id);
+    join(node, response);
+  }
+  if (joining.size === 0) return [...chain];
+  const joined: ChainNode[] = [];
+  for (let index = 0; index < chain.length; index++) {
+    joined.push(chain[index]!);
+    const parts = joining.get(index);
+    if (!parts) continue;
+    let next = index + 1;
+    while (next < chain.length && chain[next]!.chat?.role === 'user') next++;
+    joined.push(...[...chain.slice(index + 1, next), ...parts].sort((a, b) => a.line - b.line));
+    index = next - 1;
+  }
+  return joined;
 }
 
 /**
@@ -255,10 +383,13 @@ interface Plan {
   readonly compactions: readonly { readonly boundary: ChainNode; readonly atIndex: number }[];
   readonly summaries: ReadonlyMap<number, string>;
   readonly unknownTypes: readonly string[];
+  /** The calls (callKey) the messages stand for: the context's part of the spend. */
+  readonly calls: ReadonlySet<string>;
 }
 
-function planMessages(chain: readonly ChainNode[]): Plan {
+function planMessages(chain: readonly ChainNode[], file: string): Plan {
   const messages: number[][] = [];
+  const calls = new Set<string>();
   const byResponse = new Map<string, number[]>();
   const compactions: { boundary: ChainNode; atIndex: number }[] = [];
   const summaries = new Map<number, string>();
@@ -271,6 +402,7 @@ function planMessages(chain: readonly ChainNode[]): Plan {
     if (node.invalid) throw node.invalid;
     const chat = node.chat!;
     if (chat.synthetic) continue;
+    if (chat.role === 'assistant') calls.add(callKey(chat.responseKey, file, node.line));
     unknownTypes.push(...chat.unknownTypes);
     const earlier = chat.responseKey ? byResponse.get(chat.responseKey) : undefined;
     if (earlier) {
@@ -286,7 +418,9 @@ function planMessages(chain: readonly ChainNode[]): Plan {
     messages.push(lines);
     if (chat.responseKey) byResponse.set(chat.responseKey, lines);
   }
-  return { messages, compactions, summaries, unknownTypes };
+  // A response's lines in the order they were written, as they were merged while reading.
+  for (const lines of byResponse.values()) lines.sort((a, b) => a - b);
+  return { messages, compactions, summaries, unknownTypes, calls };
 }
 
 /** The planned messages parsed again, when those built while reading do not fit the chain. */
@@ -305,13 +439,41 @@ async function rebuild(file: string, plan: Plan): Promise<Message[]> {
   return rebuildMessages(plan.messages, chats);
 }
 
+/**
+ * Adds the calls of a subagent transcript beside the session to its spend. A transcript that
+ * cannot be read is a warning, and none of its calls count: the session reads without them.
+ */
+async function readTranscriptSpend(path: string, spend: SessionSpend): Promise<Diagnostic[]> {
+  const calls: { billed: BilledLine; line: number }[] = [];
+  let warnings: Diagnostic[];
+  try {
+    warnings = await forEachJsonLine(
+      path,
+      (value, line) => {
+        const record = asRecord(value);
+        const billed = record ? billedRecord(record) : null;
+        if (billed) calls.push({ billed, line });
+      },
+      UNREAD_VALUES,
+    );
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    return [{ file: path, ...(error.line === undefined ? {} : { line: error.line }), message: `subagent transcript left out of the spend: ${error.message}` }];
+  }
+  const cause = transcriptCause(path);
+  for (const { billed, line } of calls) spend.add(billed, { file: path, line, cause, sidechain: true });
+  return warnings;
+}
+
 export async function readClaudeCode(file: string, options?: ReadOptions): Promise<Session> {
   const assembler = new MessageAssembler(options?.keep);
-  const { nodes, warnings } = await readNodes(file, ({ chat, sidechain }, line) => {
+  const spend = new SessionSpend();
+  const { nodes, warnings } = await readNodes(file, spend, ({ chat, sidechain }, line) => {
     if (chat.model !== SYNTHETIC_MODEL) assembler.add(chat, line, sidechain);
   });
   assembler.finish();
-  const plan = planMessages(currentChain(nodes, file, warnings));
+  const chain = currentChain(nodes, file, warnings);
+  const plan = planMessages(chain.nodes, file);
   const built = pickBuilt(plan.messages, assembler.built);
   // Built messages already went through `keep`; rebuilt ones go through it here.
   const messages = built ? withUniqueIds(built) : keepEach(withUniqueIds(await rebuild(file, plan)), options);
@@ -332,13 +494,16 @@ export async function readClaudeCode(file: string, options?: ReadOptions): Promi
 
   const unknown = unknownTypesWarning(plan.unknownTypes);
   if (unknown) warnings.push({ file, message: unknown });
+  for (const transcript of subagentTranscriptsOf(file)) warnings.push(...(await readTranscriptSpend(transcript, spend)));
+  // Calls on the other side of the file than the conversation are its subagents'.
+  const offContext = spend.offContext(plan.calls, (sidechain) => (sidechain === chain.sidechain ? 'abandoned-branch' : 'subagent'));
   const model = lastModel(messages);
   return {
     path: file,
     format: 'claude-code',
     messages,
     recordedCompactions,
-    offContext: [],
+    offContext,
     warnings,
     ...(model ? { model } : {}),
   };
@@ -353,15 +518,6 @@ function isClaudeLine(value: unknown): boolean {
   if (typeof record['sessionId'] === 'string') return true;
   if ('parentUuid' in record && typeof record['uuid'] === 'string') return true;
   return CLAUDE_ONLY_TYPES.has(record['type']) && !('payload' in record) && !('message' in record && 'id' in record);
-}
-
-/**
- * A subagent's own transcript (2.x writes them as `agent-*.jsonl`): every chat line among the
- * first ones is on a sidechain. Directory walks skip these; named explicitly they are read.
- */
-export function looksLikeSubagentTranscript(firstLines: readonly unknown[]): boolean {
-  const chat = firstLines.map(asRecord).filter((line) => line?.['type'] === 'user' || line?.['type'] === 'assistant');
-  return chat.length > 0 && chat.every((line) => line?.['isSidechain'] === true);
 }
 
 export const claudeCodeReader: FormatReader = {

@@ -1,13 +1,13 @@
 /**
  * The format registry: which readers exist, and which one a file needs (`--format auto`).
  */
-import { basename } from 'node:path';
 import { InputError } from '../errors.js';
 import type { Session } from '../session/model.js';
 import { toolPairingDiagnostics } from '../session/tool-pairing.js';
 import { anthropicMessagesReader } from './anthropic-messages.js';
 import { canonicalReader } from './canonical.js';
-import { claudeCodeReader, looksLikeSubagentTranscript } from './claude-code.js';
+import { claudeCodeReader } from './claude-code.js';
+import { headOf, subagentTranscript } from './claude-code-subagents.js';
 import { codexReader } from './codex.js';
 import { geminiCliReader } from './gemini-cli.js';
 import type { DocumentHead } from './json-document.js';
@@ -92,31 +92,42 @@ export async function detectFormat(path: string): Promise<FormatReader> {
   return reader;
 }
 
-/**
- * Claude Code 2.x names subagent transcripts `agent-<hex id>.jsonl`, or `agent-<kind>-<hex id>.jsonl`
- * (`acompact`, `aside_question`), beside the session or in `<session>/subagents/`.
- */
-const SUBAGENT_FILE = /^agent-(?:[a-z_]+-)?[0-9a-f]{7,}\.jsonl$/;
-
 /** Bytes read to sniff a file found by walking a directory: its first lines, not the whole file. */
 const SNIFF_BYTES = 256 << 10;
 
 /**
  * What a file found by walking a directory holds, from its first lines (or, for one JSON
  * document spread over lines, from the document's head): a session, a Claude Code subagent
- * transcript (read only when named), or something else. A file whose first line is
- * too long to sniff, or that cannot be read, counts as a session: reading it says what is wrong.
- * When the sniff saw exactly the lines detectFormat would parse, all valid, the format found is
- * remembered (sniffed.ts), so reading the session does not detect it again.
+ * transcript (with the session file it belongs to: claude-code-subagents.ts), or something else.
  */
-export function sniffWalkedFile(path: string): 'session' | 'subagent' | 'unknown' | 'empty' {
+export type WalkedFile =
+  | { readonly kind: 'session' | 'unknown' | 'empty' }
+  | { readonly kind: 'subagent'; readonly parent: string | null };
+
+const SESSION: WalkedFile = { kind: 'session' };
+
+function subagentOf(path: string, first: readonly unknown[]): WalkedFile | undefined {
+  const transcript = subagentTranscript(path, () => first);
+  return transcript ? { kind: 'subagent', parent: transcript.parent } : undefined;
+}
+
+/**
+ * What a walked file holds (WalkedFile). A file whose first line is too long to sniff, or that
+ * cannot be read, counts as a session (reading it says what is wrong), unless its place makes it
+ * a subagent transcript. When the sniff saw exactly the lines detectFormat would parse, all
+ * valid, the format found is remembered (sniffed.ts), so reading the session does not detect it
+ * again.
+ */
+export function sniffWalkedFile(path: string): WalkedFile {
   let peek: Peek;
   try {
     peek = peekJsonLines(path, DETECTION_LINES, SNIFF_BYTES);
   } catch {
-    return 'session';
+    return subagentOf(path, []) ?? SESSION;
   }
   const first = peek.values;
+  const subagent = subagentOf(path, first);
+  if (subagent) return subagent;
   if (peek.size > 0 && (!peek.whole || !isJsonObject(first[0]))) {
     // Not plain JSON lines: perhaps one JSON document spread over lines (a Gemini CLI chat).
     const document = peekDocumentHead(path);
@@ -124,16 +135,23 @@ export function sniffWalkedFile(path: string): 'session' | 'subagent' | 'unknown
       const reader = readerForDocument(document);
       // Detection reads the same head, so the format found holds for the read.
       if (reader) rememberSniffed({ path, format: reader.name, size: peek.size, mtimeMs: peek.mtimeMs });
-      return reader ? 'session' : 'unknown';
+      return reader ? SESSION : { kind: 'unknown' };
     }
   }
-  if (first.length === 0) return peek.size === 0 ? 'empty' : peek.size < SNIFF_BYTES ? 'unknown' : 'session';
-  if (SUBAGENT_FILE.test(basename(path)) && looksLikeSubagentTranscript(first)) return 'subagent';
+  if (first.length === 0) return { kind: peek.size === 0 ? 'empty' : peek.size < SNIFF_BYTES ? 'unknown' : 'session' };
   const reader = readerForHead(first);
-  if (!reader) return 'unknown';
+  if (!reader) return { kind: 'unknown' };
   // detectFormat also insists on an object first; otherwise it is left to say what is wrong.
   if (peek.whole && isJsonObject(first[0])) rememberSniffed({ path, format: reader.name, size: peek.size, mtimeMs: peek.mtimeMs });
-  return 'session';
+  return SESSION;
+}
+
+/**
+ * For a file named on the command line: the session file it belongs to when it is a Claude Code
+ * subagent transcript (subagentTranscript), else null.
+ */
+export function namedSubagentParent(path: string): string | null {
+  return subagentTranscript(path, () => headOf(path))?.parent ?? null;
 }
 
 export function readerByName(name: string): FormatReader {

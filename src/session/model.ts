@@ -112,9 +112,11 @@ export function windowStartAt(compactions: readonly RecordedCompaction[], index:
  * - `subagent`: a subagent's own conversation (inline sidechains, `subagents/agent-*.jsonl`);
  * - `review`: a separate thread inside the session (Codex review mode);
  * - `aborted`: a call whose reply the agent dropped (pi aborted or error messages with usage);
- * - `unmatched`: usage the file reports that matches no message (a Codex token_count alone).
+ * - `unmatched`: usage the file reports that matches no message (a Codex token_count alone);
+ * - `compaction`: the call the agent made to write its own compaction summary (Claude Code's
+ *   `subagents/agent-acompact-*.jsonl`).
  */
-export type SpendCause = 'abandoned-branch' | 'subagent' | 'review' | 'aborted' | 'unmatched';
+export type SpendCause = 'abandoned-branch' | 'subagent' | 'review' | 'aborted' | 'unmatched' | 'compaction';
 
 /** A billed provider call that is not a message of the session's context. */
 export interface OffContextCall {

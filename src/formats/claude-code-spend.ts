@@ -1,0 +1,139 @@
+/**
+ * What a Claude Code session was billed for: one call per API response, deduplicated the way the
+ * provider billed it, across the session's file and its subagents' transcripts. A response is
+ * written as several lines sharing `message.id` + `requestId`; input and cache figures repeat on
+ * each, the output count is final on the line with a `stop_reason` (else the largest partial
+ * wins). `<synthetic>` lines are written by Claude Code itself and are no call.
+ *
+ * Which responses are the session's context is claude-code.ts's (the parent chain); this file
+ * keeps the others as off-context calls with their cause. Finding and reading the subagent
+ * files is claude-code-subagents.ts's.
+ */
+import { z } from 'zod';
+import type { OffContextCall, SpendCause } from '../session/model.js';
+import type { AnthropicUsage } from './anthropic-content.js';
+import { anthropicUsage, anthropicUsageSchema } from './anthropic-content.js';
+import { nonZeroUsage } from './convert.js';
+
+export const SYNTHETIC_MODEL = '<synthetic>';
+
+/** One assistant line's part of a billed call. */
+export interface BilledLine {
+  /** `message.id` + `requestId`; null when the line has no `message.id` (then it is a call of its own). */
+  readonly responseKey: string | null;
+  readonly usage: AnthropicUsage | null;
+  /** The line with the response's `stop_reason`: its output count is the final one. */
+  readonly final: boolean;
+  readonly model: string | null;
+  readonly timestamp: string | null;
+}
+
+/** The key that names one response: its `message.id` and the request that produced it. */
+export function responseKeyOf(messageId: string | null | undefined, requestId: string | null | undefined): string | null {
+  return messageId ? `${messageId}\u0000${requestId ?? ''}` : null;
+}
+
+/** The key of a call: its response's, or the line's own for a line without `message.id`. */
+export function callKey(responseKey: string | null, file: string, line: number): string {
+  return responseKey ?? `${file}\u0000${line}`;
+}
+
+/** What is kept of a response's usage while its lines are read. */
+export interface ResponseUsage {
+  usage: AnthropicUsage | null;
+  final: boolean;
+  model: string | null;
+}
+
+/**
+ * A later line of the same response: its usage replaces the one kept unless that one is final
+ * (the final output count wins over partial ones, a larger partial over a smaller one).
+ */
+export function mergeUsage(kept: ResponseUsage, next: BilledLine): void {
+  if (kept.final) return;
+  if (next.usage && (next.final || (next.usage.output_tokens ?? 0) >= (kept.usage?.output_tokens ?? 0))) kept.usage = next.usage;
+  kept.final = next.final;
+  kept.model ??= next.model;
+}
+
+const billedSchema = z.looseObject({
+  requestId: z.string().nullish(),
+  timestamp: z.string().nullish(),
+  message: z.looseObject({
+    id: z.string().nullish(),
+    model: z.string().nullish(),
+    stop_reason: z.string().nullish(),
+    usage: anthropicUsageSchema.nullish(),
+  }),
+});
+
+/**
+ * The billing fields of an assistant line read without its content (sidechain lines, subagent
+ * transcripts); null for other lines, a `<synthetic>` line or one whose billing fields do not parse.
+ */
+export function billedRecord(record: Record<string, unknown>): BilledLine | null {
+  if (record['type'] !== 'assistant') return null;
+  const parsed = billedSchema.safeParse(record);
+  if (!parsed.success) return null;
+  const { message } = parsed.data;
+  if (message.model === SYNTHETIC_MODEL) return null;
+  return {
+    responseKey: responseKeyOf(message.id, parsed.data.requestId),
+    usage: message.usage ?? null,
+    final: message.stop_reason !== null && message.stop_reason !== undefined,
+    model: message.model ?? null,
+    timestamp: parsed.data.timestamp ?? null,
+  };
+}
+
+/** Where a call was first seen, and why it would be off the context. */
+export interface CallSite {
+  readonly file: string;
+  readonly line: number;
+  /** A subagent transcript's cause; null for the session's own file (decided by its chain). */
+  readonly cause: SpendCause | null;
+  readonly sidechain: boolean;
+}
+
+interface Call extends ResponseUsage {
+  readonly site: CallSite;
+  readonly timestamp: string | null;
+}
+
+/** Every billed call met while reading a session and its subagents, once each. */
+export class SessionSpend {
+  private readonly calls = new Map<string, Call>();
+
+  add(billed: BilledLine, site: CallSite): void {
+    const key = callKey(billed.responseKey, site.file, site.line);
+    const known = this.calls.get(key);
+    if (!known) {
+      this.calls.set(key, { site, usage: billed.usage, final: billed.final, model: billed.model, timestamp: billed.timestamp });
+      return;
+    }
+    mergeUsage(known, billed);
+  }
+
+  /**
+   * The calls that are not messages of the context (`inContext`, by callKey), with their cause:
+   * a subagent transcript's own, else `ownCause` of the line's side in the session's file.
+   */
+  offContext(inContext: ReadonlySet<string>, ownCause: (sidechain: boolean) => SpendCause): OffContextCall[] {
+    const off: OffContextCall[] = [];
+    for (const [key, call] of this.calls) {
+      if (inContext.has(key) || !call.usage) continue;
+      const usage = nonZeroUsage(anthropicUsage(call.usage));
+      if (!usage) continue;
+      const { file, line, cause, sidechain } = call.site;
+      off.push({
+        cause: cause ?? ownCause(sidechain),
+        usage,
+        file,
+        line,
+        ...(call.model ? { model: call.model } : {}),
+        ...(call.timestamp ? { timestamp: call.timestamp } : {}),
+      });
+    }
+    return off;
+  }
+}
