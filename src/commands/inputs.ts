@@ -31,6 +31,7 @@ import { isStdin } from '../formats/input-source.js';
 import { isSidecarPath } from '../sidecar/store.js';
 import type { Shard } from './shard.js';
 import { selectShard } from './shard.js';
+import { logMessage } from './log.js';
 
 /** Claude Code keeps large tool outputs under `<session>/tool-results/`: never sessions. */
 const IGNORED_DIRECTORIES = new Set(['node_modules', '.git', 'tool-results']);
@@ -130,7 +131,7 @@ async function walkedDirectory(directory: string): Promise<string[]> {
 }
 
 function warn(message: string): void {
-  process.stderr.write(`compactor: warning: ${message}\n`);
+  logMessage('warning', message);
 }
 
 /** A Claude Code subagent transcript met among the inputs, and the session file it belongs to. */
