@@ -46,7 +46,7 @@ describe('exit codes', () => {
 
   it.each([
     [['estimate', '--no-such-flag', 'x.jsonl'], /Unknown argument/],
-    [['estimate', '--keep-recent', '-5', join(FIXTURES, 'bug.jsonl')], /--keep-recent must be a whole number >= 0, got -5/],
+    [['estimate', '--keep-recent', '-5', join(FIXTURES, 'bug.jsonl')], /--keep-recent: must be a whole number of tokens >= 0 or a percentage of the window \(like 25%\), got -5/],
     [['estimate', '/no/such/file.jsonl'], /no such file, and no file matches it as a glob/],
     [['frobnicate'], /Unknown argument: frobnicate|Unknown command/],
     [[], /name a command/],
@@ -55,8 +55,8 @@ describe('exit codes', () => {
     [['compact', '--on-error', 'maybe', 'x.jsonl'], /^compactor: --on-error must be one of fail, skip, truncate, got "maybe"$/],
     // The last value of a repeated flag is the one checked.
     [['estimate', '--tokenizer', 'o200k', '--tokenizer', 'p50k', 'x.jsonl'], /^compactor: --tokenizer must be one of heuristic, o200k, cl100k, got "p50k"$/],
-    [['estimate', '--reserve', 'abc', 'x.jsonl'], /^compactor: --reserve must be a number, got "abc"$/],
-    [['estimate', '--keep-recent=1e', 'x.jsonl'], /^compactor: --keep-recent must be a number, got "1e"$/],
+    [['estimate', '--reserve', 'abc', 'x.jsonl'], /^compactor: --reserve: must be a whole number of tokens >= 0 or a percentage of the window \(like 25%\), got "abc"$/],
+    [['estimate', '--keep-recent=1e', 'x.jsonl'], /^compactor: --keep-recent: must be a whole number of tokens >= 0 or a percentage of the window \(like 25%\), got "1e"$/],
     [['estimate'], /^compactor: name at least one session file, directory or glob \(or - for stdin\)$/],
     [['context'], /^compactor: name the session file to print$/],
   ])('2 for a wrong command line: %j', async (args, message) => {
