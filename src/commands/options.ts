@@ -87,6 +87,8 @@ export function takeNamesAfterDoubleDash(key: string) {
 
 /** Keys that hold a list by design; any other flag given twice keeps its last value. */
 const LIST_KEYS = new Set(['_', '--', '$0', 'inputs']);
+/** Flags of one command that add up when repeated (`audit --strategy extract --strategy truncate`). */
+const COMMAND_LIST_KEYS: Readonly<Record<string, readonly string[]>> = { audit: ['strategy'] };
 
 /** The value a flag was last given in `tokens` (`--name value` or `--name=value`), if it was. */
 function givenValue(tokens: readonly string[], name: string): string | undefined {
@@ -108,8 +110,9 @@ function givenValue(tokens: readonly string[], name: string): string | undefined
 export function normalizeArgs(tokens: readonly string[]) {
   return (args: Record<string, unknown>): void => {
     restoreStdin(tokens, args);
+    const lists = COMMAND_LIST_KEYS[String((args['_'] as unknown[] | undefined)?.[0])] ?? [];
     for (const [key, value] of Object.entries(args)) {
-      if (!LIST_KEYS.has(key) && Array.isArray(value)) args[key] = value.at(-1);
+      if (!LIST_KEYS.has(key) && !lists.includes(key) && Array.isArray(value)) args[key] = value.at(-1);
     }
     for (const [key, value] of Object.entries(args)) {
       // yargs also sets the camelCase twin of every dashed flag: the dashed one is what was typed.
