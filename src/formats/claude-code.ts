@@ -380,8 +380,10 @@ function walkBack(leaf: ChainNode, byUuid: ReadonlyMap<string, ChainNode>, lines
     seen.add(node);
     chain.push(node);
   }
+  // A boundary's logicalParentUuid may name a line later in a resumed file (real Claude Code
+  // files do): that stop is expected. A loop of parentUuid links is a broken file: said.
   const last = chain.at(-1)!;
-  warnings.push({ file, line: last.line, message: "parentUuid leads back to a later line of the conversation (a cycle); the conversation is read from this line on" });
+  if (last.parent !== null) warnings.push({ file, line: last.line, message: "parentUuid leads back to a later line of the conversation (a cycle); the conversation is read from this line on" });
   return chain;
 }
 
