@@ -22,21 +22,16 @@ describe('audit --strategy on fixtures/bug.jsonl', () => {
     expect(record!.session).toBe('fixtures/bug.jsonl');
     expect(record!.policy).toMatchObject({ context_limit: 80000 });
     const simulated = record!.compactions.filter((c: any) => c.source === 'simulated');
-    // replay compacts three times under this policy, at the same cuts for both strategies
-    expect(simulated.map((c: any) => `${c.strategy} ${c.first_kept_index}`)).toEqual([
-      'extract 6', 'extract 23', 'extract 24', 'truncate 6', 'truncate 23', 'truncate 24',
-    ]);
+    // replay compacts twice under this policy (each time under the trigger), at the same cuts for both strategies
+    expect(simulated.map((c: any) => `${c.strategy} ${c.first_kept_index}`)).toEqual(['extract 23', 'extract 49', 'truncate 23', 'truncate 49']);
     // files commands errors directives, kept/found: the span grows, the counts follow
-    expect(simulated.map(counts)).toEqual([
-      '1/1 1/1 0/0 4/4', '6/6 2/2 1/1 9/9', '6/6 2/2 1/1 9/9',
-      '1/1 1/1 0/0 3/4', '6/6 0/2 1/1 6/9', '6/6 0/2 1/1 6/9',
-    ]);
-    expect(simulated.map((c: any) => c.retention)).toEqual([1, 1, 1, 5 / 6, 13 / 18, 13 / 18]);
+    expect(simulated.map(counts)).toEqual(['6/6 2/2 1/1 9/9', '8/8 4/4 2/2 12/12', '6/6 0/2 0/1 5/9', '8/8 1/4 1/2 8/12']);
+    expect(simulated.map((c: any) => c.retention)).toEqual([1, 1, 11 / 18, 18 / 26]);
     expect(record!.strategies).toEqual([
-      { strategy: 'extract', compactions: 3, retention: 1, lowest_retention: 1, directives_found: 22, directives_kept: 22 },
-      { strategy: 'truncate', compactions: 3, retention: 31 / 42, lowest_retention: 13 / 18, directives_found: 22, directives_kept: 15 },
+      { strategy: 'extract', compactions: 2, retention: 1, lowest_retention: 1, directives_found: 21, directives_kept: 21 },
+      { strategy: 'truncate', compactions: 2, retention: 29 / 44, lowest_retention: 11 / 18, directives_found: 21, directives_kept: 13 },
     ]);
-    const lastTruncate = simulated[5];
+    const lastTruncate = simulated[3];
     expect(lastTruncate.missing).toEqual([
       { kind: 'directive', text: 'Look at crates/coop-gateway and tell me where the history is built.', message_id: 'msg-0001' },
       { kind: 'command', text: 'rg -n "fn messages|assistant_response" crates/', message_id: 'msg-0002' },
@@ -45,8 +40,11 @@ describe('audit --strategy on fixtures/bug.jsonl', () => {
         text: 'Read the session store, the provider trait and the gateway loop, then propose how to add compaction.',
         message_id: 'msg-0007',
       },
-      { kind: 'directive', text: 'Do not change coop-core types.', message_id: 'msg-0007' },
       { kind: 'command', text: 'cargo test --workspace', message_id: 'msg-0020' },
+      { kind: 'error', text: 'error[E0599]: no method named `with_metadata` found for struct `Message` in the current scope', message_id: 'msg-0021' },
+      { kind: 'directive', text: "Go ahead and implement compaction in crates/coop-gateway/src/compaction.rs following pi's approach.", message_id: 'msg-0025' },
+      { kind: 'directive', text: 'Keep it under 300 lines.', message_id: 'msg-0025' },
+      { kind: 'command', text: 'cargo test -p coop-gateway compaction', message_id: 'msg-0032' },
     ]);
   });
 
@@ -55,12 +53,12 @@ describe('audit --strategy on fixtures/bug.jsonl', () => {
     expect(result.exitCode).toBe(0);
     const lines = result.stdout.split('\n');
     expect(lines[0]).toBe('fixtures/bug.jsonl (canonical, 116 messages)');
-    expect(lines.find((line) => line.includes('extract 3'))).toMatch(/extract 3\s+24\s+6\/6\s+2\/2\s+1\/1\s+9\/9\s+51,889\s+100\.0%$/);
-    expect(result.stdout).toContain('extract: 100.0% kept over 3 compactions (lowest 100.0%), every directive kept');
-    expect(result.stdout).toContain('truncate: 73.8% kept over 3 compactions (lowest 72.2%), 15/22 directives kept');
+    expect(lines.find((line) => line.includes('extract 2'))).toMatch(/extract 2\s+49\s+8\/8\s+4\/4\s+2\/2\s+12\/12\s+33,704\s+100\.0%$/);
+    expect(result.stdout).toContain('extract: 100.0% kept over 2 compactions (lowest 100.0%), every directive kept');
+    expect(result.stdout).toContain('truncate: 65.9% kept over 2 compactions (lowest 61.1%), 13/21 directives kept');
     // only the latest compaction of each strategy lists what it lost
-    expect(result.stdout).toContain('missing after truncate 3:\n  directive  Look at crates/coop-gateway and tell me where the history is bu…');
-    expect(result.stdout).not.toContain('missing after truncate 2');
+    expect(result.stdout).toContain('missing after truncate 2:\n  directive  Look at crates/coop-gateway and tell me where the history is bu…');
+    expect(result.stdout).not.toContain('missing after truncate 1');
     expect(result.stdout).not.toContain('missing after extract');
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
   });
@@ -82,14 +80,14 @@ describe('audit of written sidecars', () => {
     expect(truncate.compactions[0]).toMatchObject({
       source: 'sidecar',
       strategy: 'truncate',
-      first_kept_index: 24,
-      first_kept_message_id: 'msg-0025',
+      first_kept_index: 49,
+      first_kept_message_id: 'msg-0050',
       end_index: 116,
       tokens_before: 96212,
-      tokens_after: 57727,
-      retention: 13 / 18,
+      tokens_after: 39401,
+      retention: 20 / 26,
     });
-    expect(counts(truncate.compactions[0])).toBe('6/6 0/2 1/1 6/9');
+    expect(counts(truncate.compactions[0])).toBe('8/8 2/4 2/2 8/12');
 
     // a fresh copy: over the truncate sidecar, compact would report up-to-date
     const second = removeAfterTest(await scratchCopy('bug.jsonl'));
@@ -99,7 +97,7 @@ describe('audit of written sidecars', () => {
     expect(sidecar.strategy).toBe('extract');
     const extract = jsonLines((await runCli(['audit', '--json', other])).stdout)[0]!;
     expect(extract.compactions[0]).toMatchObject({ source: 'sidecar', strategy: 'extract', retention: 1, missing: [] });
-    expect(counts(extract.compactions[0])).toBe('6/6 2/2 1/1 9/9');
+    expect(counts(extract.compactions[0])).toBe('8/8 4/4 2/2 12/12');
   });
 
   it('counts an error kept only in a pruned output as lost', async () => {

@@ -20,7 +20,7 @@ import type { AgentTools } from '../tools/agents/install.js';
 import { agentTools } from '../tools/agents/install.js';
 import type { SessionAgent } from './helpers/agent-fixtures.js';
 import { AGENT_FIXTURES, sessionFiles } from './helpers/agent-fixtures.js';
-import { FIXTURES, jsonLines, runCli } from './helpers/cli.js';
+import { FIXTURES, jsonLines, runCli, sessionRecords } from './helpers/cli.js';
 
 interface Tokens {
   readonly input: number;
@@ -224,7 +224,7 @@ beforeAll(async () => {
   layOut();
   const [inspected, ...reports] = await Promise.all([runCli(['inspect', '--json', root]), ...layouts.map(ccusage)]);
   expect(inspected.exitCode, inspected.stderr).toBe(0);
-  const records = new Map(jsonLines(inspected.stdout).map((record) => [record['session'] as string, record]));
+  const records = new Map(sessionRecords(inspected.stdout).map((record) => [record['session'] as string, record]));
   layouts.forEach((layout, index) => {
     const rows = new Map(reports[index]!);
     for (const [path, fixture] of layout.fixtureOf) {
@@ -281,10 +281,14 @@ describe('inspect on a Claude Code project folder with subagent transcripts', ()
   it.each([
     ['real/claude-code/marot_spotter', 'claude-real', 'marot_spotter'],
     ['agents/claude-code/tools-subagent/projects/-tmp-compactor-agents-project', 'claude-tools-subagent', '-tmp-compactor-agents-project'],
-  ])('%s: the sessions it prints add up to ccusage for the project', async (folder, layoutName, project) => {
+  ])('%s: the sessions it prints, and their roll-up, add up to ccusage for the project', async (folder, layoutName, project) => {
     const result = await runCli(['inspect', '--json', join(FIXTURES, folder)]);
     expect(result.exitCode).toBe(0);
-    const sessions = jsonLines(result.stdout).map((record) => oursOf(record['spend']));
+    const records = jsonLines(result.stdout);
+    const sessions = sessionRecords(result.stdout).map((record) => oursOf(record['spend']));
+    // several sessions end with their roll-up: per project, what they spent together
+    const rollup = records.find((record) => record['rollup'] !== undefined)?.['rollup'];
+    expect(rollup === undefined, 'a roll-up exactly when there are several sessions').toBe(sessions.length < 2);
     const layout = layouts.find((entry) => basename(entry.dir) === layoutName)!;
     const inProject = [...layout.fixtureOf.keys()].filter((path) => relative(join(layout.dir, 'projects', project), path).split('/').length === 1);
     const rows = await ccusage(layout);
@@ -292,6 +296,11 @@ describe('inspect on a Claude Code project folder with subagent transcripts', ()
     const ours = sum(sessions);
     expect(tokensOf(ours)).toEqual(tokensOf(theirs));
     expect(ours.cost!).toBeCloseTo(theirs.cost!, 6);
+    for (const project of rollup ? rollup['by_project'] : []) {
+      expect(rollup['by_project']).toHaveLength(1);
+      expect(tokensOf(oursOf(project))).toEqual(tokensOf(theirs));
+      expect(project['cost']['total_usd']).toBeCloseTo(theirs.cost!, 6);
+    }
     // the transcripts beside the sessions are in them, not sessions of their own
     expect(sessions.length).toBe(inProject.length);
   });

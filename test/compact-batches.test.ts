@@ -28,7 +28,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const COMPACT = ['compact', '--json', '--strategy', 'truncate', '--force', '--keep-recent', '1'];
+const COMPACT = ['compact', '--json', '--strategy', 'truncate', '--force', '--allow-no-gain', '--keep-recent', '1'];
 const FOLDERS = ['a', 'b', 'c'];
 /** More than one batch per folder, and enough sessions that `--jobs 2` starts workers. */
 const PER_FOLDER = 40;

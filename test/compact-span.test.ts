@@ -34,14 +34,16 @@ import { feed, makeFifo, waitForReader } from './helpers/fifo.js';
 const FILES = fg.sync(['bug.jsonl', 'real/**/*.jsonl', 'formats/*.jsonl'], { cwd: FIXTURES, absolute: true }).sort();
 /**
  * Read in full after the lean read: the trimmed schema fixture repeats one uuid (as
- * inspect-lean.test.ts says), and the readers of the pi branch fixture, the Claude Code rewind
+ * inspect-lean.test.ts says), the readers of the pi branch fixture, the Claude Code rewind
  * and the compaction summariser's transcript read alone (its first lines hang off the session's
  * lines) leave out of the session messages they handed over, so the second read cannot map
- * positions.
+ * positions. The Claude Code fixture's lean read already holds every message in full: there is
+ * nothing to read again.
  */
 const READ_IN_FULL = new Set([
   'real/claude-code/agent-sessions_claude_small_schema-fixture.jsonl',
   'formats/pi-branch.jsonl',
+  'formats/claude-code.jsonl',
   'formats/claude-code-rewind.jsonl',
   'real/claude-code/marot_spotter/258c7280-ae70-4798-800f-63464d01a85d/subagents/agent-acompact-fffbd0.jsonl',
 ]);
@@ -135,11 +137,13 @@ describe('compact reads only what it compacts', () => {
   }
 
   it('read most sessions in part', () => {
-    // 3 strategies over every fixture: three fixtures have no valid cut (skipped after the lean
-    // read), three of READ_IN_FULL are read in full (the fourth is one of those with no valid cut).
-    expect(reads.filter((read) => read === 'lean').length).toBe(3 * 3);
+    // 3 strategies over every fixture: two fixtures have no valid cut (skipped after the lean
+    // read), four of READ_IN_FULL are read in full (the fifth is one of those with no valid cut),
+    // every other in part. (Force cuts the Claude Code and pi branch fixtures at their earliest
+    // valid cut once it fits the budget, where it used to give up: they compact now.)
+    expect(reads.filter((read) => read === 'lean').length).toBe(3 * 2);
     expect(reads.filter((read) => read === 'partial').length).toBe(3 * (FILES.length - 6));
-    expect(reads.filter((read) => read === 'full').length).toBe(3 * 3);
+    expect(reads.filter((read) => read === 'full').length).toBe(3 * 4);
   });
 
   it('hands runCompaction slim messages outside what it reads, full ones inside', async () => {

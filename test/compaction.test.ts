@@ -1,9 +1,10 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { CompactionSubject } from '../src/compaction/compact.js';
-import { planCompaction, runCompaction } from '../src/compaction/compact.js';
+import { MAX_CUT_ATTEMPTS, planCompaction, runCompaction, runGuardedCompaction } from '../src/compaction/compact.js';
 import { DEFAULT_POLICY } from '../src/compaction/policy.js';
 import { hashMessages } from '../src/session/hash.js';
 import { buildProviderContext } from '../src/session/provider-view.js';
+import type { Strategy } from '../src/strategies/strategy.js';
 import { truncateStrategy } from '../src/strategies/truncate.js';
 import { estimateAll } from '../src/tokens/estimate.js';
 import type { Message } from '../src/session/model.js';
@@ -100,5 +101,82 @@ describe('runCompaction with truncate', () => {
     expect(state.summary).toMatch(/^\[Compacted 2 messages: 1 user, 1 assistant\]/);
     const view = buildProviderContext(messages, state);
     expect(view[2]!.id).toBe('mid');
+  });
+});
+
+/** A strategy whose summary is `tokens` long each time (a summarizer that writes more than planned). */
+function sized(tokens: readonly number[]): Strategy & { calls: number } {
+  const strategy = {
+    name: 'sized',
+    calls: 0,
+    summarize: async () => {
+      const size = tokens[Math.min(strategy.calls++, tokens.length - 1)]!;
+      return { summary: 'y'.repeat(size * 4), turnPrefixSummary: null, usage: { input: 100, output: size }, details: {} };
+    },
+  };
+  return strategy;
+}
+
+describe('planCompaction and runGuardedCompaction: a compaction must get under the trigger and pay', () => {
+  // Turns of a prompt, one tool call with a 100-token result and an answer; trigger at 1,000 - 500 = 500.
+  const turns = (n: number) => Array.from({ length: n }, () => turn(1, { output: 100 })).flat();
+
+  it('moves the cut past the keep budget when the budget cut would leave the context over the trigger', () => {
+    const messages = turns(8);
+    const plan = planCompaction(subject(messages), { ...policy, keepRecentTokens: 900 });
+    if (plan.kind !== 'compact') throw new Error('expected a compaction');
+    // The budget cut keeps >= 900 and summarizes too little; the earliest cut that gets under is taken.
+    expect(plan.cut).toMatchObject({ pastKeepBudget: true });
+    expect(plan.cut.tokensToSummarize).toBeGreaterThanOrEqual(plan.contextTokens - 500);
+    expect(plan.cut.tokensKept).toBeLessThan(900);
+  });
+
+  it('says would-thrash when no valid cut can bring the context under the trigger', () => {
+    // Two short turns, then a 1,000-token prompt: every valid cut summarizes at most 40 of the 540 needed.
+    const messages = [...turn(0, { user: 10, answer: 10 }), ...turn(0, { user: 10, answer: 10 }), user(1_000)];
+    const plan = planCompaction(subject(messages), policy);
+    expect(plan).toMatchObject({ kind: 'skip', status: 'would-thrash', cut: { kind: 'none', reason: 'cannot-get-under' } });
+  });
+
+  it('moves the cut on when the real summary is larger than planned, and counts every attempt in usage', async () => {
+    const messages = turns(8);
+    const s = subject(messages);
+    const plan = planCompaction(s, policy);
+    if (plan.kind !== 'compact') throw new Error('expected a compaction');
+    // 300-token summaries: the planned cut lands over the trigger, the next one under it.
+    const strategy = sized([300]);
+    const outcome = await runGuardedCompaction(s, plan, strategy, policy);
+    expect(outcome.kind).toBe('compacted');
+    if (outcome.kind !== 'compacted') return;
+    expect(outcome.tokensAfter).toBeLessThanOrEqual(500);
+    expect(outcome.plan.cut.index).toBeGreaterThan(plan.cut.index);
+    expect(strategy.calls).toBeGreaterThan(1);
+    expect(outcome.state.usage).toEqual({ input_tokens: 100 * strategy.calls, output_tokens: 300 * strategy.calls });
+  });
+
+  it('gives up as would-thrash when no cut gets under it, after at most MAX_CUT_ATTEMPTS runs', async () => {
+    const messages = turns(8);
+    const s = subject(messages);
+    const plan = planCompaction(s, policy);
+    if (plan.kind !== 'compact') throw new Error('expected a compaction');
+    const strategy = sized([2_000]);
+    const outcome = await runGuardedCompaction(s, plan, strategy, policy);
+    expect(outcome).toMatchObject({ kind: 'would-thrash', tokensBefore: plan.contextTokens });
+    expect(strategy.calls).toBeLessThanOrEqual(MAX_CUT_ATTEMPTS);
+    // The presets replay the agents as they behave: the same compaction is kept.
+    expect((await runGuardedCompaction(s, plan, sized([2_000]), { ...policy, allowThrash: true, allowNoGain: true })).kind).toBe('compacted');
+  });
+
+  it('refuses a compaction that takes less than 1% of the context off, unless allowed', async () => {
+    const messages = [...turn(0, { user: 10, answer: 10 }), ...turns(8)];
+    const s = subject(messages);
+    // Forced under the trigger with a budget that holds everything: the earliest cut, 10 tokens.
+    const forced = { ...policy, contextLimit: 100_000, force: true, keepRecentTokens: 2_000 };
+    const plan = planCompaction(s, forced);
+    if (plan.kind !== 'compact') throw new Error('expected a compaction');
+    expect(plan.cut).toMatchObject({ index: 1, forced: true, tokensToSummarize: 10 });
+    const outcome = await runGuardedCompaction(s, plan, sized([1]), forced);
+    expect(outcome).toMatchObject({ kind: 'no-gain', tokensBefore: plan.contextTokens });
+    expect((await runGuardedCompaction(s, plan, sized([5]), { ...forced, allowNoGain: true })).kind).toBe('compacted');
   });
 });

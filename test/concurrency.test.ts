@@ -26,7 +26,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const COMPACT = ['compact', '--json', '--strategy', 'truncate', '--force', '--keep-recent', '1'];
+const COMPACT = ['compact', '--json', '--strategy', 'truncate', '--force', '--allow-no-gain', '--keep-recent', '1'];
 
 async function writeSessions(count: number, size = 1): Promise<string[]> {
   const paths: string[] = [];

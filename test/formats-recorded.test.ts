@@ -94,7 +94,7 @@ describe('a sidecar the agent compacted past', () => {
     const session = join(scratch.dir, 'pi-branch.jsonl');
     // A sidecar from before pi's compaction (line 11), keeping from e3.
     const full = await readFile(session, 'utf8');
-    const first = await runCli(['compact', '--json', '--force', '--keep-recent', '0', session]);
+    const first = await runCli(['compact', '--json', '--force', '--allow-no-gain', '--keep-recent', '0', session]);
     expect(jsonLines(first.stdout)[0]!['first_kept_message_id']).toBe('e13');
     const sidecarPath = join(scratch.dir, 'pi-branch_compaction.json');
     const sidecar = JSON.parse(await readFile(sidecarPath, 'utf8'));

@@ -21,7 +21,7 @@ import { startCli } from './helpers/process.js';
 const KILLS = 100;
 const LANES = 2;
 const SESSIONS = 8;
-const COMPACT = ['compact', '--json', '--force', '--keep-recent', '1', '--format', 'canonical'];
+const COMPACT = ['compact', '--json', '--force', '--allow-no-gain', '--keep-recent', '1', '--format', 'canonical'];
 
 let root: string;
 

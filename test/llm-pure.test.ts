@@ -5,7 +5,7 @@
 import { describe, expect, test } from 'vitest';
 import { cutText, MIN_SPLIT_CHARS, packChunks, splitInHalf } from '../src/llm/chunks.js';
 import { redactSecret } from '../src/llm/client.js';
-import { settingsFromEnv } from '../src/llm/config.js';
+import { settingsFromEnv } from '../src/config/sources.js';
 import { chunkBudgetTokens } from '../src/llm/fold.js';
 import { knownContextWindow } from '../src/llm/models.js';
 import { isBatchOverflow, isContextOverflow } from '../src/llm/overflow.js';

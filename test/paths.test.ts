@@ -20,7 +20,7 @@ afterEach(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-const COMPACT = ['compact', '--json', '--force', '--keep-recent', '1'];
+const COMPACT = ['compact', '--json', '--force', '--allow-no-gain', '--keep-recent', '1'];
 
 async function writeSession(path: string, lines: readonly Record<string, unknown>[] = goodLines()): Promise<void> {
   await mkdir(dirname(path), { recursive: true });

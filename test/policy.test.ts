@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_POLICY, emergencyPolicy, shouldCompact, triggerThreshold } from '../src/compaction/policy.js';
+import { compactionPays, DEFAULT_POLICY, emergencyPolicy, shouldCompact, tokensOverTrigger, triggerCeiling, triggerThreshold } from '../src/compaction/policy.js';
 
 describe('shouldCompact', () => {
   it('leaves a small session alone (seed 004: small_session_no_compaction)', () => {
@@ -31,5 +31,30 @@ describe('shouldCompact', () => {
     const emergency = emergencyPolicy({ ...DEFAULT_POLICY, contextLimit: 80_000 });
     expect(emergency.keepRecentTokens).toBe(16_000);
     expect(emergency.force).toBe(true);
+    // What it must reach is the window itself.
+    expect(triggerCeiling(emergency)).toBe(80_000);
+  });
+});
+
+describe('the guards: under the trigger, and paying', () => {
+  it('knows the largest context under the trigger, for either kind of trigger', () => {
+    expect(triggerCeiling(DEFAULT_POLICY)).toBe(98_000);
+    expect(triggerCeiling({ ...DEFAULT_POLICY, contextLimit: 100_000, trigger: { kind: 'percent', percent: 80 } })).toBe(79_999);
+    // A reserve at the limit compacts always: nothing is ever under it.
+    expect(triggerCeiling({ ...DEFAULT_POLICY, contextLimit: 10_000, trigger: { kind: 'reserve', tokens: 10_000 } })).toBeNull();
+  });
+
+  it('asks a compaction over the trigger to take off what exceeds it, unless thrash is allowed', () => {
+    expect(tokensOverTrigger(98_000, DEFAULT_POLICY)).toBe(0);
+    expect(tokensOverTrigger(100_000, DEFAULT_POLICY)).toBe(2_000);
+    expect(tokensOverTrigger(100_000, { ...DEFAULT_POLICY, allowThrash: true })).toBe(0);
+  });
+
+  it('counts a compaction as paying when it takes at least 1% of the context off', () => {
+    expect(compactionPays(53_412, 53_404)).toBe(false);
+    expect(compactionPays(1_380, 1_391)).toBe(false);
+    expect(compactionPays(10_000, 9_900)).toBe(true);
+    expect(compactionPays(10_000, 9_901)).toBe(false);
+    expect(compactionPays(0, 0)).toBe(false);
   });
 });

@@ -182,7 +182,7 @@ describe('--redact on the CLI', () => {
 
   it('compact --redact stores no secret in the sidecar (truncate keeps only file names, masked)', async () => {
     const { session } = await secretSession();
-    const result = await runCli(['compact', '--json', '--redact', '--force', '--keep-recent', '3', session]);
+    const result = await runCli(['compact', '--json', '--redact', '--force', '--allow-no-gain', '--keep-recent', '3', session]);
     expect(result.exitCode).toBe(0);
     const [record] = jsonLines(result.stdout);
     expect(record).toMatchObject({ status: 'compacted', redacted: true });
@@ -194,7 +194,7 @@ describe('--redact on the CLI', () => {
 
   it('without --redact truncate stores the file name as it is (offline: off by default)', async () => {
     const { session } = await secretSession();
-    const result = await runCli(['compact', '--json', '--force', '--keep-recent', '3', session]);
+    const result = await runCli(['compact', '--json', '--force', '--allow-no-gain', '--keep-recent', '3', session]);
     const [record] = jsonLines(result.stdout);
     expect(record).toMatchObject({ status: 'compacted', redacted: false });
     expect(JSON.parse(await readFile(record!['sidecar'], 'utf8')).read_files).toEqual(['https://deploy:hunter2@cfg.example.com/app.env']);
@@ -202,7 +202,7 @@ describe('--redact on the CLI', () => {
 
   it('context --redact prints the provider view with secrets masked', async () => {
     const { session } = await secretSession();
-    await runCli(['compact', '--force', '--keep-recent', '3', session]);
+    await runCli(['compact', '--force', '--allow-no-gain', '--keep-recent', '3', session]);
     const plain = await runCli(['context', session]);
     expect(plain.stdout).toContain(FAKE.anthropic);
     const masked = await runCli(['context', '--redact', session]);

@@ -22,7 +22,7 @@ import { estimateAll } from '../src/tokens/estimate.js';
 import { providerCalls } from '../src/tokens/provider-calls.js';
 import type { Spend } from './helpers/agent-fixtures.js';
 import { agentFixtures, AGENT_FIXTURES, expectedSpend, fixtureAgent, sessionFiles, spendByHand } from './helpers/agent-fixtures.js';
-import { FIXTURES, jsonLines, runCli, scratchCopy } from './helpers/cli.js';
+import { FIXTURES, jsonLines, runCli, scratchCopy, sessionRecords } from './helpers/cli.js';
 
 /** Every session file under a folder: `.jsonl` files and Gemini CLI's chat documents. */
 function sessionFilesUnder(dir: string): string[] {
@@ -96,7 +96,7 @@ describe('fixtures/agents read as one batch: each session is billed what its man
   it('every session, its file and the files beside it, exactly', async () => {
     const result = await runCli(['inspect', '--json', AGENT_FIXTURES]);
     expect(result.exitCode).toBe(0);
-    const spendOf = new Map(jsonLines(result.stdout).map((record) => [record['session'] as string, fromLedger(record['spend'])]));
+    const spendOf = new Map(sessionRecords(result.stdout).map((record) => [record['session'] as string, fromLedger(record['spend'])]));
     for (const { dir, manifest } of agentFixtures()) {
       const { perFile } = expectedSpend(manifest);
       const covered: string[] = [];
@@ -123,7 +123,7 @@ describe('a fork is billed once', () => {
   it('Claude Code --fork-session marks nothing: read alone, the fork counts the call it copied; beside its parent, the parent does', async () => {
     const alone = jsonLines((await runCli(['inspect', '--json', join(CLAUDE, FORK)])).stdout)[0]!;
     expect(alone['spend']).toMatchObject({ requests: 2, input_tokens: 17_475 });
-    const both = jsonLines((await runCli(['inspect', '--json', CLAUDE])).stdout);
+    const both = sessionRecords((await runCli(['inspect', '--json', CLAUDE])).stdout);
     expect(both.map((record) => [record['session'].split('/').pop(), record['spend'].requests])).toEqual([
       [PARENT, 4],
       [FORK, 1],
@@ -143,8 +143,10 @@ describe('a fork is billed once', () => {
       copyFileSync(join(CLAUDE, PARENT), join(dir, 'p', 'ffff0002-0000-4000-8000-000000000002.jsonl'));
       const result = await runCli(['inspect', join(dir, 'p')]);
       expect(result.stdout).toContain('    copied: 1 call, 8,518 tokens, billed in another session:\n      00000002-0000-4000-8000-0000000000f0.jsonl\n');
-      const records = jsonLines((await runCli(['inspect', '--json', join(dir, 'p')])).stdout);
-      expect(records.map((record) => record['spend'].requests)).toEqual([2, 3]);
+      const output = (await runCli(['inspect', '--json', join(dir, 'p')])).stdout;
+      expect(sessionRecords(output).map((record) => record['spend'].requests)).toEqual([2, 3]);
+      // the roll-up adds up the sessions as printed: the call both hold, once
+      expect(jsonLines(output).at(-1)!['rollup']['total']['requests']).toBe(5);
     } finally {
       await cleanup();
     }

@@ -271,7 +271,7 @@ try {
         for (const name of readdirSync(join(dir, folder.name))) if (name.endsWith('_compaction.json')) rmSync(join(dir, folder.name, name));
       }
     };
-    const args = ['compact', '--json', '--strategy', 'truncate', '--force', '--keep-recent', '300', dir];
+    const args = ['compact', '--json', '--strategy', 'truncate', '--force', '--allow-no-gain', '--keep-recent', '300', dir];
     log(`${corpus}: compact`);
     const result = measure(...compactor(args), { runs: flags.runs, scratch, before: removeSidecars });
     const out = result.error ? null : records(result.stdout);
@@ -328,7 +328,7 @@ try {
       for (const name of readdirSync(dir)) if (name.endsWith('_compaction.json')) rmSync(join(dir, name));
     };
     const args = ['compact', '--json', '--strategy', 'summarize', '--base-url', `http://127.0.0.1:${port}/v1`, '--model', 'bench'];
-    args.push('--concurrency', String(concurrency), '--force', '--keep-recent', '1', dir);
+    args.push('--concurrency', String(concurrency), '--force', '--allow-no-gain', '--keep-recent', '1', dir);
     log(`llm: ${sessions} sessions, concurrency ${concurrency}, replies after ${delayMs} ms`);
     const result = measure(...compactor(args), { runs: flags.runs, scratch, before: removeLlmSidecars, env: { OPENAI_API_KEY: 'bench-key' } });
     server.kill();

@@ -51,6 +51,13 @@ export interface BilledCall {
   readonly estimated: boolean;
   /** For a context call another session was billed for (a fork's copy): that session; else null. */
   readonly copiedFrom: string | null;
+  /** When the call was made, as the file says (its message's, or the off-context call's); null if it does not. */
+  readonly timestamp: string | null;
+}
+
+/** Is the call in the spend ledger: billed off the context, or a context call with reported usage that no other session was billed for? */
+export function isSpend(call: BilledCall): boolean {
+  return call.cause !== null || (!call.estimated && call.copiedFrom === null);
 }
 
 /**
@@ -67,8 +74,17 @@ export function billedCalls(session: Session, calls: readonly ProviderCall[], mo
       cause: null,
       estimated: call.estimated,
       copiedFrom: session.messages[call.index]?.copiedFrom ?? null,
+      timestamp: session.messages[call.index]?.timestamp ?? null,
     })),
-    ...session.offContext.map((call) => ({ tokens: usageTokens(call.usage), model: named(call.model), index: null, cause: call.cause, estimated: false, copiedFrom: null })),
+    ...session.offContext.map((call) => ({
+      tokens: usageTokens(call.usage),
+      model: named(call.model),
+      index: null,
+      cause: call.cause,
+      estimated: false,
+      copiedFrom: null,
+      timestamp: call.timestamp ?? null,
+    })),
   ];
 }
 
@@ -97,6 +113,10 @@ export interface Ledger {
   readonly cost: CostSplit | null;
   /** Models whose calls could not be priced (null: calls that name no model). */
   readonly unpriced: readonly (string | null)[];
+  /** The cost of the calls that have a price: `cost`, when every call has one. */
+  readonly pricedCost: CostSplit;
+  /** Calls with tokens whose model has no price: in the token counts, not in `pricedCost`. */
+  readonly unpricedRequests: number;
 }
 
 export interface LedgerPart {
@@ -115,7 +135,8 @@ export interface Ledgers {
   readonly notInSpend: readonly LedgerPart[];
 }
 
-class LedgerSum {
+/** Adds calls, or whole ledgers (a roll-up over sessions), into one ledger. */
+export class LedgerSum {
   private requests = 0;
   private inputTokens = 0;
   private cacheReadTokens = 0;
@@ -123,6 +144,8 @@ class LedgerSum {
   private cacheWrite1hTokens = 0;
   private outputTokens = 0;
   private cost: CostSplit | null = ZERO_COST;
+  private pricedCost: CostSplit = ZERO_COST;
+  private unpricedRequests = 0;
   private readonly unpriced = new Set<string | null>();
 
   add(call: BilledCall, cost: CostSplit | null): void {
@@ -133,13 +156,30 @@ class LedgerSum {
     this.cacheWriteTokens += tokens.cacheWrite;
     this.cacheWrite1hTokens += Math.min(tokens.cacheWrite1h ?? 0, tokens.cacheWrite);
     this.outputTokens += tokens.output;
-    if (cost === null) this.unpriced.add(call.model);
+    if (cost === null) {
+      this.unpriced.add(call.model);
+      this.unpricedRequests++;
+    } else this.pricedCost = addCost(this.pricedCost, cost);
     this.cost = cost && this.cost && addCost(this.cost, cost);
   }
 
+  /** A whole ledger, as if its calls were added one by one. */
+  addLedger(ledger: Ledger): void {
+    this.requests += ledger.requests;
+    this.inputTokens += ledger.inputTokens;
+    this.cacheReadTokens += ledger.cacheReadTokens;
+    this.cacheWriteTokens += ledger.cacheWriteTokens;
+    this.cacheWrite1hTokens += ledger.cacheWrite1hTokens;
+    this.outputTokens += ledger.outputTokens;
+    this.cost = ledger.cost && this.cost && addCost(this.cost, ledger.cost);
+    this.pricedCost = addCost(this.pricedCost, ledger.pricedCost);
+    this.unpricedRequests += ledger.unpricedRequests;
+    for (const model of ledger.unpriced) this.unpriced.add(model);
+  }
+
   ledger(): Ledger {
-    const { requests, inputTokens, cacheReadTokens, cacheWriteTokens, cacheWrite1hTokens, outputTokens, cost } = this;
-    return { requests, inputTokens, cacheReadTokens, cacheWriteTokens, cacheWrite1hTokens, outputTokens, cost, unpriced: [...this.unpriced] };
+    const { requests, inputTokens, cacheReadTokens, cacheWriteTokens, cacheWrite1hTokens, outputTokens, cost, pricedCost, unpricedRequests } = this;
+    return { requests, inputTokens, cacheReadTokens, cacheWriteTokens, cacheWrite1hTokens, outputTokens, cost, unpriced: [...this.unpriced], pricedCost, unpricedRequests };
   }
 }
 
@@ -158,11 +198,12 @@ export function buildLedgers(calls: readonly BilledCall[], costs: readonly (Cost
       return;
     }
     context.add(call, cost);
-    if (call.estimated) part('estimated').add(call, cost);
-    else if (call.copiedFrom !== null) {
+    if (isSpend(call)) spend.add(call, cost);
+    else if (call.estimated) part('estimated').add(call, cost);
+    else {
       part('copied').add(call, cost);
-      billedIn.add(call.copiedFrom);
-    } else spend.add(call, cost);
+      billedIn.add(call.copiedFrom!);
+    }
   });
   const listed = (keep: (cause: LedgerDifference) => boolean): LedgerPart[] =>
     (Object.keys(DIFFERENCE_LABELS) as LedgerDifference[]).flatMap((cause) => {

@@ -43,7 +43,8 @@ function preset(
 ): ReplayPolicy {
   return {
     name,
-    compaction: { contextLimit, trigger: rules.trigger, keepRecentTokens: rules.keepRecentTokens, cutRule: rules.cutRule, force: false },
+    // The agents write every compaction their rule asks for, paying or not: our guards are off.
+    compaction: { contextLimit, trigger: rules.trigger, keepRecentTokens: rules.keepRecentTokens, cutRule: rules.cutRule, force: false, allowNoGain: true, allowThrash: true },
     check: rules.check ?? 'turn-start',
     carryUserTokens: rules.carryUserTokens ?? 0,
     prune: rules.prune ?? null,

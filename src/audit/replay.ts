@@ -16,12 +16,13 @@
  * apply on top of them, summarizing only from the agent's window start, and one the agent
  * compacted past stops counting. Each turn lists the recorded ones that happened in it.
  */
-import { runCompaction, tokensSaved } from '../compaction/compact.js';
+import type { Refusal } from '../compaction/compact.js';
+import { runGuardedCompaction, tokensSaved } from '../compaction/compact.js';
 import type { CompactionState } from '../compaction/state.js';
 import { findCutPoint } from '../compaction/cut-point.js';
 import { SessionIndex } from '../compaction/session-index.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
-import { emergencyPolicy, shouldCompact } from '../compaction/policy.js';
+import { emergencyPolicy, shouldCompact, tokensOverTrigger } from '../compaction/policy.js';
 import type { Message, RecordedCompaction } from '../session/model.js';
 import { isTurnStart, windowStartAt } from '../session/model.js';
 import type { CompactionStrategy } from '../strategies/strategy.js';
@@ -68,6 +69,30 @@ export interface ReplayCompaction {
   readonly state: CompactionState;
 }
 
+/**
+ * A compaction the policy's guards refused (compact.ts runGuardedCompaction): it would not have
+ * shrunk the prompt (`no-gain`), or no valid cut brought it under the trigger (`would-thrash`).
+ * Nothing changed; `tokensAfter` is what the refused compaction would have left (null when no cut
+ * was even tried).
+ */
+export interface ReplayRefusal {
+  readonly refused: Refusal;
+  readonly trigger: CompactionTrigger;
+  readonly turn: number;
+  readonly tokensBefore: number;
+  readonly tokensAfter: number | null;
+  /** What the refused attempts cost the summarizer (custom with a summarizer only), else null. */
+  readonly summarizer: SummarizerCall | null;
+}
+
+/** The simulation's carried tokens once a compaction applies. */
+interface Applied {
+  readonly prunedActive: number;
+  readonly removed: number;
+  readonly summaryTokens: number;
+  readonly carried: number;
+}
+
 export interface ReplayPrune {
   readonly beforeCallIndex: number;
   readonly turn: number;
@@ -96,6 +121,8 @@ export interface ReplayTurn {
   readonly inputTokensAfter: number;
   readonly outputTokens: number;
   readonly compactions: readonly ReplayCompaction[];
+  /** Compactions the policy's guards refused in this turn (none for the presets). */
+  readonly refusals: readonly ReplayRefusal[];
   readonly prunes: readonly ReplayPrune[];
   /** Compactions the agent itself recorded during this turn, with their real effect. */
   readonly recorded: readonly RecordedCompactionEffect[];
@@ -109,6 +136,9 @@ export interface ReplayTotals {
   /** 1 − after / before; 0 when nothing was sent. */
   readonly reduction: number;
   readonly compactions: number;
+  /** Compactions refused as `no-gain` and as `would-thrash`. */
+  readonly noGain: number;
+  readonly wouldThrash: number;
   readonly prunes: number;
   readonly tokensPruned: number;
   readonly summarizerInputTokens: number;
@@ -191,7 +221,7 @@ class Simulation {
   }
 
   prompt(call: ProviderCall): number {
-    return Math.max(0, call.input - this.removed + this.summaryTokens - this.prunedActive);
+    return this.promptWith(call, this);
   }
 
   /** The agent compacted past our cut: its own summary replaced ours, as the reported inputs show. */
@@ -229,33 +259,46 @@ class Simulation {
     return { beforeCallIndex: call.index, turn: turn.turn, messages: marks.length, tokensSaved: saved };
   }
 
-  async compact(call: ProviderCall, position: number, turn: number, rules: CompactionPolicy, trigger: CompactionTrigger): Promise<ReplayCompaction | null> {
-    const { messages, tokens, policy, strategy } = this.input;
+  /**
+   * A compaction before `call`, kept only if it passes the policy's guards (compact.ts
+   * runGuardedCompaction): the same cut and the same checks as `compact`, measured on the
+   * simulated prompt. A refused one changes nothing and is returned as a refusal.
+   */
+  async compact(call: ProviderCall, position: number, turn: number, rules: CompactionPolicy, trigger: CompactionTrigger): Promise<ReplayCompaction | ReplayRefusal | null> {
+    const { messages, strategy } = this.input;
     const recorded = this.input.recorded ?? [];
     const windowStart = windowStartAt(recorded, call.index);
     const start = Math.max(this.firstKept, windowStart);
     const end = call.index;
-    const forced = { ...rules, forcePastPreviousCut: trigger === 'overflow' };
-    const cut = findCutPoint(messages, this.current.values, forced, { start, end }, this.index.insidePairs);
-    if (cut.kind === 'none') return null;
     const tokensBefore = this.prompt(call);
+    const forcePastPreviousCut = trigger === 'overflow';
+    const minSummarizedTokens = tokensOverTrigger(tokensBefore, rules);
+    const cut = findCutPoint(messages, this.current.values, { ...rules, forcePastPreviousCut, minSummarizedTokens }, { start, end, afterCompaction: this.previous !== null }, this.index.insidePairs);
+    if (cut.kind === 'none') {
+      return cut.reason === 'cannot-get-under' ? { refused: 'would-thrash', trigger, turn, tokensBefore, tokensAfter: null, summarizer: null } : null;
+    }
     // The session as it stood before the call: bounded by `end`, not copied.
     const subject = { sessionName: this.input.sessionName, messages, tokens: this.current.values, previous: this.previous, recorded, end };
-    const state = await runCompaction(subject, { kind: 'compact', cut, start, contextTokens: tokensBefore }, strategy, {
+    const outcome = await runGuardedCompaction(subject, { kind: 'compact', cut, start, contextTokens: tokensBefore }, strategy, rules, {
       ...(this.input.count ? { count: this.input.count } : {}),
       now: new Date(0),
       index: this.index,
+      forcePastPreviousCut,
+      measure: (state) => this.promptWith(call, this.applied(state, start, windowStart)),
     });
-    const carried = policy.carryUserTokens > 0 ? this.carriedUserTokens(cut.index, policy.carryUserTokens) : 0;
-    const summarizer = this.summarizerCall(state, cut.tokensToSummarize, tokensBefore);
-    this.prunedActive -= this.prunedSums.sum(start, cut.index);
-    this.firstKept = cut.index;
-    // A summary replaces the span since the window start; prune placeholders replace only outputs.
-    this.removed = state.pruned_outputs
-      ? tokensSaved(messages, tokens, cut.index, state, this.input.count)
-      : this.original.sum(windowStart, cut.index);
-    this.summaryTokens = state.summary_tokens + carried;
-    this.previous = { state, firstKeptIndex: cut.index };
+    if (outcome.kind !== 'compacted') {
+      const spent = this.summarizerCall(outcome.state, cut.tokensToSummarize, tokensBefore);
+      return { refused: outcome.kind, trigger, turn, tokensBefore, tokensAfter: outcome.tokensAfter, summarizer: spent };
+    }
+    const { state } = outcome;
+    const kept = outcome.plan.cut;
+    const applied = this.applied(state, start, windowStart);
+    const summarizer = this.summarizerCall(state, kept.tokensToSummarize, tokensBefore);
+    this.prunedActive = applied.prunedActive;
+    this.firstKept = kept.index;
+    this.removed = applied.removed;
+    this.summaryTokens = applied.summaryTokens;
+    this.previous = { state, firstKeptIndex: kept.index };
     this.rewrote(this.stablePrefix);
     return {
       trigger,
@@ -266,10 +309,28 @@ class Simulation {
       tokensBefore,
       tokensAfter: this.prompt(call),
       summaryTokens: this.summaryTokens,
-      carriedUserTokens: carried,
+      carriedUserTokens: applied.carried,
       summarizer,
       state,
     };
+  }
+
+  /** What the simulation would carry once `state` (a compaction of [start, its first kept message)) applies. */
+  private applied(state: CompactionState, start: number, windowStart: number): Applied {
+    const { messages, tokens, policy } = this.input;
+    const cut = state.first_kept_index;
+    const carried = policy.carryUserTokens > 0 ? this.carriedUserTokens(cut, policy.carryUserTokens) : 0;
+    return {
+      prunedActive: this.prunedActive - this.prunedSums.sum(start, cut),
+      // A summary replaces the span since the window start; prune placeholders replace only outputs.
+      removed: state.pruned_outputs ? tokensSaved(messages, tokens, cut, state, this.input.count) : this.original.sum(windowStart, cut),
+      summaryTokens: state.summary_tokens + carried,
+      carried,
+    };
+  }
+
+  private promptWith(call: ProviderCall, applied: Omit<Applied, 'carried'>): number {
+    return Math.max(0, call.input - applied.removed + applied.summaryTokens - applied.prunedActive);
   }
 
   /**
@@ -311,13 +372,18 @@ export async function replaySession(request: ReplayInput): Promise<ReplayResult>
 
   for (const [turnPosition, turn] of turns.entries()) {
     const compactions: ReplayCompaction[] = [];
+    const refusals: ReplayRefusal[] = [];
     const prunes: ReplayPrune[] = [];
     let inputBefore = 0;
     let inputAfter = 0;
     let outputTokens = 0;
     let baselineAfter = 0;
     for (const [position, call] of turn.calls.entries()) {
-      const keep = (event: ReplayCompaction | null) => event && compactions.push(event);
+      const keep = (event: ReplayCompaction | ReplayRefusal | null) => {
+        if (!event) return;
+        if ('refused' in event) refusals.push(event);
+        else compactions.push(event);
+      };
       sim.followAgent(call);
       if (position === 0) {
         const pruned = sim.prune(turn, call, toolNames);
@@ -345,6 +411,7 @@ export async function replaySession(request: ReplayInput): Promise<ReplayResult>
       inputTokensAfter: inputAfter,
       outputTokens,
       compactions,
+      refusals,
       prunes,
       recorded: effectsInTurn(effects, turns, turnPosition),
     });
@@ -359,6 +426,8 @@ function totalsOf(turns: readonly ReplayTurn[]): ReplayTotals {
     inputTokensAfter: 0,
     outputTokens: 0,
     compactions: 0,
+    noGain: 0,
+    wouldThrash: 0,
     prunes: 0,
     tokensPruned: 0,
     summarizerInputTokens: 0,
@@ -372,11 +441,12 @@ function totalsOf(turns: readonly ReplayTurn[]): ReplayTotals {
     totals.inputTokensAfter += turn.inputTokensAfter;
     totals.outputTokens += turn.outputTokens;
     totals.compactions += turn.compactions.length;
+    for (const refusal of turn.refusals) totals[refusal.refused === 'no-gain' ? 'noGain' : 'wouldThrash']++;
     totals.prunes += turn.prunes.length;
     totals.maxBaselineBefore = Math.max(totals.maxBaselineBefore, turn.baselineBefore);
     totals.maxBaselineAfter = Math.max(totals.maxBaselineAfter, turn.baselineAfter);
     for (const prune of turn.prunes) totals.tokensPruned += prune.tokensSaved;
-    for (const event of turn.compactions) {
+    for (const event of [...turn.compactions, ...turn.refusals]) {
       totals.summarizerInputTokens += event.summarizer?.input ?? 0;
       totals.summarizerOutputTokens += event.summarizer?.output ?? 0;
     }

@@ -63,7 +63,7 @@ function costPair(steps: readonly PromptStep[], rates: Rates, lifetime: CacheLif
 }
 
 /** Cache-aware: a summarizer sent the conversation reads it from the cache; one sent text pays full input. */
-function summarizerCost(event: ReplayCompaction, rates: Rates, cacheAware: boolean): CostSplit {
+function summarizerCost(event: Pick<ReplayCompaction, 'summarizer'>, rates: Rates, cacheAware: boolean): CostSplit {
   if (!event.summarizer) return ZERO_COST;
   const { input, output, cached } = event.summarizer;
   if (cacheAware && cached) return callCost({ input: 0, cacheRead: input, cacheWrite: 0, output }, rates);
@@ -101,8 +101,10 @@ export function policyCosts(result: ReplayResult, rates: Rates, expired: readonl
   const before = costPair(stepsOf(result.calls, expired, 'before', result.stablePrefix), rates, lifetime).pair;
   const afterCalls = costPair(stepsOf(result.calls, expired, 'after', result.stablePrefix), rates, lifetime);
   const events = result.turns.flatMap((turn) => turn.compactions);
-  const summarizerNaive = sumCosts(events.map((event) => summarizerCost(event, rates, false)));
-  const summarizer = sumCosts(events.map((event) => summarizerCost(event, rates, true)));
+  // A refused compaction (custom's guards) saves nothing, but its summarizer calls were paid.
+  const calls = [...events, ...result.turns.flatMap((turn) => turn.refusals)];
+  const summarizerNaive = sumCosts(calls.map((event) => summarizerCost(event, rates, false)));
+  const summarizer = sumCosts(calls.map((event) => summarizerCost(event, rates, true)));
   const after = {
     naive: sumCosts([afterCalls.pair.naive, summarizerNaive]),
     cached: sumCosts([afterCalls.pair.cached, summarizer]),

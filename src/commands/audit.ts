@@ -16,7 +16,8 @@ import { createStrategy, STRATEGY_NAMES } from '../strategies/index.js';
 import { runBatch } from './batch.js';
 import { loadSession } from './load.js';
 import type { CommonArgs, PolicyArgs, SummaryBudgetArgs } from './options.js';
-import { policyFromArgs, policyJson, strategyOptionsFromArgs, wholeNumber, withInputs, withPolicy, withSummaryBudget } from './options.js';
+import { policyFor, policyJson, runSettings, strategyOptionsFromArgs, wholeNumber, withInputs, withPolicy, withSummaryBudget } from './options.js';
+import { sessionWindow } from '../pricing/window.js';
 import { runSessionCommand } from './session-command.js';
 
 interface AuditArgs extends CommonArgs, PolicyArgs, SummaryBudgetArgs {
@@ -137,13 +138,16 @@ export const auditCommand: CommandModule<object, AuditArgs> = {
       })
       .option('show-missing', { describe: 'missing facts listed for the latest compaction of each strategy', type: 'number', default: 5 }) as never,
   handler: async (args) => {
-    const policy = policyFromArgs(args);
+    const settings = await runSettings(args);
     // Validated here rather than in a yargs coerce, which would turn the UsageError into exit 1.
     const strategies = parseStrategies(args.strategy).map((name) => createStrategy(name, strategyOptionsFromArgs(args)));
     const showMissing = wholeNumber('show-missing', args['show-missing'], 0);
     const auditOne = async (path: string) => {
       const loaded = await loadSession(path, { format: args.format, withSidecar: true });
       const { messages } = loaded.session;
+      // The policy at the window the session ran with, as every command takes it.
+      const window = await sessionWindow(loaded.session, { flag: settings.policy.contextLimit ?? undefined });
+      const policy = policyFor(settings.policy, window.tokens);
       const audits: AuditedCompaction[] = [];
       const previous = loaded.subject.previous;
       if (previous) audits.push(auditSidecar(messages, previous.state, previous.firstKeptIndex));
@@ -152,12 +156,12 @@ export const auditCommand: CommandModule<object, AuditArgs> = {
         const result = await replaySession({ sessionName: loaded.subject.sessionName, messages, tokens: loaded.tokens, policy, strategy });
         audits.push(...auditReplay(messages, result, strategy.name));
       }
-      return { loaded, audits, lines: retentionByStrategy(audits, strategies.map((strategy) => strategy.name)), warnings: loaded.warnings };
+      return { loaded, policy, audits, lines: retentionByStrategy(audits, strategies.map((strategy) => strategy.name)), warnings: loaded.warnings };
     };
 
     await runSessionCommand<Awaited<ReturnType<typeof auditOne>>>(args, { progress: true }, (output) => ({
       run: (paths, emit) => runBatch(paths, auditOne, emit),
-      print: (path, { loaded, audits, lines }) => {
+      print: (path, { loaded, policy, audits, lines }) => {
         const record = {
           session: path,
           format: loaded.session.format,

@@ -17,13 +17,15 @@ export interface CountedCalls {
 /**
  * `emit` for a batch, in input order, each session's result with the calls an earlier session
  * counted taken out: `again(path, billedIn)` works the session out again with them as copies.
+ * `settled` holds the outcomes as emitted, for what is worked out over the whole batch after it.
  */
 export function billedOnce<Result extends CountedCalls>(
   emit: (outcome: Outcome<Result>) => void | Promise<void>,
   again: (path: string, billedIn: Readonly<Record<string, string>>) => Promise<Result>,
-): (outcome: Outcome<Result>) => Promise<void> {
+): { readonly emit: (outcome: Outcome<Result>) => Promise<void>; readonly settled: readonly Outcome<Result>[] } {
   const countedIn = new Map<string, string>();
-  return async (outcome) => {
+  const settledAll: Outcome<Result>[] = [];
+  const once = async (outcome: Outcome<Result>): Promise<void> => {
     let settled = outcome;
     if (outcome.ok) {
       const earlier = outcome.value.spendKeys.filter((key) => countedIn.has(key));
@@ -37,6 +39,8 @@ export function billedOnce<Result extends CountedCalls>(
       }
       if (settled.ok) for (const key of settled.value.spendKeys) countedIn.set(key, settled.path);
     }
+    settledAll.push(settled);
     await emit(settled);
   };
+  return { emit: once, settled: settledAll };
 }

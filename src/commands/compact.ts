@@ -7,7 +7,8 @@
  * The summarizer, with its live client, runs here, one session at a time under its lock.
  */
 import type { CommandModule } from 'yargs';
-import { runCompaction, subjectView } from '../compaction/compact.js';
+import type { GuardedCompaction } from '../compaction/compact.js';
+import { runGuardedCompaction, subjectView } from '../compaction/compact.js';
 import type { CompactionState } from '../compaction/state.js';
 import { describeError } from '../errors.js';
 import { SummarizerError } from '../llm/client.js';
@@ -30,22 +31,32 @@ import { sessionTask } from '../workers/task.js';
 import { runBatch } from './batch.js';
 import { readForCompaction } from './compact-read.js';
 import { interruption } from './interrupt.js';
-import type { CommonArgs, PolicyArgs } from './options.js';
-import { jobsFromArgs, plainPolicyArgs, policyFromArgs, strategyOptionsFromArgs, withInputs, withPolicy } from './options.js';
+import type { CommonArgs, PolicyArgs, PolicySettings } from './options.js';
+import { jobsFromArgs, policyFor, refusalReason, runSettings, strategyOptionsFromArgs, withAllowNoGain, withInputs, withPolicy } from './options.js';
+import type { CompactionPolicy } from '../compaction/policy.js';
 import type { ContextWindow } from '../pricing/window.js';
 import { sessionWindow } from '../pricing/window.js';
+import type { LogEvent, LogFields, LogFormat } from './log.js';
+import { configureLog, LOG_FORMATS, logEvent, logMessage, writeEvent } from './log.js';
 import { locatedError } from './output.js';
 import type { ReadTaskOptions } from './sessions.js';
 import { runSessionCommand } from './session-command.js';
 import { runSessionBatches } from './sessions.js';
 import type { SummarizerArgs } from './summarizer.js';
-import { summarizeOptions, summarizerFromArgs, withSummarizer } from './summarizer.js';
+import { summarizeOptions, withSummarizer } from './summarizer.js';
+import { resolveSummarizer } from '../llm/settings.js';
 
-/** `locked`: another compactor process holds the session's sidecar lock; this run left it alone. */
-export type CompactStatus = 'compacted' | 'skipped' | 'up-to-date' | 'locked' | 'failed';
+/**
+ * `locked`: another compactor process holds the session's sidecar lock; this run left it alone.
+ * `no-gain`: the compaction would not shrink the context; `would-thrash`: it would leave the
+ * context over the trigger. Neither writes a sidecar, and neither is a failure.
+ */
+export type CompactStatus = 'compacted' | 'skipped' | 'up-to-date' | 'no-gain' | 'would-thrash' | 'locked' | 'failed';
 
 interface CompactArgs extends CommonArgs, PolicyArgs, SummarizerArgs {
+  'log-format': LogFormat;
   strategy?: StrategyName;
+  'allow-no-gain': boolean;
   'dry-run': boolean;
   redact?: boolean;
 }
@@ -56,13 +67,15 @@ interface CompactResult {
   readonly line: string;
   /** Warnings a worker collected, printed with the result (in this thread they go out at once). */
   readonly warnings?: readonly Diagnostic[];
+  /** Log events a worker collected, likewise. */
+  readonly events?: readonly LogEvent[];
 }
 
 /** What one session's compaction needs besides its path. */
 interface CompactContext {
   readonly format: string;
-  /** The policy flags; the window is each session's own (pricing/window.ts) unless --context-limit. */
-  readonly policyArgs: PolicyArgs;
+  /** The policy settings; the window is each session's own (pricing/window.ts) unless --context-limit. */
+  readonly policy: PolicySettings;
   readonly strict: boolean;
   readonly dryRun: boolean;
   readonly strategy: CompactionStrategy;
@@ -71,6 +84,8 @@ interface CompactContext {
   readonly onError: string;
   readonly signal: AbortSignal;
   readonly warn: (warning: Diagnostic) => void;
+  /** The compaction events (log.ts): written at once in this thread, collected in a worker. */
+  readonly log: (event: string, fields: LogFields) => void;
   /** Sessions whose summarizer failed but which --on-error skip/truncate kept out of the failures. */
   readonly summarizerFailures: { path: string; error: string }[];
   /** Writes (or stages) the sidecar; returns its path. */
@@ -83,17 +98,20 @@ interface CompactContext {
  * compaction reads text, slim ones elsewhere (compact-read.ts). A dry run only plans: it stops
  * after the lean read, so its memory follows the number of messages, not the size of the file.
  * The view the new sidecar defines is checked against the provider's rules before it is written.
+ * A compaction that runs is logged: `compaction_start` as the strategy starts, `compaction_end`
+ * once the sidecar is written (or the session skipped or failed), with the session's duration.
  */
 async function compactOne(path: string, ctx: CompactContext): Promise<CompactResult> {
+  const started = performance.now();
   const { strategy } = ctx;
   const options = { format: ctx.format, strict: ctx.strict, dryRun: ctx.dryRun, ...(ctx.count ? { count: ctx.count } : {}) };
   // The window is known once the session is read; the record says where it came from.
   const resolved: { window?: ContextWindow } = {};
-  const policyFor = async (session: Session) => {
-    resolved.window = await sessionWindow(session, { flag: ctx.policyArgs['context-limit'] });
-    return policyFromArgs(ctx.policyArgs, resolved.window.tokens);
+  const sessionPolicy = async (session: Session) => {
+    resolved.window = await sessionWindow(session, { flag: ctx.policy.contextLimit ?? undefined });
+    return policyFor(ctx.policy, resolved.window.tokens);
   };
-  const { warnings, subject, discarded, plan, policy } = await readForCompaction(path, options, strategy, policyFor);
+  const { warnings, subject, discarded, plan, policy } = await readForCompaction(path, options, strategy, sessionPolicy);
   warnings.forEach((warning) => ctx.warn(warning));
   if (discarded) ctx.warn({ file: path, message: discarded });
   const base = {
@@ -105,10 +123,11 @@ async function compactOne(path: string, ctx: CompactContext): Promise<CompactRes
     context_window_source: resolved.window?.source ?? null,
   };
   if (plan.kind === 'skip') {
+    const reason = plan.status === 'would-thrash' ? refusalReason('would-thrash', plan.contextTokens, null, policy) : plan.reason;
     return {
       status: plan.status,
-      record: { ...base, status: plan.status, reason: plan.reason },
-      line: `${plan.status.padEnd(10)} ${path} (${plan.reason})`,
+      record: { ...base, status: plan.status, reason },
+      line: `${plan.status.padEnd(10)} ${path} (${reason})`,
     };
   }
   const firstKept = subject.messages[plan.cut.index]!.id;
@@ -119,24 +138,51 @@ async function compactOne(path: string, ctx: CompactContext): Promise<CompactRes
       line: `would compact ${path}: ${plan.cut.index - plan.start} messages, keep from ${firstKept}`,
     };
   }
+  const span = { session: path, messages_to_summarize: plan.cut.index - plan.start, cut_index: plan.cut.index, tokens_before: plan.contextTokens };
+  ctx.log('compaction_start', { ...span, strategy: strategy.name, total_messages: subject.messages.length, has_previous: subject.previous !== null });
+  const ended = (fields: LogFields) => ctx.log('compaction_end', { ...span, ...fields, duration_ms: Math.round(performance.now() - started) });
   const run = { signal: ctx.signal, redact: ctx.redact, ...(ctx.count ? { count: ctx.count } : {}) };
+  let outcome: GuardedCompaction;
   let state: CompactionState;
+  let written: string;
   try {
-    state = await runCompaction(subject, plan, strategy, run);
-  } catch (error) {
-    // An interrupted session is abandoned, never replaced by a fallback summary; a rejected key
-    // stops the batch (runBatch) rather than giving every session a fallback.
-    if (ctx.signal.aborted || !(error instanceof SummarizerError) || error.stopsBatch || ctx.onError === 'fail') throw error;
-    ctx.summarizerFailures.push({ path, error: describeError(error) });
-    if (ctx.onError === 'skip') {
-      const reason = `summarizer failed: ${describeError(error)}`;
-      return { status: 'skipped', record: { ...base, status: 'skipped', reason }, line: `skipped    ${path} (${reason})` };
+    try {
+      outcome = await runGuardedCompaction(subject, plan, strategy, policy, run);
+    } catch (error) {
+      // An interrupted session is abandoned, never replaced by a fallback summary; a rejected key
+      // stops the batch (runBatch) rather than giving every session a fallback.
+      if (ctx.signal.aborted || !(error instanceof SummarizerError) || error.stopsBatch || ctx.onError === 'fail') throw error;
+      ctx.summarizerFailures.push({ path, error: describeError(error) });
+      if (ctx.onError === 'skip') {
+        const reason = `summarizer failed: ${describeError(error)}`;
+        ended({ status: 'skipped', reason });
+        return { status: 'skipped', record: { ...base, status: 'skipped', reason }, line: `skipped    ${path} (${reason})` };
+      }
+      outcome = await runGuardedCompaction(subject, plan, truncateFallback(describeError(error)), policy, run);
     }
-    state = await runCompaction(subject, plan, truncateFallback(describeError(error)), run);
+    if (outcome.kind !== 'compacted') {
+      ended({ status: outcome.kind, tokens_after: outcome.tokensAfter });
+      return refusedResult(path, base, outcome, policy);
+    }
+    state = outcome.state;
+    // The view this sidecar defines must be one the provider accepts; if not, nothing is written.
+    assertViewRules(subjectView(subject, state), 'the compacted view');
+    written = await ctx.save(path, state);
+  } catch (error) {
+    ended({ status: 'failed', error: describeError(error) });
+    throw error;
   }
-  // The view this sidecar defines must be one the provider accepts; if not, nothing is written.
-  assertViewRules(subjectView(subject, state), 'the compacted view');
-  const written = await ctx.save(path, state);
+  ended({
+    status: 'compacted',
+    strategy: state.strategy,
+    fallback: state.fallback,
+    first_kept_message_id: state.first_kept_message_id,
+    tokens_after: state.tokens_after,
+    // In UTF-8 bytes, both summaries of a split turn together.
+    summary_len: Buffer.byteLength(state.summary) + Buffer.byteLength(state.turn_prefix_summary ?? ''),
+    summary_tokens: state.summary_tokens,
+    sidecar: written,
+  });
   return {
     status: 'compacted',
     record: {
@@ -156,6 +202,30 @@ async function compactOne(path: string, ctx: CompactContext): Promise<CompactRes
   };
 }
 
+/** The record of a compaction that ran but is not written: it would not pay, or would leave the context over the trigger. */
+function refusedResult(
+  path: string,
+  base: Record<string, unknown>,
+  outcome: Exclude<GuardedCompaction, { kind: 'compacted' }>,
+  policy: CompactionPolicy,
+): CompactResult {
+  const reason = refusalReason(outcome.kind, outcome.tokensBefore, outcome.tokensAfter, policy);
+  return {
+    status: outcome.kind,
+    record: {
+      ...base,
+      status: outcome.kind,
+      reason,
+      tokens_after: outcome.tokensAfter,
+      first_kept_message_id: outcome.state.first_kept_message_id,
+      // A refused summary was still paid for.
+      summarizer_input_tokens: outcome.state.usage?.input_tokens ?? null,
+      summarizer_output_tokens: outcome.state.usage?.output_tokens ?? null,
+    },
+    line: `${outcome.kind.padEnd(10)} ${path} (${reason})`,
+  };
+}
+
 /** Offline strategies: no client, so they can run in a worker. */
 type OfflineStrategyName = Exclude<StrategyName, 'summarize'>;
 
@@ -165,7 +235,7 @@ function isOffline(name: StrategyName): name is OfflineStrategyName {
 
 /** What a worker needs to compact with an offline strategy (plain data: it crosses threads). */
 interface CompactTaskOptions extends ReadTaskOptions {
-  readonly policyArgs: PolicyArgs;
+  readonly policy: PolicySettings;
   readonly dryRun: boolean;
   readonly redact: boolean;
   readonly strategy: OfflineStrategyName;
@@ -204,6 +274,7 @@ export const compactBatchTask = sessionTask(
       let lock: SidecarLock | null = null;
       let staged: StagedSidecar | null = null;
       const warnings: Diagnostic[] = [];
+      const events: LogEvent[] = [];
       try {
         if (!options.dryRun) {
           const attempt = locks.take(path);
@@ -221,12 +292,13 @@ export const compactBatchTask = sessionTask(
           onError: 'fail',
           signal: new AbortController().signal,
           warn: (warning) => warnings.push(warning),
+          log: (event, fields) => events.push({ time: new Date().toISOString(), event, fields }),
           summarizerFailures: [],
           save: async (session, state) => (staged = stageSidecar(session, state)).path,
         });
         if (staged) toCommit.push({ index: results.length, staged, lock });
         else lock?.release();
-        results.push({ ok: true, value: { ...result, warnings } });
+        results.push({ ok: true, value: { ...result, warnings, events } });
       } catch (error) {
         lock?.release();
         results.push({ ok: false, error: describeError(error) });
@@ -247,18 +319,25 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
   command: 'compact <inputs..>',
   describe: 'Write a compaction sidecar beside each session',
   builder: (yargs) =>
-    withSummarizer(withPolicy(withInputs(yargs)))
+    withSummarizer(withAllowNoGain(withPolicy(withInputs(yargs))))
       .option('strategy', { describe: 'summarize (default if configured), truncate, extract or prune', choices: STRATEGY_NAMES })
       .option('dry-run', { describe: 'decide and report, write nothing', type: 'boolean', default: false })
-      .option('redact', { describe: 'mask secrets in what is summarized and stored (default: on for remote endpoints)', type: 'boolean' }) as never,
+      .option('redact', { describe: 'mask secrets in what is summarized and stored (default: on for remote endpoints)', type: 'boolean' })
+      .option('log-format', {
+        describe: 'stderr: text (compactor: lines; compaction events with --verbose) or json (one JSON event a line, compaction events always)',
+        choices: LOG_FORMATS,
+        default: 'text' as LogFormat,
+      }) as never,
   handler: async (args) => {
-    policyFromArgs(args); // validates the policy flags up front (exit 2), before any session is read
-    const policyArgs = plainPolicyArgs(args);
+    configureLog(args['log-format'], args.verbose);
     const strategyOptions = strategyOptionsFromArgs(args); // validates --max-summary-tokens for every strategy
-    const summarizer = await summarizerFromArgs(args);
-    const strategyName = args.strategy ?? (summarizer.configured ? 'summarize' : 'truncate');
-    if (!args.strategy && !summarizer.configured) {
-      process.stderr.write('compactor: no summarizer configured (--model / --base-url, COMPACTOR_MODEL or the config file); using --strategy truncate\n');
+    // Every setting is read and checked up front, before any session is read.
+    const settings = await runSettings(args, { strategy: true, summarizerModelFlag: 'model' });
+    const policy = settings.policy;
+    const summarizer = await resolveSummarizer(settings.sources);
+    const strategyName = settings.strategy ?? (summarizer.configured ? 'summarize' : 'truncate');
+    if (!settings.strategy && !summarizer.configured) {
+      logMessage('info', 'no summarizer configured (--model / --base-url, COMPACTOR_MODEL or the config file); using --strategy truncate');
     }
     // One --max-summary-tokens: the summarizer's reply budget, or extract's size budget.
     const setup = { verbose: args.verbose, dryRun: args['dry-run'] };
@@ -273,8 +352,9 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
     const endpoint = strategyName === 'summarize' && summarizer.configured ? summarizer.settings.baseUrl : null;
     const redact = shouldRedact(args.redact, endpoint);
     const sweepTemps = createTempSweeper();
-    const count = args.tokenizer === 'heuristic' ? undefined : await loadTextCounter(args.tokenizer);
-    const options = { format: args.format, tokenizer: args.tokenizer, strict: args.strict, policyArgs, dryRun: args['dry-run'], redact, strategyOptions };
+    const { tokenizer } = settings;
+    const count = tokenizer === 'heuristic' ? undefined : await loadTextCounter(tokenizer);
+    const options = { format: args.format, tokenizer, strict: args.strict, policy, dryRun: args['dry-run'], redact, strategyOptions };
     /** One writer per sidecar: the session is read, planned and written while holding its lock. */
     const compactLocked = async (path: string, work: () => Promise<CompactResult>): Promise<CompactResult> => {
       if (args['dry-run']) return work();
@@ -291,7 +371,7 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
     await runSessionCommand<CompactResult>(args, { progress: true }, (output) => {
       const context: CompactContext = {
         format: args.format,
-        policyArgs,
+        policy,
         strict: args.strict,
         dryRun: args['dry-run'],
         strategy,
@@ -300,6 +380,7 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
         onError,
         signal: interruption.signal,
         warn: (warning) => output.warn(warning),
+        log: logEvent,
         summarizerFailures,
         save: saveSidecar,
       };
@@ -314,10 +395,13 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
                 ...(args['dry-run'] ? {} : { guard: guardLocksOnExit }),
               })
             : runBatch(paths, inThisThread, emit, concurrency),
-        print: (_path, result) => output.record(result.record, () => result.line),
+        print: (_path, result) => {
+          result.events?.forEach(writeEvent);
+          output.record(result.record, () => result.line);
+        },
         finish: (outcomes) => {
           if (!output.json) {
-            const counts: Record<CompactStatus, number> = { compacted: 0, skipped: 0, 'up-to-date': 0, locked: 0, failed: 0 };
+            const counts: Record<CompactStatus, number> = { compacted: 0, skipped: 0, 'up-to-date': 0, 'no-gain': 0, 'would-thrash': 0, locked: 0, failed: 0 };
             const usageTotals = { input: 0, output: 0 };
             for (const outcome of outcomes) {
               counts[outcome.ok ? outcome.value.status : 'failed']++;
@@ -328,7 +412,8 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
             const verb = args['dry-run'] ? 'would be compacted' : 'compacted';
             process.stdout.write(
               `\n${counts.compacted} ${verb}, ${counts.skipped} skipped, ${counts['up-to-date']} up-to-date, ` +
-                `${counts.locked ? `${counts.locked} locked, ` : ''}${counts.failed} failed\n`,
+                (['no-gain', 'would-thrash', 'locked'] as const).map((status) => (counts[status] ? `${counts[status]} ${status}, ` : '')).join('') +
+                `${counts.failed} failed\n`,
             );
             if (usageTotals.input + usageTotals.output > 0) {
               process.stdout.write(`summarizer tokens: ${formatTokens(usageTotals.input)} input, ${formatTokens(usageTotals.output)} output\n`);
@@ -354,15 +439,13 @@ function reportFailureSummary(
   strategy: CompactionStrategy,
 ): void {
   const failed = outcomes.filter((outcome) => !outcome.ok);
-  const lines: string[] = [];
   if (failed.length > 0) {
-    lines.push(`error: ${failed.length} of ${outcomes.length} session${outcomes.length === 1 ? '' : 's'} failed:`);
-    for (const outcome of failed) lines.push(`error: ${locatedError(outcome.path, outcome.error ?? '')}`);
+    logMessage('error', `${failed.length} of ${outcomes.length} session${outcomes.length === 1 ? '' : 's'} failed:`);
+    for (const outcome of failed) logMessage('error', locatedError(outcome.path, outcome.error ?? ''), { session: outcome.path });
   }
   if (absorbed.length > 0) {
     const what = onError === 'skip' ? 'left without a new sidecar' : 'given a truncate sidecar (fallback)';
-    lines.push(`warning: the ${strategy.name} strategy failed for ${absorbed.length} session${absorbed.length === 1 ? '' : 's'}, ${what} (--on-error ${onError}):`);
-    for (const failure of absorbed) lines.push(`warning: ${locatedError(failure.path, failure.error)}`);
+    logMessage('warning', `the ${strategy.name} strategy failed for ${absorbed.length} session${absorbed.length === 1 ? '' : 's'}, ${what} (--on-error ${onError}):`);
+    for (const failure of absorbed) logMessage('warning', locatedError(failure.path, failure.error), { session: failure.path });
   }
-  if (lines.length > 0) process.stderr.write(`compactor: ${lines.join('\ncompactor: ')}\n`);
 }

@@ -6,12 +6,11 @@
 import type { CommandModule } from 'yargs';
 import { redactMessages } from '../compaction/redact.js';
 import { livePrevious, subjectView } from '../compaction/compact.js';
-import { ExitCode, InputError } from '../errors.js';
+import { ExitCode } from '../errors.js';
 import { assertViewRules } from '../session/view-rules.js';
-import { sidecarPath } from '../sidecar/store.js';
 import { loadSession } from './load.js';
 import { STRICT_OPTION } from './options.js';
-import { formatDiagnostic } from './output.js';
+import { logWarning } from './log.js';
 import { toCanonicalRecord } from '../formats/canonical.js';
 import { FORMAT_NAMES } from '../formats/index.js';
 import { jsonLinesWriter } from '../report/json-lines.js';
@@ -33,9 +32,8 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
       .option('strict', STRICT_OPTION)
       .option('redact', { describe: 'mask secrets (API keys, passwords, private keys…) in what is printed', type: 'boolean', default: false }) as never,
   handler: async (args) => {
-    const loaded = await loadSession(args.session, { format: args.format, withSidecar: true, strict: args.strict });
-    loaded.warnings.forEach((warning) => process.stderr.write(`compactor: warning: ${formatDiagnostic(warning)}\n`));
-    if (loaded.staleSidecar) throw new InputError('the sidecar no longer matches the session; run compact again', sidecarPath(args.session));
+    const loaded = await loadSession(args.session, { format: args.format, withSidecar: true, staleSidecar: 'fail', strict: args.strict });
+    loaded.warnings.forEach(logWarning);
     const writer = jsonLinesWriter();
     // The agent's own last compaction already cut the session: its window is where the view starts.
     const state = livePrevious(loaded.subject)?.state ?? null;

@@ -11,8 +11,8 @@ import { sum } from '../tokens/estimate.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
 import { sessionTask } from '../workers/task.js';
 import { loadSession } from './load.js';
-import type { CommonArgs, PolicyArgs } from './options.js';
-import { jobsFromArgs, plainPolicyArgs, policyFromArgs, withInputs, withPolicy } from './options.js';
+import type { CommonArgs, PolicyArgs, PolicySettings } from './options.js';
+import { jobsFromArgs, policyFor, refusalReason, runSettings, withInputs, withPolicy } from './options.js';
 import { sessionWindow } from '../pricing/window.js';
 import type { ReadTaskOptions } from './sessions.js';
 import { runSessions } from './sessions.js';
@@ -26,14 +26,15 @@ function cutJson(plan: CompactionPlan, messages: readonly Message[]) {
     first_kept_message_id: messages[cut.index]!.id,
     split_turn: cut.splitTurnStart !== null,
     forced: cut.forced,
+    past_keep_budget: cut.pastKeepBudget,
     tokens_to_summarize: cut.tokensToSummarize,
     tokens_kept: cut.tokensKept,
   };
 }
 
 interface EstimateOptions extends ReadTaskOptions {
-  /** Plain flag values (they cross to worker threads); the window is resolved per session. */
-  readonly policyArgs: PolicyArgs;
+  /** The policy settings (they cross to worker threads); the window is resolved per session. */
+  readonly policy: PolicySettings;
 }
 
 interface EstimateResult {
@@ -44,6 +45,7 @@ interface EstimateResult {
     readonly context_tokens: number;
     readonly context_window: number;
     readonly would_compact: boolean;
+    readonly would_thrash: boolean;
     readonly cut: ReturnType<typeof cutJson>;
     readonly [field: string]: unknown;
   };
@@ -54,8 +56,10 @@ interface EstimateResult {
 export const estimateSessionTask = sessionTask(import.meta.url, 'estimateSessionTask', async (path: string, options: EstimateOptions): Promise<EstimateResult> => {
   const count = await loadTextCounter(options.tokenizer);
   const loaded = await loadSession(path, { format: options.format, withSidecar: true, count, messages: 'lean', strict: options.strict });
-  const window = await sessionWindow(loaded.session, { flag: options.policyArgs['context-limit'] });
-  const plan = planCompaction(loaded.subject, policyFromArgs(options.policyArgs, window.tokens));
+  const window = await sessionWindow(loaded.session, { flag: options.policy.contextLimit ?? undefined });
+  const policy = policyFor(options.policy, window.tokens);
+  const plan = planCompaction(loaded.subject, policy);
+  const wouldThrash = plan.kind === 'skip' && plan.status === 'would-thrash';
   const record = {
     session: path,
     format: loaded.session.format,
@@ -65,9 +69,10 @@ export const estimateSessionTask = sessionTask(import.meta.url, 'estimateSession
     context_window: window.tokens,
     context_window_source: window.source,
     would_compact: plan.kind === 'compact',
+    would_thrash: wouldThrash,
     compacted_before: loaded.subject.previous !== null,
     cut: cutJson(plan, loaded.session.messages),
-    ...(plan.kind === 'skip' ? { reason: plan.reason } : {}),
+    ...(plan.kind === 'skip' ? { reason: wouldThrash ? refusalReason('would-thrash', plan.contextTokens, null, policy) : plan.reason } : {}),
   };
   return { record, warnings: loaded.warnings };
 });
@@ -77,8 +82,9 @@ export const estimateCommand: CommandModule<object, CommonArgs & PolicyArgs> = {
   describe: 'Estimate tokens and the cut compaction would take',
   builder: (yargs) => withPolicy(withInputs(yargs)) as never,
   handler: async (args) => {
-    policyFromArgs(args); // validates the policy flags up front (exit 2), before any session is read
-    const options: EstimateOptions = { format: args.format, policyArgs: plainPolicyArgs(args), tokenizer: args.tokenizer, strict: args.strict };
+    // Every setting is read and checked up front, before any session is read.
+    const settings = await runSettings(args);
+    const options: EstimateOptions = { format: args.format, policy: settings.policy, tokenizer: settings.tokenizer, strict: args.strict };
     const rows: string[][] = [];
     await runSessionCommand<EstimateResult>(args, { progress: true }, (output) => ({
       run: (paths, emit) => runSessions(paths, estimateSessionTask, options, emit, jobsFromArgs(args)),
@@ -90,7 +96,7 @@ export const estimateCommand: CommandModule<object, CommonArgs & PolicyArgs> = {
           formatTokens(record.messages),
           formatTokens(record.estimated_tokens),
           formatTokens(record.context_tokens),
-          record.would_compact ? 'yes' : 'no',
+          record.would_compact ? 'yes' : record.would_thrash ? 'would-thrash' : 'no',
           cut ? `${cut.index}${cut.split_turn ? ' (split)' : ''}` : '-',
         ]);
       },

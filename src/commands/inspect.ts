@@ -25,6 +25,9 @@ import type { RecordedCompactionEffect } from '../audit/recorded.js';
 import { recordedCompactionEffects } from '../audit/recorded.js';
 import { describeRecordedCompaction, recordedCompactionJson } from '../report/recorded-compactions.js';
 import { renderTable } from '../report/table.js';
+import { rollupJson, renderRollup, ROLLUP_ROWS } from '../report/rollup.js';
+import type { SessionSpend } from '../audit/rollup.js';
+import { rollUp, sessionSpend } from '../audit/rollup.js';
 import type { Diagnostic, Session } from '../session/model.js';
 import { providerCalls } from '../tokens/provider-calls.js';
 import type { GateLimits } from '../audit/gates.js';
@@ -35,8 +38,8 @@ import type { GateArgs } from './gates.js';
 import { breachJson, breachLine, gateLimits, requirePricesForCostGate, withGates } from './gates.js';
 import { billedOnce } from './billed-once.js';
 import { loadSession } from './load.js';
-import type { CommonArgs, PolicyArgs } from './options.js';
-import { jobsFromArgs, plainPolicyArgs, policyFromArgs, policyJson, withInputs, withPolicy } from './options.js';
+import type { CommonArgs, PolicyArgs, PolicySettings } from './options.js';
+import { jobsFromArgs, policyFor, policyJson, runSettings, withInputs, withPolicy } from './options.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
 import { shouldCompact, triggerThreshold } from '../compaction/policy.js';
 import type { PriceOverrides, Pricing, PricingArgs } from './pricing.js';
@@ -52,6 +55,7 @@ const GATE_LEDGERS: readonly GateLedger[] = ['spend', 'context'];
 interface InspectArgs extends CommonArgs, PolicyArgs, PricingArgs, GateArgs {
   chart: boolean;
   top: number;
+  all: boolean;
   'gate-ledger': GateLedger;
 }
 
@@ -196,8 +200,8 @@ interface InspectOptions extends ReadTaskOptions {
   readonly gateLedger: GateLedger;
   readonly top: number;
   readonly chart: boolean;
-  /** Plain flag values (they cross to worker threads); the window is resolved per session. */
-  readonly policyArgs: PolicyArgs;
+  /** The policy settings (they cross to worker threads); the window is resolved per session. */
+  readonly policy: PolicySettings;
   /** With --json the human report is not rendered. */
   readonly json: boolean;
   /** Calls an earlier session of the batch was charged for (callKey → that session): copies here (billed-once.ts). */
@@ -212,6 +216,8 @@ interface InspectResult {
   readonly warnings: readonly (Diagnostic | string)[];
   /** The calls its spend counted, by the provider's name for them (billed-once.ts). */
   readonly spendKeys: readonly string[];
+  /** The session's spend by day and model, for the roll-up over several sessions. */
+  readonly spend: SessionSpend;
 }
 
 /**
@@ -234,7 +240,7 @@ export const inspectSessionTask = sessionTask(import.meta.url, 'inspectSessionTa
   const { pricing, billed, costs, ledgers } = await priceSession(session, calls, {
     model: options.model,
     overrides: options.overrides,
-    contextLimit: options.policyArgs['context-limit'],
+    contextLimit: options.policy.contextLimit ?? undefined,
   });
   const gated: Ledger = ledgers[options.gateLedger];
   // A session whose own model has no price fails the gate even when it billed nothing we know of.
@@ -258,7 +264,7 @@ export const inspectSessionTask = sessionTask(import.meta.url, 'inspectSessionTa
     overhead: stablePrefixTokens(calls, loaded.tokens),
     breaches,
     recorded: recordedCompactionEffects(messages, loaded.tokens, recordedCompactions, calls),
-    policy: policyFromArgs(options.policyArgs, pricing.window.tokens),
+    policy: policyFor(options.policy, pricing.window.tokens),
     warnings: [...loaded.warnings, ...pricingWarnings(pricing)],
   };
   return {
@@ -267,6 +273,7 @@ export const inspectSessionTask = sessionTask(import.meta.url, 'inspectSessionTa
     breaches,
     warnings: inspection.warnings,
     spendKeys: spendCallKeys(session),
+    spend: sessionSpend(session, billed, costs),
   };
 });
 
@@ -277,20 +284,22 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
     withGates(withPricing(withPolicy(withInputs(yargs))))
       .option('chart', { describe: 'draw the baseline per turn as a text chart', type: 'boolean', default: false })
       .option('top', { describe: 'rows in the largest-output and repeated-read tables', type: 'number', default: 5 })
+      .option('all', { describe: `every row of the roll-up over several sessions (default: the first ${ROLLUP_ROWS} of each table)`, type: 'boolean', default: false })
       .option('gate-ledger', {
         describe: 'the ledger --max-input-tokens and --max-cost read: spend (every billed call) or context (the live conversation)',
         choices: GATE_LEDGERS,
         default: 'spend' as GateLedger,
       }) as never,
   handler: async (args) => {
-    policyFromArgs(args); // validates the policy flags up front (exit 2), before any session is read
+    // Every setting is read and checked up front, before any session is read.
+    const settings = await runSettings(args);
     const overrides = priceOverrides(args);
     const limits = gateLimits(args);
     if (!(Number.isInteger(args.top) && args.top >= 1)) throw new UsageError(`--top must be a whole number >= 1, got ${String(args.top)}`);
     await runSessionCommand<InspectResult>(args, { progress: progressBesideReports() }, (output) => {
       const options: InspectOptions = {
         format: args.format,
-        tokenizer: args.tokenizer,
+        tokenizer: settings.tokenizer,
         strict: args.strict,
         model: args.model,
         overrides,
@@ -298,15 +307,26 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
         gateLedger: args['gate-ledger'],
         top: args.top,
         chart: args.chart,
-        policyArgs: plainPolicyArgs(args),
+        policy: settings.policy,
         json: output.json,
       };
       return {
-        run: (paths, emit) =>
-          runSessions(paths, inspectSessionTask, options, billedOnce(emit, (path, billedIn) => inspectSessionTask.run(path, { ...options, billedIn })), jobsFromArgs(args)),
+        run: async (paths, emit) => {
+          const once = billedOnce(emit, (path, billedIn) => inspectSessionTask.run(path, { ...options, billedIn }));
+          await runSessions(paths, inspectSessionTask, options, once.emit, jobsFromArgs(args));
+          // The roll-up and the gates read the results as printed: a call is billed once there too.
+          return [...once.settled];
+        },
         print: (path, { record, human, breaches }) => {
           output.record(record, () => human ?? '');
           for (const breach of breaches) process.stderr.write(`${breachLine(path, breach)}\n`);
+        },
+        // Over several sessions, what they spent together: per project, day and model.
+        finish: (outcomes) => {
+          const spends = outcomes.flatMap((outcome) => (outcome.ok ? [outcome.value.spend] : []));
+          if (spends.length < 2) return;
+          const rollup = rollUp(spends);
+          output.record(rollupJson(rollup), () => `${renderRollup(rollup, { all: args.all })}`);
         },
         breached: (outcomes) => outcomes.some((outcome) => outcome.ok && outcome.value.breaches.length > 0),
       };

@@ -1,13 +1,21 @@
 /**
- * Flags shared by every command, normalized and validated in one place.
+ * Flags shared by every command, normalized and validated in one place; the settings that may
+ * also come from COMPACTOR_* variables and the config file are resolved here (runSettings), from
+ * the one table in config/settings.ts.
  */
 import type { Argv } from 'yargs';
 import type { CompactionPolicy, CutRule } from '../compaction/policy.js';
-import { CUT_RULES, DEFAULT_CONTEXT_LIMIT, DEFAULT_KEEP_RECENT_TOKENS, DEFAULT_RESERVE_TOKENS } from '../compaction/policy.js';
+import { DEFAULT_CONTEXT_LIMIT, DEFAULT_KEEP_RECENT_TOKENS, DEFAULT_POLICY, DEFAULT_RESERVE_TOKENS, MIN_GAIN_PERCENT, triggerCeiling } from '../compaction/policy.js';
+import type { Refusal } from '../compaction/compact.js';
+import type { Amount, SettingsKey } from '../config/settings.js';
+import { flagName, flagOption, settingsOf } from '../config/settings.js';
+import type { SettingsSources } from '../config/sources.js';
+import { loadSettingsSources, pick } from '../config/sources.js';
 import { UsageError } from '../errors.js';
 import { FORMAT_NAMES } from '../formats/index.js';
+import { formatTokens } from '../report/format.js';
+import type { StrategyName } from '../strategies/names.js';
 import type { TokenizerName } from '../tokens/tokenizers.js';
-import { TOKENIZER_NAMES } from '../tokens/tokenizers.js';
 import type { Jobs } from './sessions.js';
 import type { StrategyOptions } from '../strategies/index.js';
 
@@ -18,7 +26,8 @@ export interface CommonArgs {
   strict: boolean;
   jobs: string;
   shard?: string;
-  tokenizer: TokenizerName;
+  /** Only the flag: COMPACTOR_TOKENIZER and the config file may also set it (RunSettings.tokenizer). */
+  tokenizer?: TokenizerName;
 }
 
 /** `--strict`, on every command: any warning fails its session (exit 1). README "Bad input". */
@@ -29,13 +38,16 @@ export const STRICT_OPTION = {
 } as const;
 
 export interface PolicyArgs {
-  /** Undefined unless given: the model's window from the catalog is the default (README). */
+  /** The config file (README "Configuration"); policy and summarizer settings alike. */
+  config?: string;
+  /** Undefined unless given: the window the session ran with is the default (README). */
   'context-limit'?: number;
-  reserve: number;
-  'keep-recent': number;
+  /** Tokens, or `N%` of the window. */
+  reserve?: string;
+  'keep-recent'?: string;
   'trigger-percent'?: number;
   force: boolean;
-  'cut-rule': CutRule;
+  'cut-rule'?: CutRule;
 }
 
 export function withInputs<T>(yargs: Argv<T>) {
@@ -44,7 +56,7 @@ export function withInputs<T>(yargs: Argv<T>) {
     .option('format', { describe: 'session format', choices: FORMAT_NAMES as string[], default: 'auto' })
     .option('json', { describe: 'print NDJSON, one object per session', type: 'boolean', default: false })
     .option('strict', STRICT_OPTION)
-    .option('tokenizer', { describe: 'how tokens are counted: chars/4, or exactly for OpenAI o200k / cl100k', choices: TOKENIZER_NAMES, default: 'heuristic' as TokenizerName })
+    .option('tokenizer', flagOption('tokenizer'))
     .option('jobs', { describe: 'threads for many sessions: a number, or auto (one per core when it pays)', type: 'string', default: 'auto' })
     .option('shard', { describe: 'take only shard K of N of the sessions (K/N, 1-based), or auto (README "Sharding")', type: 'string' });
 }
@@ -56,26 +68,36 @@ export function jobsFromArgs(args: Pick<CommonArgs, 'jobs'>): Jobs {
   return jobs;
 }
 
-export function withPolicy<T>(yargs: Argv<T>) {
-  return yargs
-    .option('context-limit', { describe: `model context window (tokens; default: the model's, else ${DEFAULT_CONTEXT_LIMIT})`, type: 'number' })
-    .option('reserve', { describe: 'compact when context > limit - reserve', type: 'number', default: DEFAULT_RESERVE_TOKENS })
-    .option('keep-recent', { describe: 'recent tokens kept verbatim', type: 'number', default: DEFAULT_KEEP_RECENT_TOKENS })
-    .option('trigger-percent', { describe: 'compact at >= P% of the window (instead of --reserve)', type: 'number' })
-    .option('force', { describe: 'compact even under the threshold', type: 'boolean', default: false })
-    .option('cut-rule', {
-      describe: 'where the kept part may start: conservative (seed 004) or tool-safe (any message but a tool result)',
-      choices: CUT_RULES,
-      default: 'conservative' as CutRule,
-    });
-}
-
 export interface SummaryBudgetArgs {
   'max-summary-tokens'?: number;
 }
 
 export function withSummaryBudget<T>(yargs: Argv<T>) {
   return yargs.option('max-summary-tokens', { describe: 'size budget of a summary, in tokens (extract: 12,000)', type: 'number' });
+}
+
+/**
+ * The policy flags, derived from the settings table (config/settings.ts): no yargs defaults, so an
+ * unset flag falls through to COMPACTOR_* variables and the config file. `--force` is a flag only.
+ */
+export function withPolicy<T>(yargs: Argv<T>) {
+  return yargs
+    .option('config', { describe: 'config file [default: $XDG_CONFIG_HOME/session-compactor/config.json]', type: 'string' })
+    .option('context-limit', flagOption('context_limit'))
+    .option('reserve', flagOption('reserve'))
+    .option('keep-recent', flagOption('keep_recent'))
+    .option('trigger-percent', flagOption('trigger_percent'))
+    .option('force', { describe: 'compact even under the threshold, from the earliest valid cut when the keep budget gives none', type: 'boolean', default: false })
+    .option('cut-rule', flagOption('cut_rule'));
+}
+
+/** `--allow-no-gain`, on the commands that run compactions (compact, replay). */
+export function withAllowNoGain<T>(yargs: Argv<T>) {
+  return yargs.option('allow-no-gain', {
+    describe: `keep a compaction that takes less than ${MIN_GAIN_PERCENT}% of the context off (by default it is skipped as no-gain)`,
+    type: 'boolean',
+    default: false,
+  });
 }
 
 export function wholeNumber(name: string, value: number, min: number): number {
@@ -85,41 +107,113 @@ export function wholeNumber(name: string, value: number, min: number): number {
   return value;
 }
 
-/** Just the policy flags, as plain values that can cross to a worker thread (the window is resolved per session). */
-export function plainPolicyArgs(args: PolicyArgs): PolicyArgs {
+/**
+ * The policy settings of a run, from every source (plain data: it crosses to worker threads).
+ * Sizes may be shares of the window, which is each session's own: policyFor resolves them.
+ */
+export interface PolicySettings {
+  /** --context-limit / COMPACTOR_CONTEXT_LIMIT / context_limit; null: the window the session ran with. */
+  readonly contextLimit: number | null;
+  readonly trigger: { readonly kind: 'reserve'; readonly reserve: Amount } | { readonly kind: 'percent'; readonly percent: number };
+  readonly keepRecent: Amount;
+  readonly cutRule: CutRule;
+  readonly force: boolean;
+  readonly allowNoGain: boolean;
+}
+
+/**
+ * Reserve and trigger percent are one choice, the trigger: the first source (flags, variables,
+ * file) that sets either decides, the percent winning within it, so a `--reserve` is not
+ * overridden by a `trigger_percent` in the config file.
+ */
+function triggerFrom(sources: SettingsSources): PolicySettings['trigger'] {
+  for (const layer of [sources.flags, sources.env, sources.file]) {
+    if (layer.trigger_percent !== undefined) return { kind: 'percent', percent: layer.trigger_percent };
+    if (layer.reserve !== undefined) return { kind: 'reserve', reserve: layer.reserve };
+  }
+  return { kind: 'reserve', reserve: { tokens: DEFAULT_RESERVE_TOKENS } };
+}
+
+export function policySettings(sources: SettingsSources, flags: { readonly force?: boolean; readonly allowNoGain?: boolean } = {}): PolicySettings {
   return {
-    ...(args['context-limit'] !== undefined ? { 'context-limit': args['context-limit'] } : {}),
-    reserve: args.reserve,
-    'keep-recent': args['keep-recent'],
-    ...(args['trigger-percent'] !== undefined ? { 'trigger-percent': args['trigger-percent'] } : {}),
-    force: args.force,
-    'cut-rule': args['cut-rule'],
+    contextLimit: pick(sources, 'context_limit') ?? null,
+    trigger: triggerFrom(sources),
+    keepRecent: pick(sources, 'keep_recent') ?? { tokens: DEFAULT_KEEP_RECENT_TOKENS },
+    cutRule: pick(sources, 'cut_rule') ?? DEFAULT_POLICY.cutRule,
+    force: flags.force ?? false,
+    allowNoGain: flags.allowNoGain ?? false,
   };
 }
 
-/** `modelWindow`: the session's model window from the catalog, used when --context-limit is not given. */
-export function policyFromArgs(args: PolicyArgs, modelWindow = DEFAULT_CONTEXT_LIMIT): CompactionPolicy {
-  const contextLimit = wholeNumber('context-limit', args['context-limit'] ?? modelWindow, 1);
-  const keepRecentTokens = wholeNumber('keep-recent', args['keep-recent'], 0);
-  const percent = args['trigger-percent'];
-  if (percent !== undefined && !(Number.isFinite(percent) && percent > 0 && percent <= 100)) {
-    throw new UsageError(`--trigger-percent must be in (0, 100], got ${String(percent)}`);
-  }
+/** Tokens of an amount in a window: a share is rounded down. */
+export function amountIn(amount: Amount, window: number): number {
+  return 'tokens' in amount ? amount.tokens : Math.floor((window * amount.percent) / 100);
+}
+
+/** The policy for one session: `window` is the one it ran with (pricing/window.ts), unless the settings fix it. */
+export function policyFor(settings: PolicySettings, window = DEFAULT_CONTEXT_LIMIT): CompactionPolicy {
+  const contextLimit = settings.contextLimit ?? window;
+  const { trigger } = settings;
   return {
     contextLimit,
-    keepRecentTokens,
-    force: args.force,
-    cutRule: args['cut-rule'],
-    trigger:
-      percent !== undefined
-        ? { kind: 'percent', percent }
-        : { kind: 'reserve', tokens: wholeNumber('reserve', args.reserve, 0) },
+    keepRecentTokens: amountIn(settings.keepRecent, contextLimit),
+    force: settings.force,
+    cutRule: settings.cutRule,
+    ...(settings.allowNoGain ? { allowNoGain: true } : {}),
+    trigger: trigger.kind === 'percent' ? trigger : { kind: 'reserve', tokens: amountIn(trigger.reserve, contextLimit) },
+  };
+}
+
+/** Which of the table's settings a command reads from its own flags. */
+export interface SettingsScope {
+  /** The command's --strategy is the strategy setting (compact, replay; audit's lists strategies to compare). */
+  readonly strategy?: boolean;
+  /** The command has the summarizer flags, and this one names its model (replay: --summarizer-model). */
+  readonly summarizerModelFlag?: 'model' | 'summarizer-model';
+}
+
+/** Every setting a run reads, resolved once: flags > COMPACTOR_* variables > config file > defaults. */
+export interface RunSettings {
+  readonly sources: SettingsSources;
+  readonly policy: PolicySettings;
+  readonly tokenizer: TokenizerName;
+  /** Undefined when no source sets it: each command has its own default. */
+  readonly strategy: StrategyName | undefined;
+}
+
+/**
+ * Reads and validates every setting up front, before any session is read: a bad flag is a usage
+ * error (exit 2), a bad variable or config value one line naming it (exit 1).
+ */
+export async function runSettings(args: CommonArgs & PolicyArgs & { readonly 'allow-no-gain'?: boolean }, scope: SettingsScope = {}): Promise<RunSettings> {
+  const modelFlag = scope.summarizerModelFlag;
+  const flagOf = (key: SettingsKey) => (key === 'model' && modelFlag ? modelFlag : flagName(key));
+  const keys = [...settingsOf('policy').filter((key) => key !== 'strategy' || scope.strategy), ...(modelFlag ? settingsOf('summarizer') : [])];
+  const given = args as unknown as Readonly<Record<string, unknown>>;
+  const flags = Object.fromEntries(keys.map((key) => [key, given[flagOf(key)]]));
+  const sources = await loadSettingsSources(flags, args.config, process.env, flagOf);
+  const allowNoGain = args['allow-no-gain'] === true;
+  return {
+    sources,
+    policy: policySettings(sources, { force: args.force, allowNoGain }),
+    tokenizer: pick(sources, 'tokenizer') ?? 'heuristic',
+    strategy: scope.strategy ? pick(sources, 'strategy') : undefined,
   };
 }
 
 export function strategyOptionsFromArgs(args: SummaryBudgetArgs): StrategyOptions {
   const max = args['max-summary-tokens'];
   return max === undefined ? {} : { maxSummaryTokens: wholeNumber('max-summary-tokens', max, 1) };
+}
+
+/**
+ * Why a compaction was not written, for compact's and estimate's records: it would not pay, or
+ * no valid cut brings the context under the trigger. `after` is null when no cut was tried.
+ */
+export function refusalReason(kind: Refusal, before: number, after: number | null, policy: CompactionPolicy): string {
+  const sizes = after === null ? `${formatTokens(before)} tokens` : `${formatTokens(before)} -> ${formatTokens(after)} tokens`;
+  if (kind === 'no-gain') return `${sizes}: the compaction would not pay, taking less than ${MIN_GAIN_PERCENT}% of the context off (--allow-no-gain writes it)`;
+  return `${sizes}: no valid cut brings the context under the trigger (${formatTokens(triggerCeiling(policy) ?? 0)} tokens)`;
 }
 
 /** The policy as `--json` reports it. */
@@ -132,5 +226,7 @@ export function policyJson(policy: CompactionPolicy): Record<string, unknown> {
       : { reserve_tokens: policy.trigger.tokens }),
     force: policy.force,
     cut_rule: policy.cutRule,
+    allow_no_gain: policy.allowNoGain ?? false,
+    allow_thrash: policy.allowThrash ?? false,
   };
 }

@@ -34,8 +34,8 @@ import type { Outcome } from './batch.js';
 import type { GateArgs } from './gates.js';
 import { breachJson, breachLine, gateLimits, requirePricesForCostGate, withGates } from './gates.js';
 import { loadSession } from './load.js';
-import type { CommonArgs, PolicyArgs, SummaryBudgetArgs } from './options.js';
-import { jobsFromArgs, plainPolicyArgs, policyFromArgs, policyJson, strategyOptionsFromArgs, withInputs, withPolicy, withSummaryBudget } from './options.js';
+import type { CommonArgs, PolicyArgs, PolicySettings, SummaryBudgetArgs } from './options.js';
+import { jobsFromArgs, policyFor, policyJson, runSettings, strategyOptionsFromArgs, withAllowNoGain, withInputs, withPolicy, withSummaryBudget } from './options.js';
 import type { PriceOverrides, PricingArgs } from './pricing.js';
 import { priceOverrides, priceSession, pricingJson, pricingWarnings, withPricing } from './pricing.js';
 import type { SummarizerArgs } from './summarizer.js';
@@ -48,6 +48,7 @@ interface ReplayArgs extends CommonArgs, PolicyArgs, PricingArgs, GateArgs, Summ
   strategy?: StrategyName;
   'summary-tokens'?: number;
   policy: string;
+  'allow-no-gain': boolean;
   chart: boolean;
   html?: string;
 }
@@ -66,9 +67,9 @@ function policyNames(value: string): string[] {
   return names;
 }
 
-function replayPolicies(names: readonly string[], args: PolicyArgs, window: number): ReplayPolicy[] {
-  const limit = args['context-limit'] ?? window;
-  return names.map((name) => (isPresetName(name) ? presetPolicy(name, limit) : customPolicy(policyFromArgs(args, window))));
+function replayPolicies(names: readonly string[], settings: PolicySettings, window: number): ReplayPolicy[] {
+  const limit = settings.contextLimit ?? window;
+  return names.map((name) => (isPresetName(name) ? presetPolicy(name, limit) : customPolicy(policyFor(settings, window))));
 }
 
 function replayPolicyJson(policy: ReplayPolicy) {
@@ -108,6 +109,12 @@ function resultJson(result: ReplayResult) {
         summarizer_estimated: event.summarizer?.estimated ?? false,
         summarizer_cached: event.summarizer?.cached ?? false,
       })),
+      refused_compactions: turn.refusals.map((refusal) => ({
+        trigger: refusal.trigger,
+        status: refusal.refused,
+        tokens_before: refusal.tokensBefore,
+        tokens_after: refusal.tokensAfter,
+      })),
       prunes: turn.prunes.map((prune) => ({ messages: prune.messages, tokens_saved: prune.tokensSaved })),
       recorded_compactions: turn.recorded.map(recordedCompactionJson),
     })),
@@ -118,6 +125,8 @@ function resultJson(result: ReplayResult) {
       output_tokens: totals.outputTokens,
       reduction: totals.reduction,
       compactions: totals.compactions,
+      no_gain: totals.noGain,
+      would_thrash: totals.wouldThrash,
       prunes: totals.prunes,
       tokens_pruned: totals.tokensPruned,
       summarizer_input_tokens: totals.summarizerInputTokens,
@@ -162,7 +171,7 @@ interface Replayed {
 /** What replaying one session needs besides its path (plain data but the strategy). */
 interface ReplayOptions extends ReadTaskOptions {
   readonly names: readonly string[];
-  readonly policyArgs: PolicyArgs;
+  readonly policy: PolicySettings;
   readonly model: string | undefined;
   readonly overrides: PriceOverrides;
   readonly limits: GateLimits;
@@ -182,14 +191,14 @@ async function replayOne(path: string, ctx: ReplayContext): Promise<Replayed> {
   const loaded = await loadSession(path, { format: ctx.format, withSidecar: false, strict: ctx.strict, ...(ctx.count ? { count: ctx.count } : {}) });
   const { recordedCompactions } = loaded.session;
   const calls = providerCalls(loaded.session.messages, loaded.tokens, recordedCompactions);
-  const { pricing, ledgers } = await priceSession(loaded.session, calls, { model: ctx.model, overrides: ctx.overrides, contextLimit: ctx.policyArgs['context-limit'] });
+  const { pricing, ledgers } = await priceSession(loaded.session, calls, { model: ctx.model, overrides: ctx.overrides, contextLimit: ctx.policy.contextLimit ?? undefined });
   // The policies replay the session's own conversation at its model's rates.
   const rates = pricing.rates;
   requirePricesForCostGate(ctx.limits, rates !== null, path);
   const lifetime = cacheLifetime(calls);
   const expired = cacheExpiry(loaded.session.messages, calls, lifetime);
   const policyOutcomes: PolicyOutcome[] = [];
-  for (const policy of replayPolicies(ctx.names, ctx.policyArgs, pricing.window.tokens)) {
+  for (const policy of replayPolicies(ctx.names, ctx.policy, pricing.window.tokens)) {
     const result = await replaySession({
       sessionName: loaded.subject.sessionName,
       messages: loaded.session.messages,
@@ -259,7 +268,7 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
   command: 'replay <inputs..>',
   describe: 'Replay sessions under compaction policies: tokens, naive and cache-aware cost before/after',
   builder: (yargs) =>
-    withSummarizer(withGates(withPricing(withPolicy(withInputs(yargs)))), 'summarizer-model')
+    withSummarizer(withGates(withPricing(withAllowNoGain(withPolicy(withInputs(yargs))))), 'summarizer-model')
       .option('policy', {
         describe: `comma-separated policies to compare: ${POLICY_CHOICES.join(', ')} (custom = the policy flags)`,
         type: 'string',
@@ -270,24 +279,26 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
       .option('chart', { describe: 'draw the baseline per turn, before and under each policy, as a text chart', type: 'boolean', default: false })
       .option('html', { describe: 'also write a self-contained HTML report to FILE', type: 'string' }) as never,
   handler: async (args) => {
-    policyFromArgs(args); // validates the policy flags up front (exit 2), before any session is read
+    strategyOptionsFromArgs(args); // --max-summary-tokens is checked for every strategy, before the summarizer's settings
+    // Every setting is read and checked up front, before any session is read.
+    const settings = await runSettings(args, { strategy: true, summarizerModelFlag: 'summarizer-model' });
     const names = policyNames(args.policy);
     const overrides = priceOverrides(args);
     const limits = gateLimits(args);
-    const { strategy, concurrency, simulatedSummaryTokens } = await replayStrategy(args, args['summary-tokens']);
+    const { strategy, concurrency, simulatedSummaryTokens } = await replayStrategy(args, settings, args['summary-tokens']);
     const options: ReplayOptions = {
       format: args.format,
-      tokenizer: args.tokenizer,
+      tokenizer: settings.tokenizer,
       strict: args.strict,
       names,
-      policyArgs: plainPolicyArgs(args),
+      policy: settings.policy,
       model: args.model,
       overrides,
       limits,
       simulatedSummaryTokens,
     };
-    const count = args.tokenizer === 'heuristic' ? undefined : await loadTextCounter(args.tokenizer);
-    const strategyName = args.strategy ?? 'truncate';
+    const count = settings.tokenizer === 'heuristic' ? undefined : await loadTextCounter(settings.tokenizer);
+    const strategyName = settings.strategy ?? 'truncate';
     // Only an offline strategy moves to workers: a summarizer's client lives in this thread.
     const offline = simulatedSummaryTokens === null && strategyName !== 'summarize' ? strategyName : null;
     const views = (outcomes: readonly Outcome<Replayed>[]) => outcomes.flatMap((outcome) => (outcome.ok ? [outcome.value.view] : []));

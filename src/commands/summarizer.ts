@@ -1,26 +1,28 @@
 /**
- * The summarizer flags `compact` and `replay` share, and turning them (with COMPACTOR_*
- * variables and the config file) into a strategy. The precedence itself lives in
- * llm/settings.ts; the client in llm/client.ts.
+ * The summarizer flags `compact` and `replay` share, and turning the resolved settings (flags,
+ * COMPACTOR_* variables and the config file: options.ts runSettings) into a strategy. The
+ * summarizer's precedence lives in llm/settings.ts; the client in llm/client.ts.
  */
 import type { Argv } from 'yargs';
-import { defaultConfigPath, loadConfigFile, ON_ERROR_CHOICES, settingsFromEnv } from '../llm/config.js';
+import type { SettingsKey } from '../config/settings.js';
+import { flagName, flagOption, settingsOf } from '../config/settings.js';
+import type { SettingsSources } from '../config/sources.js';
 import { createChatClient } from '../llm/client.js';
-import type { ResolvedSummarizer, SummarizerSettings } from '../llm/settings.js';
-import { readApiKey, resolveSummarizer, validateFlags } from '../llm/settings.js';
+import type { SummarizerSettings } from '../llm/settings.js';
+import { readApiKey, resolveSummarizer } from '../llm/settings.js';
 import { chunkBudgetTokens, MIN_CHUNK_TOKENS } from '../llm/fold.js';
 import { UsageError } from '../errors.js';
 import type { SummarizeOptions } from '../strategies/summarize.js';
 import type { StrategyName } from '../strategies/index.js';
 import { createStrategy } from '../strategies/index.js';
 import type { CompactionStrategy } from '../strategies/strategy.js';
+import { logSummarizer } from './log.js';
 import { strategyOptionsFromArgs } from './options.js';
 import { simulatedClient } from '../llm/simulated.js';
 import { DEFAULT_SUMMARIZER_CONTEXT } from '../llm/models.js';
 import { SUMMARIZER_DEFAULTS } from '../llm/settings.js';
 
 export interface SummarizerArgs {
-  config?: string;
   'base-url'?: string;
   model?: string;
   'summarizer-model'?: string;
@@ -41,44 +43,17 @@ export interface SummarizerArgs {
  */
 export type SummarizerModelFlag = 'model' | 'summarizer-model';
 
-/** No yargs defaults here: an unset flag must fall through to the environment and the config file. */
+/**
+ * The summarizer's flags, from the settings table (config/settings.ts). No yargs defaults: an
+ * unset flag must fall through to the environment and the config file (`--config` is a policy
+ * flag: options.ts withPolicy).
+ */
 export function withSummarizer<T>(yargs: Argv<T>, modelFlag: SummarizerModelFlag = 'model') {
-  return yargs
-    .option('config', { describe: 'config file [default: $XDG_CONFIG_HOME/session-compactor/config.json]', type: 'string' })
-    .option('base-url', { describe: 'OpenAI-compatible endpoint, e.g. http://localhost:11434/v1', type: 'string' })
-    .option(modelFlag, { describe: 'summarizer model', type: 'string' })
-    .option('api-key-env', { describe: 'variable holding the API key [default: OPENAI_API_KEY]', type: 'string' })
-    .option('max-summary-tokens', { describe: 'reply budget per summarizer call [default: 8192]', type: 'number' })
-    .option('instructions', { describe: 'focus for the summary: TEXT or @FILE', type: 'string' })
-    .option('timeout', { describe: 'seconds per summarizer request [default: 300]', type: 'number' })
-    .option('summarizer-context', { describe: "summarizer's window [default: model's or 128000]", type: 'number' })
-    .option('concurrency', { describe: 'sessions at once [default: 4]', type: 'number' })
-    .option('on-error', { describe: 'when the summarizer fails [default: fail]', choices: ON_ERROR_CHOICES as unknown as string[] })
-    .option('max-retries', { describe: 'retries on 429/5xx/connection errors [default: 2]', type: 'number' })
-    .option('verbose', { describe: 'log summarizer requests (no headers, no key)', type: 'boolean', default: false });
-}
-
-/** Flags > COMPACTOR_* variables > config file > defaults. */
-export async function summarizerFromArgs(
-  args: SummarizerArgs,
-  env: NodeJS.ProcessEnv = process.env,
-  modelFlag: SummarizerModelFlag = 'model',
-): Promise<ResolvedSummarizer> {
-  const flags = validateFlags({
-    base_url: args['base-url'],
-    model: args[modelFlag],
-    api_key_env: args['api-key-env'],
-    max_summary_tokens: args['max-summary-tokens'],
-    instructions: args.instructions,
-    timeout: args.timeout,
-    summarizer_context: args['summarizer-context'],
-    concurrency: args.concurrency,
-    on_error: args['on-error'],
-    max_retries: args['max-retries'],
-  });
-  const configPath = args.config ?? defaultConfigPath(env);
-  const file = await loadConfigFile(configPath, args.config !== undefined);
-  return resolveSummarizer({ flags, env: settingsFromEnv(env), file, configPath });
+  const declared = settingsOf('summarizer').reduce<Argv<T>>(
+    (built, key: SettingsKey) => built.option(key === 'model' ? modelFlag : flagName(key), flagOption(key)),
+    yargs,
+  );
+  return declared.option('verbose', { describe: 'log summarizer requests (no headers, no key), and compact\'s compaction events', type: 'boolean', default: false });
 }
 
 /** How summarizeOptions builds the client. */
@@ -99,7 +74,7 @@ export function summarizeOptions(settings: SummarizerSettings, setup: ClientSetu
   const client = createChatClient(settings, {
     apiKey: setup.dryRun ? null : readApiKey(settings, env),
     verbose: setup.verbose,
-    log: (line) => process.stderr.write(`compactor: llm: ${line}\n`),
+    log: logSummarizer,
   });
   return {
     client,
@@ -120,18 +95,22 @@ export interface ReplayStrategy {
  * replay's strategy: truncate unless asked; `--strategy summarize` calls the real summarizer;
  * `--summary-tokens N` runs summarize over a client that answers N-token summaries without a call.
  */
-export async function replayStrategy(args: SummarizerArgs & { strategy?: StrategyName }, summaryTokens: number | undefined): Promise<ReplayStrategy> {
+export async function replayStrategy(
+  args: SummarizerArgs,
+  run: { readonly sources: SettingsSources; readonly strategy: StrategyName | undefined },
+  summaryTokens: number | undefined,
+): Promise<ReplayStrategy> {
   const strategyOptions = strategyOptionsFromArgs(args); // validates --max-summary-tokens for every strategy
-  const resolved = await summarizerFromArgs(args, process.env, 'summarizer-model');
+  const resolved = await resolveSummarizer(run.sources);
   const concurrency = resolved.configured ? resolved.settings.concurrency : resolved.concurrency;
   if (summaryTokens === undefined) {
-    const name = args.strategy ?? 'truncate';
+    const name = run.strategy ?? 'truncate';
     const summarizer = name === 'summarize' && resolved.configured ? { summarizer: summarizeOptions(resolved.settings, { verbose: args.verbose }) } : {};
     // --max-summary-tokens is the summarizer's reply budget, or an offline strategy's size budget.
     return { strategy: createStrategy(name, { ...strategyOptions, ...summarizer }), concurrency, simulatedSummaryTokens: null };
   }
   if (!Number.isInteger(summaryTokens) || summaryTokens < 1) throw new UsageError(`--summary-tokens must be a whole number >= 1, got ${summaryTokens}`);
-  if (args.strategy === 'truncate') throw new UsageError('--summary-tokens simulates the summarize strategy; drop --strategy truncate');
+  if (run.strategy === 'truncate') throw new UsageError('--summary-tokens simulates the summarize strategy; drop --strategy truncate');
   const settings = resolved.configured ? resolved.settings : null;
   const maxSummaryTokens = Math.max(summaryTokens, settings?.maxSummaryTokens ?? SUMMARIZER_DEFAULTS.maxSummaryTokens);
   const strategy = createStrategy('summarize', {

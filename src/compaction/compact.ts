@@ -18,7 +18,7 @@ import type { CutPoint, NoCutReason } from './cut-point.js';
 import { findCutPoint } from './cut-point.js';
 import { collectFileOps, mergeFileOps, NO_FILE_OPS } from './file-ops.js';
 import type { CompactionPolicy } from './policy.js';
-import { shouldCompact } from './policy.js';
+import { compactionPays, shouldCompact, tokensOverTrigger } from './policy.js';
 import { redactMessages, redactText } from './redact.js';
 import { pruningSavings } from './prune.js';
 import type { DroppedOutput } from './relevance.js';
@@ -53,8 +53,11 @@ export function subjectEnd(subject: CompactionSubject): number {
 export type CompactionPlan =
   | {
       readonly kind: 'skip';
-      /** `skipped`: under the trigger or nothing to cut; `up-to-date`: the existing sidecar still covers it. */
-      readonly status: 'skipped' | 'up-to-date';
+      /**
+       * `skipped`: under the trigger or nothing to cut; `up-to-date`: the existing sidecar still
+       * covers it; `would-thrash`: over the trigger, and no valid cut could bring it under.
+       */
+      readonly status: 'skipped' | 'up-to-date' | 'would-thrash';
       readonly reason: string;
       readonly contextTokens: number;
       readonly cut: CutPoint;
@@ -157,22 +160,107 @@ const NO_CUT_REASONS: Record<NoCutReason, string> = {
   fits: 'the recent messages already fit the keep budget',
   'at-previous-cut': 'nothing new to summarize since the last compaction',
   'no-valid-cut': 'no valid cut point',
+  'cannot-get-under': 'no valid cut brings the context under the trigger',
 };
 
+/**
+ * Whether to compact and where to cut. Over the trigger, the cut must summarize at least what
+ * the context exceeds it by (the summary is assumed no larger than the previous one; the real one
+ * is measured by runGuardedCompaction), so a compaction that would leave it over is not planned.
+ */
 export function planCompaction(subject: CompactionSubject, policy: CompactionPolicy): CompactionPlan {
   const contextTokens = currentContextTokens(subject);
   const previous = livePrevious(subject);
   const start = Math.max(previous?.firstKeptIndex ?? 0, recordedWindowStart(subject));
   const quiet = previous ? 'up-to-date' : 'skipped';
-  const cut = findCutPoint(subject.messages, subject.tokens, policy, { start, end: subjectEnd(subject) });
+  const minSummarizedTokens = tokensOverTrigger(contextTokens, policy);
+  const range = { start, end: subjectEnd(subject), afterCompaction: previous !== null };
+  const cut = findCutPoint(subject.messages, subject.tokens, { ...policy, minSummarizedTokens }, range);
   if (!shouldCompact(contextTokens, policy)) {
     return { kind: 'skip', status: quiet, reason: 'under the compaction threshold', contextTokens, cut };
   }
   if (cut.kind === 'none') {
-    const reason = NO_CUT_REASONS[cut.reason];
-    return { kind: 'skip', status: quiet, reason, contextTokens, cut };
+    const status = cut.reason === 'cannot-get-under' ? 'would-thrash' : quiet;
+    return { kind: 'skip', status, reason: NO_CUT_REASONS[cut.reason], contextTokens, cut };
   }
   return { kind: 'compact', contextTokens, cut, start };
+}
+
+/** Why a compaction that ran was not kept: it did not shrink the context, or left it over the trigger. */
+export type Refusal = 'no-gain' | 'would-thrash';
+
+export type GuardedCompaction =
+  | {
+      readonly kind: 'compacted';
+      readonly state: CompactionState;
+      /** The plan that was kept: its cut may lie past the planned one (the summary was larger). */
+      readonly plan: Extract<CompactionPlan, { kind: 'compact' }>;
+      readonly tokensAfter: number;
+    }
+  | {
+      readonly kind: Refusal;
+      /** The compaction that was refused (what a sidecar would have held); its usage counts every attempt. */
+      readonly state: CompactionState;
+      readonly tokensBefore: number;
+      readonly tokensAfter: number;
+    };
+
+/**
+ * How often a cut is moved on when the real summary left the context over the trigger: each move
+ * runs the strategy again, which for the summarizer is another paid call.
+ */
+export const MAX_CUT_ATTEMPTS = 3;
+
+export interface GuardOptions extends RunOptions {
+  /**
+   * The context after a compaction that produced `state`, measured as its `before` was: the
+   * sidecar's tokens_after by default; replay passes its simulated prompt.
+   */
+  readonly measure?: (state: CompactionState) => number;
+  /** A moved cut may pass the previous one (overflow recovery; see CutOptions). */
+  readonly forcePastPreviousCut?: boolean;
+}
+
+/**
+ * runCompaction under the two guards a compaction must pass to be kept. It must get under the
+ * trigger when it started over it: if the real summary leaves it over, the cut moves on by the
+ * excess (at most MAX_CUT_ATTEMPTS runs), else `would-thrash`. And it must pay (policy.ts
+ * compactionPays), else `no-gain`. The policy's allowThrash / allowNoGain switch each off.
+ */
+export async function runGuardedCompaction(
+  subject: CompactionSubject,
+  plan: Extract<CompactionPlan, { kind: 'compact' }>,
+  strategy: CompactionStrategy,
+  policy: CompactionPolicy,
+  options: GuardOptions = {},
+): Promise<GuardedCompaction> {
+  const measure = options.measure ?? ((state: CompactionState) => state.tokens_after);
+  const before = plan.contextTokens;
+  const excess = tokensOverTrigger(before, policy);
+  /** The largest context under the trigger. */
+  const ceiling = before - excess;
+  const range = { start: plan.start, end: subjectEnd(subject), afterCompaction: livePrevious(subject) !== null };
+  const cutOptions = { ...policy, forcePastPreviousCut: options.forcePastPreviousCut ?? false };
+  let current = plan;
+  let spentBefore: CompactionState['usage'] = null;
+  for (let attempt = 1; ; attempt++) {
+    const state = await runCompaction(subject, current, strategy, { ...options, spentBefore });
+    spentBefore = state.usage;
+    const after = measure(state);
+    if (excess > 0 && after > ceiling) {
+      // The summary came out larger than the plan allowed for: summarize that much more.
+      const minSummarizedTokens = current.cut.tokensToSummarize + (after - ceiling);
+      const cut =
+        attempt < MAX_CUT_ATTEMPTS
+          ? findCutPoint(subject.messages, subject.tokens, { ...cutOptions, minSummarizedTokens }, range, options.index?.insidePairs)
+          : null;
+      if (cut?.kind !== 'cut') return { kind: 'would-thrash', state, tokensBefore: before, tokensAfter: after };
+      current = { ...current, cut };
+      continue;
+    }
+    if (!policy.allowNoGain && !compactionPays(before, after)) return { kind: 'no-gain', state, tokensBefore: before, tokensAfter: after };
+    return { kind: 'compacted', state, plan: current, tokensAfter: after };
+  }
 }
 
 /**
@@ -248,6 +336,11 @@ export interface RunOptions {
    * session many times (replay), so each compaction costs its window rather than the session.
    */
   readonly index?: SessionIndex;
+  /**
+   * Summarizer tokens this compaction already spent on attempts that were not kept (a cut moved
+   * on: runGuardedCompaction); added to the state's `usage`, which counts all its calls.
+   */
+  readonly spentBefore?: CompactionState['usage'];
 }
 
 /** Compacts the planned span with `strategy` and returns the state to store. */
@@ -324,7 +417,7 @@ export async function runCompaction(
       summary_tokens: 0,
       dropped: { own: [], before: null, built: null },
       pruned_outputs: pruned,
-      usage: null,
+      usage: options.spentBefore ?? null,
       details: {},
     });
   }
@@ -354,7 +447,12 @@ export async function runCompaction(
     summary_tokens: newSummaryTokens,
     dropped: { own: filtered.dropped, before: previous?.state ?? null, built: null },
     pruned_outputs: null,
-    usage: output.usage ? { input_tokens: output.usage.input, output_tokens: output.usage.output } : null,
+    usage: addUsage(options.spentBefore ?? null, output.usage ? { input_tokens: output.usage.input, output_tokens: output.usage.output } : null),
     details: output.details,
   });
+}
+
+function addUsage(a: CompactionState['usage'], b: CompactionState['usage']): CompactionState['usage'] {
+  if (!a || !b) return a ?? b;
+  return { input_tokens: a.input_tokens + b.input_tokens, output_tokens: a.output_tokens + b.output_tokens };
 }

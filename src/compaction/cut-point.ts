@@ -5,7 +5,10 @@
  * keep_recent_tokens is reached; cut there if that message is a valid cut point, else keep
  * walking back. Valid: user messages that start a turn, and assistant messages without tool
  * requests. Never a tool result (it must stay with its request) nor an assistant message with
- * tool requests. Seed 000 adds split-turn detection and the `force` fallback.
+ * tool requests. Seed 000 adds split-turn detection and the `force` fallback. Two rules of our own:
+ * a cut must summarize enough to bring the context under the trigger when asked (else a later
+ * valid cut, or none), and `force` takes the earliest valid cut, so a larger keep budget never
+ * keeps fewer messages. What the trigger is and how much is needed are the callers' (policy.ts).
  */
 import type { Message } from '../session/model.js';
 import { hasToolRequests, isToolResultMessage, isTurnStart } from '../session/model.js';
@@ -55,6 +58,12 @@ export interface CutRange {
   readonly start: number;
   /** End of the messages considered (exclusive); the session length unless replaying a prefix. */
   readonly end: number;
+  /**
+   * True when `start` is where a compaction of ours cut, rather than where the context window
+   * begins (0, or the agent's own last compaction): force then takes only the budget's cut.
+   * Default: any start > 0.
+   */
+  readonly afterCompaction?: boolean;
 }
 
 export type CutPoint =
@@ -67,8 +76,16 @@ export type CutPoint =
        * MIN_TURN_PREFIX_MESSAGES long: [turnStart, index) gets a summary of its own.
        */
       readonly splitTurnStart: number | null;
-      /** True when `force` chose "all but the last messages" because no rule-valid cut existed. */
+      /**
+       * True when `force` chose the cut because the keep budget gave none: everything fit in it, or
+       * no valid cut came before it. It is then the earliest cut there is (the most kept).
+       */
       readonly forced: boolean;
+      /**
+       * True when the keep budget's cut summarized too little to bring the context under the
+       * trigger, and a later cut was taken (CutOptions.minSummarizedTokens).
+       */
+      readonly pastKeepBudget: boolean;
       readonly tokensToSummarize: number;
       readonly tokensKept: number;
     }
@@ -77,23 +94,35 @@ export type CutPoint =
       /**
        * `fits`: the keep budget already holds everything since the start; `at-previous-cut`: the
        * rules would cut exactly where the previous compaction did (nothing new to summarize);
-       * `no-valid-cut`: every candidate was invalid.
+       * `no-valid-cut`: every candidate was invalid; `cannot-get-under`: no valid cut summarizes
+       * the tokens needed to bring the context under the trigger.
        */
       readonly reason: NoCutReason;
     };
 
-export type NoCutReason = 'fits' | 'at-previous-cut' | 'no-valid-cut';
+export type NoCutReason = 'fits' | 'at-previous-cut' | 'no-valid-cut' | 'cannot-get-under';
 
 export interface CutOptions {
   readonly keepRecentTokens: number;
-  /** With no valid cut, keep only the last messages (seed 000). */
+  /**
+   * When the keep budget gives no cut, take the earliest valid one, or the "all but the last 2
+   * messages" fallback when that keeps more (the only one when no cut is valid). So a larger budget
+   * never keeps fewer messages than a smaller one. Not after a compaction of ours (CutRange).
+   */
   readonly force?: boolean;
   /**
-   * Also force when the rules land on the previous cut. Overflow recovery needs this; a repeated
-   * `compact --force` must not, or running it twice would compact twice.
+   * Force after a compaction of ours too. Overflow recovery needs this; a repeated `compact
+   * --force` must not, or running it twice would compact twice.
    */
   readonly forcePastPreviousCut?: boolean;
   readonly cutRule?: CutRule;
+  /**
+   * Tokens the summarized span must hold at least: what a compaction over the trigger has to take
+   * off to get under it (policy.ts tokensOverTrigger). When the keep budget's cut summarizes less,
+   * the earliest valid cut that summarizes enough is taken instead; with none, there is no cut
+   * (`cannot-get-under`). 0 (the default): the keep budget alone decides.
+   */
+  readonly minSummarizedTokens?: number;
 }
 
 /**
@@ -109,14 +138,51 @@ export function findCutPoint(
 ): CutPoint {
   const { start, end } = range;
   const { keepRecentTokens, force = false, forcePastPreviousCut = false, cutRule = 'conservative' } = options;
-  const index = walkBack(messages, tokens, keepRecentTokens, start, end, cutRule, inside);
-  if (typeof index === 'number') return describeCut(messages, tokens, start, end, index, false);
-  if (!force || (index === 'at-previous-cut' && !forcePastPreviousCut)) return { kind: 'none', reason: index };
-  const forced = forcedCut(messages, start, end, inside);
-  if (forced === undefined) return { kind: 'none', reason: index };
-  return describeCut(messages, tokens, start, end, forced, true);
+  const needed = Math.max(0, options.minSummarizedTokens ?? 0);
+  const describe = (index: number, how: { forced?: boolean; pastKeepBudget?: boolean }) =>
+    describeCut(messages, tokens, start, end, index, how.forced ?? false, how.pastKeepBudget ?? false);
+  const walked = walkBack(messages, tokens, keepRecentTokens, start, end, cutRule, inside);
+  if (typeof walked === 'number' && sum(tokens, start, walked) >= needed) return describe(walked, {});
+  // After a compaction of ours force takes only the budget's cut, or a second `compact --force`
+  // would summarize a little more each time it ran.
+  const afterCompaction = range.afterCompaction ?? start > 0;
+  const forcing = force && typeof walked !== 'number' && (!afterCompaction || forcePastPreviousCut);
+  // Over the trigger, a cut later than the budget's is what gets under it; under force, the
+  // earliest cut there is. Both search forward from the start (the walk found no valid cut
+  // between the start and the budget, or one that summarizes too little).
+  if (needed === 0 && !forcing) return { kind: 'none', reason: walked as NoCutReason };
+  const later = earliestValidCut(messages, tokens, start, end, cutRule, inside, needed);
+  const last = forcing ? forcedCut(messages, start, end, inside) : undefined;
+  const lastFits = last !== undefined && sum(tokens, start, last) >= needed;
+  // The last-messages fallback when it keeps more than the earliest valid cut (or there is none).
+  if (lastFits && (later === undefined || last < later)) return describe(last, { forced: true });
+  if (later !== undefined) return describe(later, forcing ? { forced: true } : { pastKeepBudget: true });
+  if (needed === 0) return { kind: 'none', reason: walked as NoCutReason };
+  const anyCut = last !== undefined || hasValidCut(messages, start, end, cutRule, inside);
+  return { kind: 'none', reason: anyCut ? 'cannot-get-under' : 'no-valid-cut' };
 }
 
+/** The earliest rule-valid cut in (start, end) whose span [start, cut) holds at least `needed` tokens. */
+function earliestValidCut(
+  messages: readonly Message[],
+  tokens: readonly number[],
+  start: number,
+  end: number,
+  rule: CutRule,
+  inside: readonly boolean[],
+  needed: number,
+): number | undefined {
+  let summarized = tokens[start] ?? 0;
+  for (let j = start + 1; j < end; j++) {
+    if (summarized >= needed && isValidCutPoint(messages[j]!, rule) && !inside[j]) return j;
+    summarized += tokens[j] ?? 0;
+  }
+  return undefined;
+}
+
+function hasValidCut(messages: readonly Message[], start: number, end: number, rule: CutRule, inside: readonly boolean[]): boolean {
+  return earliestValidCut(messages, [], start, end, rule, inside, 0) !== undefined;
+}
 /** The rule-based walk. Returns the cut index, or why there is none. */
 function walkBack(
   messages: readonly Message[],
@@ -158,12 +224,14 @@ function describeCut(
   end: number,
   index: number,
   forced: boolean,
+  pastKeepBudget: boolean,
 ): CutPoint {
   return {
     kind: 'cut',
     index,
     splitTurnStart: splitTurnStart(messages, start, index),
     forced,
+    pastKeepBudget,
     tokensToSummarize: sum(tokens, start, index),
     tokensKept: sum(tokens, index, end),
   };

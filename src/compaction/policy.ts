@@ -18,9 +18,20 @@ export interface CompactionPolicy {
   readonly trigger: Trigger;
   /** Recent tokens kept verbatim. */
   readonly keepRecentTokens: number;
-  /** Compact even under the trigger, and fall back to "all but the last 2" when no cut is valid. */
+  /** Compact even under the trigger, taking the earliest valid cut when the keep budget gives none. */
   readonly force: boolean;
   readonly cutRule: CutRule;
+  /**
+   * Write a compaction that does not pay (compactionPays: it takes less than MIN_GAIN_PERCENT of
+   * the context off). Unset: it is skipped (`no-gain`). `--allow-no-gain` sets it, and the replay presets, which replay other agents as
+   * they behave.
+   */
+  readonly allowNoGain?: boolean;
+  /**
+   * Write a compaction that leaves the context over the trigger, so the next check compacts again.
+   * Unset: a later cut is taken, or none (`would-thrash`). Only the replay presets set it.
+   */
+  readonly allowThrash?: boolean;
 }
 
 /** Seed 000 falls back to a 128k window for unknown models; seed 004 gives reserve and keep. */
@@ -58,7 +69,42 @@ export function shouldCompact(contextTokens: number, policy: CompactionPolicy): 
   return contextTokens > triggerThreshold(policy);
 }
 
-/** The policy used when a provider call would overflow the window (seed 000). */
+/**
+ * A compaction pays when it takes at least this share of the context off: below it, what the
+ * summary loses and the prompt cache it rewrites are not worth the room it frees.
+ */
+export const MIN_GAIN_PERCENT = 1;
+
+/** Does a compaction from `before` to `after` tokens pay (MIN_GAIN_PERCENT)? */
+export function compactionPays(before: number, after: number): boolean {
+  return after < before && before - after >= (before * MIN_GAIN_PERCENT) / 100;
+}
+
+/** The largest context that does not trigger a compaction; null when every context does (a reserve at or above the limit). */
+export function triggerCeiling(policy: CompactionPolicy): number | null {
+  const { contextLimit, trigger } = policy;
+  if (trigger.kind === 'percent') return Math.max(0, triggerThreshold(policy) - 1);
+  return trigger.tokens >= contextLimit ? null : triggerThreshold(policy);
+}
+
+/**
+ * Tokens a compaction of a context this size must take off to get under the trigger: 0 when it
+ * is already under, when every context triggers, or when the policy allows thrash.
+ */
+export function tokensOverTrigger(contextTokens: number, policy: CompactionPolicy): number {
+  const ceiling = policy.allowThrash ? null : triggerCeiling(policy);
+  return ceiling === null ? 0 : Math.max(0, contextTokens - ceiling);
+}
+
+/**
+ * The policy used when a provider call would overflow the window: keep limit / 5, forced, and
+ * what must be reached is the window itself rather than the trigger.
+ */
 export function emergencyPolicy(policy: CompactionPolicy): CompactionPolicy {
-  return { ...policy, keepRecentTokens: Math.floor(policy.contextLimit / EMERGENCY_KEEP_DIVISOR), force: true };
+  return {
+    ...policy,
+    keepRecentTokens: Math.floor(policy.contextLimit / EMERGENCY_KEEP_DIVISOR),
+    force: true,
+    trigger: { kind: 'reserve', tokens: 0 },
+  };
 }

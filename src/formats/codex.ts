@@ -133,6 +133,8 @@ class RolloutBuilder {
   model: string | undefined;
   /** The latest `model_context_window` of the main thread. */
   contextWindow: number | undefined;
+  /** The first `session_meta`'s working directory. */
+  cwd: string | undefined;
   /** Messages before this index went through `keep` (final: only the last closed call may still get usage). */
   private settled = 0;
 
@@ -483,7 +485,10 @@ export async function readCodex(file: string, options?: ReadOptions & { readonly
     const parsed = parseLine(lineSchema, value, file, line);
     const { type, payload } = parsed;
     const timestamp = typeof parsed['timestamp'] === 'string' ? parsed['timestamp'] : undefined;
-    if (type === 'turn_context') {
+    if (type === 'session_meta') {
+      builder.cwd ??= typeof payload['cwd'] === 'string' && payload['cwd'] !== '' ? payload['cwd'] : undefined;
+      builder.threadId ??= typeof payload['id'] === 'string' ? payload['id'] : undefined;
+    } else if (type === 'turn_context') {
       builder.setModel(payload['model']);
       builder.setWindow(payload['model_context_window']);
     } else if (type === 'response_item') {
@@ -493,7 +498,6 @@ export async function readCodex(file: string, options?: ReadOptions & { readonly
     } else if (type === 'event_msg') eventMessage(builder, payload, line, timestamp);
     else if (type === 'token_usage_record') builder.usageRecord(payload, line, timestamp);
     else if (type === 'compacted' && !builder.inReview) builder.compacted(payload, line, timestamp);
-    else if (type === 'session_meta') builder.threadId ??= typeof payload['id'] === 'string' ? payload['id'] : undefined;
   });
   const messages = builder.finish();
   if (options?.reviews !== false && builder.threadId) {
@@ -509,6 +513,7 @@ export async function readCodex(file: string, options?: ReadOptions & { readonly
     warnings: [...readWarnings, ...builder.warnings],
     ...(model ? { model } : {}),
     ...(builder.contextWindow ? { contextWindow: builder.contextWindow } : {}),
+    ...(builder.cwd ? { project: builder.cwd } : {}),
     ...(builder.abortedTurns.length > 0 ? { abortedTurns: builder.abortedTurns } : {}),
   };
 }

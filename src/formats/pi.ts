@@ -320,6 +320,7 @@ export async function readPi(file: string, options?: ReadOptions): Promise<Sessi
   const unique = withUniqueIds(messages);
   const headerModel = typeof header?.['modelId'] === 'string' ? header['modelId'] : undefined;
   const model = lastModel(unique, headerModel);
+  const cwd = typeof header?.['cwd'] === 'string' && header['cwd'] !== '' ? header['cwd'] : undefined;
   return {
     path: file,
     format: 'pi',
@@ -328,6 +329,7 @@ export async function readPi(file: string, options?: ReadOptions): Promise<Sessi
     offContext: offContextCalls(entries, new Set(branch), file),
     warnings,
     ...(model ? { model } : {}),
+    ...(cwd ? { project: cwd } : {}),
   };
 }
 

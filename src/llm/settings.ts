@@ -1,13 +1,14 @@
 /**
  * The summarizer's settings, merged from four sources with one precedence: flags > COMPACTOR_*
- * environment variables > config file > defaults (README "Summarizer configuration"). Every
- * default lives in SUMMARIZER_DEFAULTS. Reading the API key itself is left to the caller, so
+ * environment variables > config file (config/sources.ts `pick`) > defaults (README "Summarizer
+ * configuration"). Every default lives in SUMMARIZER_DEFAULTS. Reading the API key itself is left to the caller, so
  * the key never sits in this object.
  */
 import { readFile } from 'node:fs/promises';
+import type { SettingsSources } from '../config/sources.js';
+import { origin, pick } from '../config/sources.js';
+import type { OnError } from '../config/settings.js';
 import { InputError, UsageError } from '../errors.js';
-import type { OnError, SettingsKey, SettingsLayer } from './config.js';
-import { envName, settingsLayerSchema } from './config.js';
 import { DEFAULT_SUMMARIZER_CONTEXT, knownContextWindow } from './models.js';
 
 export interface SummarizerSettings {
@@ -37,32 +38,10 @@ export const SUMMARIZER_DEFAULTS = {
   maxRetries: 2,
 } as const;
 
-/** The settings given on the command line, in the config file's key names. */
-export type FlagLayer = SettingsLayer;
-
-export interface SettingsSources {
-  readonly flags: FlagLayer;
-  readonly env: SettingsLayer;
-  readonly file: SettingsLayer;
-  /** For error messages: where the file layer came from. */
-  readonly configPath: string;
-}
-
 /** The summarizer is configured when a base URL or a model is set anywhere. */
 export type ResolvedSummarizer =
   | { readonly configured: false; readonly concurrency: number; readonly onError: OnError }
   | { readonly configured: true; readonly settings: SummarizerSettings };
-
-function pick<K extends SettingsKey>(sources: SettingsSources, key: K): SettingsLayer[K] {
-  return sources.flags[key] ?? sources.env[key] ?? sources.file[key];
-}
-
-/** Where a setting was given, for messages: `--model`, `COMPACTOR_MODEL` or the config file. */
-function origin(sources: SettingsSources, key: SettingsKey): string {
-  if (sources.flags[key] !== undefined) return `--${key.replace(/_/g, '-')}`;
-  if (sources.env[key] !== undefined) return envName(key);
-  return `${sources.configPath} (${key})`;
-}
 
 /** `@path` reads the instructions from a file; anything else is the text itself. */
 export async function readInstructions(value: string | undefined): Promise<string | null> {
@@ -75,18 +54,6 @@ export async function readInstructions(value: string | undefined): Promise<strin
   } catch (error) {
     throw new InputError(`cannot read instructions: ${(error as Error).message}`, path);
   }
-}
-
-/** Validates flag values with the same schema as the other sources. */
-export function validateFlags(flags: Record<string, unknown>): FlagLayer {
-  const defined = Object.fromEntries(Object.entries(flags).filter(([, value]) => value !== undefined));
-  const parsed = settingsLayerSchema.safeParse(defined);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const key = String(issue?.path[0] ?? '');
-    throw new UsageError(`--${key.replace(/_/g, '-')}: ${issue?.message ?? 'invalid'}`);
-  }
-  return parsed.data;
 }
 
 export async function resolveSummarizer(sources: SettingsSources): Promise<ResolvedSummarizer> {

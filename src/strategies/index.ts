@@ -9,8 +9,9 @@ import type { SummarizeOptions } from './summarize.js';
 import { createSummarizeStrategy } from './summarize.js';
 import { truncateStrategy } from './truncate.js';
 
-export const STRATEGY_NAMES = ['truncate', 'summarize', 'extract', 'prune'] as const;
-export type StrategyName = (typeof STRATEGY_NAMES)[number];
+import type { StrategyName } from './names.js';
+
+export { STRATEGY_NAMES, type StrategyName } from './names.js';
 
 export interface StrategyOptions {
   /** Size budget of an offline summary (`--max-summary-tokens`); each strategy has its own default. */
