@@ -80,11 +80,12 @@ function folderIndex(folder: string): FolderIndex {
 /**
  * For a rollout whose first line names it a review of another thread: the rollout of that thread
  * in the same folder, or null when there is none (then it is a session of its own). Undefined:
- * not a review rollout.
+ * not a review rollout. `first` gives the first line; it is asked for only when the name is a
+ * rollout's (a named file may be a pipe that must not be read here).
  */
-export function reviewParent(path: string, first: unknown): string | null | undefined {
+export function reviewParent(path: string, first: () => unknown): string | null | undefined {
   if (!ROLLOUT_FILE.test(basename(path))) return undefined;
-  const meta = rolloutMeta(first);
+  const meta = rolloutMeta(first());
   if (!meta?.reviewOf) return undefined;
   return folderIndex(dirname(path)).byThread.get(meta.reviewOf) ?? null;
 }

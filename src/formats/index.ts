@@ -112,10 +112,13 @@ export type WalkedFile =
 
 const SESSION: WalkedFile = { kind: 'session' };
 
-function subagentOf(path: string, first: readonly unknown[]): WalkedFile | undefined {
-  const transcript = subagentTranscript(path, () => first);
+/** `head` gives the file's first lines; it is asked for only when the file's name or place could be a subagent's. */
+function subagentOf(path: string, head: () => readonly unknown[]): WalkedFile | undefined {
+  let lines: readonly unknown[] | undefined;
+  const first = () => (lines ??= head());
+  const transcript = subagentTranscript(path, first);
   if (transcript) return { kind: 'subagent', parent: transcript.parent, label: 'Claude Code subagent transcript' };
-  const parent = reviewParent(path, first[0]);
+  const parent = reviewParent(path, () => first()[0]);
   return parent ? { kind: 'subagent', parent, label: 'Codex review rollout' } : undefined;
 }
 
@@ -131,10 +134,10 @@ export function sniffWalkedFile(path: string): WalkedFile {
   try {
     peek = peekJsonLines(path, DETECTION_LINES, SNIFF_BYTES);
   } catch {
-    return subagentOf(path, []) ?? SESSION;
+    return subagentOf(path, () => []) ?? SESSION;
   }
   const first = peek.values;
-  const subagent = subagentOf(path, first);
+  const subagent = subagentOf(path, () => first);
   if (subagent) return subagent;
   if (peek.size > 0 && (!peek.whole || !isJsonObject(first[0]))) {
     // Not plain JSON lines: perhaps one JSON document spread over lines (a Gemini CLI chat).
@@ -160,7 +163,7 @@ export function sniffWalkedFile(path: string): WalkedFile {
  * session), else null.
  */
 export function namedSubagentParent(path: string): { readonly parent: string; readonly label: SubagentLabel } | null {
-  const found = subagentOf(path, headOf(path));
+  const found = subagentOf(path, () => headOf(path));
   return found?.kind === 'subagent' && found.parent !== null ? { parent: found.parent, label: found.label } : null;
 }
 
