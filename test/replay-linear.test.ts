@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ReplayPolicy } from '../src/audit/presets.js';
 import { customPolicy } from '../src/audit/presets.js';
-import { OPENCODE_PRUNE } from '../src/audit/prune.js';
+import { OPENCODE_PRUNE } from '../src/compaction/prune.js';
 import { replaySession } from '../src/audit/replay.js';
 import type { CompactionSubject } from '../src/compaction/compact.js';
 import { runCompaction } from '../src/compaction/compact.js';

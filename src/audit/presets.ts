@@ -4,8 +4,8 @@
  * What a policy does to a session is left to src/audit/replay.ts.
  */
 import type { CompactionPolicy } from '../compaction/policy.js';
-import type { PruneRules } from './prune.js';
-import { OPENCODE_PRUNE } from './prune.js';
+import type { FixedPlaceholderPrune } from '../compaction/prune.js';
+import { OPENCODE_PRUNE } from '../compaction/prune.js';
 
 /**
  * When the agent checks its context: before each user turn (pi, seed 000, seed 004), or before
@@ -20,7 +20,7 @@ export interface ReplayPolicy {
   /** Codex carries the user's own recent messages into the new history, up to this many tokens. */
   readonly carryUserTokens: number;
   /** opencode prunes old tool outputs at the end of every turn; null elsewhere. */
-  readonly prune: PruneRules | null;
+  readonly prune: FixedPlaceholderPrune | null;
   /**
    * The summarizer call the agent makes: `conversation` sends the conversation itself plus an
    * instruction (Codex, Claude Code, opencode), so the provider's cache serves the prompt;

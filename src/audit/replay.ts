@@ -19,11 +19,13 @@
 import type { Refusal } from '../compaction/compact.js';
 import { runGuardedCompaction, tokensSaved } from '../compaction/compact.js';
 import type { CompactionState } from '../compaction/state.js';
+import { toolRequestsById } from '../compaction/facts.js';
+import { findPrunable } from '../compaction/prune.js';
 import { findCutPoint } from '../compaction/cut-point.js';
 import { SessionIndex } from '../compaction/session-index.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
 import { emergencyPolicy, shouldCompact, tokensOverTrigger } from '../compaction/policy.js';
-import type { Message, RecordedCompaction } from '../session/model.js';
+import type { Message, RecordedCompaction, ToolRequestBlock } from '../session/model.js';
 import { isTurnStart, windowStartAt } from '../session/model.js';
 import type { CompactionStrategy } from '../strategies/strategy.js';
 import type { TextCounter } from '../tokens/estimate.js';
@@ -33,7 +35,6 @@ import { providerCalls } from '../tokens/provider-calls.js';
 import { stablePrefixTokens } from './cache.js';
 import type { ReplayPolicy } from './presets.js';
 import { customPolicy } from './presets.js';
-import { findPrunable, toolNamesById } from './prune.js';
 import type { RecordedCompactionEffect } from './recorded.js';
 import { effectsInTurn, recordedCompactionEffects } from './recorded.js';
 import type { Turn } from './turns.js';
@@ -239,11 +240,11 @@ class Simulation {
     this.pendingUnchanged = Math.min(this.pendingUnchanged ?? Infinity, unchanged);
   }
 
-  prune(turn: Turn, call: ProviderCall, toolNames: ReadonlyMap<string, string>): ReplayPrune | null {
+  prune(turn: Turn, call: ProviderCall, requests: ReadonlyMap<string, ToolRequestBlock>): ReplayPrune | null {
     const rules = this.input.policy.prune;
     if (!rules) return null;
     const range = { start: this.firstKept, end: turn.startIndex };
-    const marks = findPrunable(this.input.messages, this.current.values, range, this.pruned, rules, toolNames, this.input.count);
+    const marks = findPrunable(this.input.messages, this.current.values, range, this.pruned, rules, requests, this.input.count);
     if (marks.length === 0) return null;
     let saved = 0;
     let earliest = Infinity;
@@ -366,7 +367,7 @@ export async function replaySession(request: ReplayInput): Promise<ReplayResult>
   const effects = recordedCompactionEffects(messages, tokens, recorded, allCalls);
   const stablePrefix = stablePrefixTokens(allCalls, tokens);
   const sim = new Simulation(input, stablePrefix);
-  const toolNames = toolNamesById(messages);
+  const requests = toolRequestsById(messages);
   const calls: SimulatedCall[] = [];
   const results: ReplayTurn[] = [];
 
@@ -386,7 +387,7 @@ export async function replaySession(request: ReplayInput): Promise<ReplayResult>
       };
       sim.followAgent(call);
       if (position === 0) {
-        const pruned = sim.prune(turn, call, toolNames);
+        const pruned = sim.prune(turn, call, requests);
         if (pruned) prunes.push(pruned);
       }
       if ((position === 0 || policy.check === 'every-call') && shouldCompact(sim.prompt(call), policy.compaction)) {
