@@ -81,7 +81,7 @@ describe('coop at an 80,000 window, by hand', () => {
     (m.role === 'user' && !isToolResult(m)) ||
     (m.role === 'assistant' && !(typeof m.content !== 'string' && m.content.some((b) => b.type === 'tool_request')));
 
-  /** Seed 004's walk: keep >= KEEP tokens from the end, then back to a valid cut. */
+  /** The cut walk: keep >= KEEP tokens from the end, then back to a valid cut. */
   function cutBefore(start: number, end: number): number | null {
     let kept = 0;
     for (let i = end - 1; i >= start; i--) {

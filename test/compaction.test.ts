@@ -50,7 +50,7 @@ describe('runCompaction with truncate', () => {
     expect(state.compactions).toBe(1);
   });
 
-  it('merges with the previous compaction: only the new span, cumulative counts and files (seed 004 step 5)', async () => {
+  it('merges with the previous compaction: only the new span, cumulative counts and files', async () => {
     const messages = [...readTurn('a.ts'), ...readTurn('b.ts'), ...readTurn('c.ts')];
     const first = subject(messages);
     const plan1 = planCompaction(first, policy);

@@ -1,6 +1,6 @@
 /**
  * The lean read (slim messages, estimates and prefix hashes taken while reading) gives exactly
- * the numbers, cuts and prefix hashes of the full read, on seed 004's fixture.
+ * the numbers, cuts and prefix hashes of the full read, on the bug report's fixture.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';

@@ -174,7 +174,7 @@ describe('properties over random sessions', () => {
         expect(cut.tokensKept + cut.tokensToSummarize).toBe(total);
         expect(cut.tokensKept).toBe(sum(tokens, cut.index));
         if (cut.forced) {
-          // Force with no cut in the budget: the earliest valid cut, or seed 000's last 2 messages
+          // Force with no cut in the budget: the earliest valid cut, or the force fallback's last 2 messages
           // (moved back past tool results) when that keeps more. Never a tool result.
           expect(options.force).toBe(true);
           expect(findCutPoint(messages, tokens, { ...options, force: false }).kind).toBe('none');

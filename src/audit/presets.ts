@@ -8,7 +8,7 @@ import type { FixedPlaceholderPrune } from '../compaction/prune.js';
 import { OPENCODE_PRUNE } from '../compaction/prune.js';
 
 /**
- * When the agent checks its context: before each user turn (pi, seed 000, seed 004), or before
+ * When the agent checks its context: before each user turn (pi, opal, coop), or before
  * every model call, mid-turn included (Codex, Claude Code, opencode).
  */
 export type CheckPoint = 'turn-start' | 'every-call';
@@ -24,7 +24,7 @@ export interface ReplayPolicy {
   /**
    * The summarizer call the agent makes: `conversation` sends the conversation itself plus an
    * instruction (Codex, Claude Code, opencode), so the provider's cache serves the prompt;
-   * `serialized` sends the span as text (pi, seeds 000 and 004), which no cache holds;
+   * `serialized` sends the span as text (pi, opal, coop), which no cache holds;
    * `strategy` (custom) is whatever --strategy reports, and nothing for an offline one.
    */
   readonly summarizerInput: 'conversation' | 'serialized' | 'strategy';
@@ -73,15 +73,15 @@ export function presetPolicy(name: PresetName, contextLimit: number): ReplayPoli
       // prunes old tool outputs after every turn; the summary replaces everything before it.
       return preset(name, contextLimit, { ...SUMMARIZE_EVERYTHING, trigger: { kind: 'reserve', tokens: 32_000 }, prune: OPENCODE_PRUNE });
     case 'opal':
-      // Seed 000: at 80% of the window, keep window / 4, cut at turn boundaries.
+      // At 80% of the window, keep window / 4, cut at turn boundaries.
       return preset(name, contextLimit, { trigger: { kind: 'percent', percent: 80 }, keepRecentTokens: Math.floor(contextLimit / 4), cutRule: 'conservative' });
     case 'coop':
-      // Seed 004: reserve 30,000, keep 20,000.
+      // Reserve 30,000, keep 20,000: our own defaults.
       return preset(name, contextLimit, { trigger: { kind: 'reserve', tokens: 30_000 }, keepRecentTokens: 20_000, cutRule: 'conservative' });
   }
 }
 
-/** The flag-built policy as a replay policy (checked at turn starts, like seed 004). */
+/** The flag-built policy as a replay policy (checked at turn starts, like coop). */
 export function customPolicy(compaction: CompactionPolicy): ReplayPolicy {
   return { name: CUSTOM_POLICY_NAME, compaction, check: 'turn-start', carryUserTokens: 0, prune: null, summarizerInput: 'strategy' };
 }

@@ -5,7 +5,7 @@
  * Every provider call is rebuilt (prompt = everything before it, as reported or estimated). The
  * policy is checked before each turn's first call, or before every call (see CheckPoint), and
  * whenever a call would exceed the window (overflow: emergency compaction, keep = limit / 5,
- * forced; seed 000). A compaction replaces messages [0, first kept) by the strategy's real
+ * forced). A compaction replaces messages [0, first kept) by the strategy's real
  * summary, so later calls carry `prompt − replaced estimates + summary (+ carried user
  * messages)`, or, for the prune strategy, `prompt − what its placeholders saved` (compact.ts
  * `tokensSaved`). A pruning policy (opencode) first shrinks old tool outputs to a placeholder.

@@ -1,5 +1,5 @@
 /**
- * Token growth per turn (seed 004's trace audit). A turn starts at a user message that is not a
+ * Token growth per turn (the trace audit bug.jsonl reproduces). A turn starts at a user message that is not a
  * tool result; its baseline is the input of its first provider call. Pure.
  */
 import type { AbortedTurn, Message } from '../session/model.js';

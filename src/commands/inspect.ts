@@ -1,5 +1,5 @@
 /**
- * `compactor inspect`: the token-growth audit, turn by turn (seed 004's trace), with what each
+ * `compactor inspect`: the token-growth audit, turn by turn (as the bug report's trace did), with what each
  * turn added, the heaviest tool outputs, files read again and again, the spend and context
  * ledgers with their cost (audit/ledgers.ts), an optional chart, and CI gates.
  */

@@ -1,5 +1,5 @@
 /**
- * Files read and modified, taken from tool calls and carried across compactions (seed 000):
+ * Files read and modified, taken from tool calls and carried across compactions:
  * a file read and later modified is listed as modified only. Pure.
  */
 import type { Message, ToolRequestBlock } from '../session/model.js';

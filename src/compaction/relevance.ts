@@ -1,5 +1,5 @@
 /**
- * The relevance filter (seed 003's idea, made deterministic): before a span is summarized, tool
+ * The relevance filter (drop what adds nothing, decided by rules, not a model): before a span is summarized, tool
  * outputs that add nothing are replaced by a one-line note, and the sidecar lists them. Pure.
  *
  * Dropped: a file read superseded by a later successful read of the same file with the same

@@ -1,5 +1,5 @@
 /**
- * What the provider sees after a compaction (seed 004 build_provider_context):
+ * What the provider sees after a compaction:
  * [summary as a user message, a short assistant acknowledgement, kept messages…]; after a
  * prune, every message with the pruned tool outputs replaced by placeholders. The session's own
  * tool-pairing breakage is repaired in the view (view-repair.ts), so that what we build keeps the

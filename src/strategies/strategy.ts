@@ -13,9 +13,9 @@ import type { Message } from '../session/model.js';
 export interface SummaryInput {
   /** Messages folded into the history summary (only the new span when `previous` is set). */
   readonly history: readonly Message[];
-  /** A split turn's already-done prefix, summarized on its own (seed 000); empty otherwise. */
+  /** A split turn's already-done prefix, summarized on its own (the split-turn rule); empty otherwise. */
   readonly turnPrefix: readonly Message[];
-  /** The previous compaction, to merge with instead of starting over (seed 004 step 5). */
+  /** The previous compaction, to merge with instead of starting over (an incremental compaction). */
   readonly previous: CompactionState | null;
   /** Read / modified files, cumulative over compactions, computed by the core. */
   readonly fileOps: FileOps;

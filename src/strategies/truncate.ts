@@ -1,5 +1,5 @@
 /**
- * `truncate` (seed 000): no LLM. Says how many messages of each kind were compacted and which
+ * `truncate`: no LLM. Says how many messages of each kind were compacted and which
  * files were read or modified. Counts carry over from the previous compaction.
  */
 import { formatFileOps } from '../compaction/file-ops.js';
