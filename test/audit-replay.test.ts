@@ -4,8 +4,8 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cachedTokens, cacheExpiry } from '../src/audit/cache.js';
-import { presetPolicy } from '../src/audit/presets.js';
+import { cachedTokens, cacheExpiry } from '../src/replay/cache.js';
+import { presetPolicy } from '../src/replay/presets.js';
 import { readSession } from '../src/formats/index.js';
 import { providerCalls } from '../src/tokens/provider-calls.js';
 import { estimateAll } from '../src/tokens/estimate.js';

@@ -6,9 +6,9 @@
 import fg from 'fast-glob';
 import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { GrowthReport } from '../src/audit/growth.js';
-import { analyzeGrowth, GrowthFacts, growthFromFacts } from '../src/audit/growth.js';
-import { groupTurns } from '../src/audit/turns.js';
+import type { GrowthReport } from '../src/growth/attribution.js';
+import { analyzeGrowth, GrowthFacts, growthFromFacts } from '../src/growth/attribution.js';
+import { groupTurns } from '../src/growth/turns.js';
 import type { LoadedSession } from '../src/commands/load.js';
 import { loadSession } from '../src/commands/load.js';
 import { isSlim } from '../src/session/slim.js';

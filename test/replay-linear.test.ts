@@ -9,10 +9,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ReplayPolicy } from '../src/audit/presets.js';
-import { customPolicy } from '../src/audit/presets.js';
+import type { ReplayPolicy } from '../src/replay/presets.js';
+import { customPolicy } from '../src/replay/presets.js';
 import { OPENCODE_PRUNE } from '../src/compaction/prune.js';
-import { replaySession } from '../src/audit/replay.js';
+import { replaySession } from '../src/replay/simulate.js';
 import type { CompactionSubject } from '../src/compaction/compact.js';
 import { runCompaction } from '../src/compaction/compact.js';
 import { findCutPoint, insideToolPairs } from '../src/compaction/cut-point.js';

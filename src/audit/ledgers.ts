@@ -16,8 +16,8 @@
 import type { Rates } from '../pricing/catalog.js';
 import type { Session, SpendCause } from '../session/model.js';
 import type { ProviderCall } from '../tokens/provider-calls.js';
-import type { BilledTokens, CostSplit } from './cost.js';
-import { addCost, callCost, recordedTokens, usageTokens, ZERO_COST } from './cost.js';
+import type { BilledTokens, CostSplit } from '../cost/billing.js';
+import { addCost, callCost, recordedTokens, usageTokens, ZERO_COST } from '../cost/billing.js';
 
 /** Why a call is in one ledger and not the other: a spend cause (spend only), or `estimated` (context only). */
 export type LedgerDifference = SpendCause | 'estimated';

@@ -14,7 +14,7 @@
  */
 import { dirname } from 'node:path';
 import type { Session } from '../session/model.js';
-import type { CostSplit } from './cost.js';
+import type { CostSplit } from '../cost/billing.js';
 import type { BilledCall, Ledger } from './ledgers.js';
 import { isSpend, LedgerSum } from './ledgers.js';
 

@@ -6,7 +6,7 @@
 import type { CommandModule } from 'yargs';
 import type { AuditedCompaction, StrategyRetention } from '../audit/compactions.js';
 import { auditRecorded, auditReplay, auditSidecar, retentionByStrategy } from '../audit/compactions.js';
-import { replaySession } from '../audit/replay.js';
+import { replaySession } from '../replay/simulate.js';
 import { FACT_KINDS } from '../compaction/facts.js';
 import { UsageError } from '../errors.js';
 import { formatPercent, formatTokens, titleLine } from '../report/format.js';

@@ -4,22 +4,22 @@
  * ledgers with their cost (audit/ledgers.ts), an optional chart, and CI gates.
  */
 import type { CommandModule } from 'yargs';
-import { stablePrefixTokens } from '../audit/cache.js';
-import type { CostSplit } from '../audit/cost.js';
-import { costJson, sumCosts } from '../audit/cost.js';
+import { stablePrefixTokens } from '../replay/cache.js';
+import type { CostSplit } from '../cost/billing.js';
+import { costJson, sumCosts } from '../cost/billing.js';
 import type { Ledger, Ledgers } from '../audit/ledgers.js';
 import type { Breach } from '../audit/gates.js';
 import { checkGates } from '../audit/gates.js';
-import type { GrowthReport } from '../audit/growth.js';
-import { GrowthFacts, growthFromFacts } from '../audit/growth.js';
-import type { TurnUsage } from '../audit/turns.js';
-import { groupTurns, totalUsage, turnUsage } from '../audit/turns.js';
+import type { GrowthReport } from '../growth/attribution.js';
+import { GrowthFacts, growthFromFacts } from '../growth/attribution.js';
+import type { TurnUsage } from '../growth/turns.js';
+import { groupTurns, totalUsage, turnUsage } from '../growth/turns.js';
 import { UsageError } from '../errors.js';
 import { renderBarChart } from '../report/chart.js';
-import { firstTier, formatRates } from '../report/cost.js';
+import { firstTier, formatRates } from '../cost/text.js';
 import { formatTokens, titleLine } from '../report/format.js';
 import { ledgersJson, renderLedgers } from '../report/ledgers.js';
-import { renderGrowth } from '../report/growth.js';
+import { renderGrowth } from '../growth/text.js';
 import type { RecordedCompactionEffect } from '../audit/recorded.js';
 import { recordedCompactionEffects } from '../audit/recorded.js';
 import { describeRecordedCompaction, recordedCompactionJson } from '../report/recorded-compactions.js';

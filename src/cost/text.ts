@@ -1,9 +1,9 @@
 /**
  * Cost lines for human output: the four-way split and the rates it was priced at.
  */
-import type { CostSplit } from '../audit/cost.js';
+import type { CostSplit } from './billing.js';
 import type { Rate, Rates } from '../pricing/catalog.js';
-import { formatUsd } from './format.js';
+import { formatUsd } from '../report/format.js';
 
 export function formatCostSplit(cost: CostSplit): string {
   return `input ${formatUsd(cost.input)}, cache write ${formatUsd(cost.cacheWrite)}, cache read ${formatUsd(cost.cacheRead)}, output ${formatUsd(cost.output)}, total ${formatUsd(cost.total)}`;

@@ -12,10 +12,10 @@ import type { Message, Role, ToolRequestBlock } from '../session/model.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import { heuristicCounter } from '../tokens/estimate.js';
 import type { ProviderCall } from '../tokens/provider-calls.js';
-import { GrowthFacts } from './growth-facts.js';
+import { GrowthFacts } from './facts.js';
 import type { Turn } from './turns.js';
 
-export { GrowthFacts, toolTarget } from './growth-facts.js';
+export { GrowthFacts, toolTarget } from './facts.js';
 
 export const GROWTH_KINDS = ['userText', 'assistantText', 'thinking', 'toolCalls', 'toolResults', 'system'] as const;
 export type GrowthKind = (typeof GROWTH_KINDS)[number];

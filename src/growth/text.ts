@@ -3,9 +3,9 @@
  * whose outputs fill the context, the heaviest outputs and the files read more than once.
  * Every table fits 80 columns; long paths and commands are shortened.
  */
-import type { GrowthReport } from '../audit/growth.js';
-import { fitPath, formatPercent, formatTokens } from './format.js';
-import { renderTable } from './table.js';
+import type { GrowthReport } from './attribution.js';
+import { fitPath, formatPercent, formatTokens } from '../report/format.js';
+import { renderTable } from '../report/table.js';
 
 /** Shortens a command or path to `width` columns, on one line. */
 function fitTarget(target: string, width: number): string {

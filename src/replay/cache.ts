@@ -17,7 +17,7 @@
 import type { Message } from '../session/model.js';
 import type { ProviderCall } from '../tokens/provider-calls.js';
 import { sum } from '../tokens/estimate.js';
-import type { BilledTokens } from './cost.js';
+import type { BilledTokens } from '../cost/billing.js';
 
 /** Anthropic's default cache lifetime (5 minutes); OpenAI keeps prefixes at least as long. */
 export const CACHE_TTL_MS = 5 * 60 * 1000;

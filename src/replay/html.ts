@@ -4,9 +4,9 @@
  * policy, and the token and cost tables the terminal shows. Pure: returns the page's text;
  * the command writes it.
  */
-import { formatTokens, formatUsd } from './format.js';
-import type { ReplayView, TableData } from './replay.js';
-import { baselineTable, costTable, tokenTable } from './replay.js';
+import { formatTokens, formatUsd } from '../report/format.js';
+import type { ReplayView, TableData } from './text.js';
+import { baselineTable, costTable, tokenTable } from './text.js';
 
 const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', '#e377c2'];
 const BEFORE_COLOUR = '#444444';

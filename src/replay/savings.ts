@@ -12,9 +12,9 @@
 import type { Rates } from '../pricing/catalog.js';
 import type { CacheLifetime, PromptStep } from './cache.js';
 import { cachedTokens, readAndWrite } from './cache.js';
-import type { CostSplit } from './cost.js';
-import { callCost, naiveTokens, sumCosts, ZERO_COST } from './cost.js';
-import type { ReplayCompaction, ReplayResult, SimulatedCall } from './replay.js';
+import type { CostSplit } from '../cost/billing.js';
+import { callCost, naiveTokens, sumCosts, ZERO_COST } from '../cost/billing.js';
+import type { ReplayCompaction, ReplayResult, SimulatedCall } from './simulate.js';
 
 export interface BreakEven {
   readonly callPosition: number;

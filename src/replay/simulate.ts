@@ -35,10 +35,10 @@ import { providerCalls } from '../tokens/provider-calls.js';
 import { stablePrefixTokens } from './cache.js';
 import type { ReplayPolicy } from './presets.js';
 import { customPolicy } from './presets.js';
-import type { RecordedCompactionEffect } from './recorded.js';
-import { effectsInTurn, recordedCompactionEffects } from './recorded.js';
-import type { Turn } from './turns.js';
-import { groupTurns } from './turns.js';
+import type { RecordedCompactionEffect } from '../audit/recorded.js';
+import { effectsInTurn, recordedCompactionEffects } from '../audit/recorded.js';
+import type { Turn } from '../growth/turns.js';
+import { groupTurns } from '../growth/turns.js';
 
 export type CompactionTrigger = 'proactive' | 'overflow';
 

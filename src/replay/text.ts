@@ -3,15 +3,15 @@
  * cost table comparing the policies, and an optional text chart. The same rows feed the HTML
  * page (src/report/html.ts). Every table fits 80 columns.
  */
-import type { CostSplit } from '../audit/cost.js';
+import type { CostSplit } from '../cost/billing.js';
 import type { Breach } from '../audit/gates.js';
-import type { ReplayResult } from '../audit/replay.js';
-import type { PolicyCosts } from '../audit/savings.js';
-import type { ThrashReport } from '../audit/thrash.js';
-import { renderBarChart } from './chart.js';
-import { formatPercent, formatTokens, formatUsd, titleLine } from './format.js';
-import type { Column } from './table.js';
-import { renderTable } from './table.js';
+import type { ReplayResult } from './simulate.js';
+import type { PolicyCosts } from './savings.js';
+import type { ThrashReport } from './thrash.js';
+import { renderBarChart } from '../report/chart.js';
+import { formatPercent, formatTokens, formatUsd, titleLine } from '../report/format.js';
+import type { Column } from '../report/table.js';
+import { renderTable } from '../report/table.js';
 
 export interface PolicyOutcome {
   readonly result: ReplayResult;

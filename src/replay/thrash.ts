@@ -5,7 +5,7 @@
  */
 import type { CompactionPolicy } from '../compaction/policy.js';
 import { shouldCompact } from '../compaction/policy.js';
-import type { ReplayResult, SimulatedCall } from './replay.js';
+import type { ReplayResult, SimulatedCall } from './simulate.js';
 
 /** Refilled in the compaction's own turn or the next two: thrash. */
 export const THRASH_TURNS = 2;

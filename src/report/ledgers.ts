@@ -5,8 +5,8 @@
  */
 import type { Ledger, LedgerPart, Ledgers } from '../audit/ledgers.js';
 import { DIFFERENCE_LABELS } from '../audit/ledgers.js';
-import { costJson } from '../audit/cost.js';
-import { formatCostSplit } from './cost.js';
+import { costJson } from '../cost/billing.js';
+import { formatCostSplit } from '../cost/text.js';
 import { formatTokens, formatUsd } from './format.js';
 
 /** A ledger's fields in `--json`. */

@@ -4,7 +4,7 @@
  * in 80 columns and cut to their first rows unless --all; in `--json`, one last record
  * `{"rollup": {…}}` with every row.
  */
-import { costJson } from '../audit/cost.js';
+import { costJson } from '../cost/billing.js';
 import type { Ledger } from '../audit/ledgers.js';
 import type { Rollup, RollupRow } from '../audit/rollup.js';
 import { fitPath, formatTokens, formatTokensShort, formatUsd } from './format.js';
