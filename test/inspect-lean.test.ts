@@ -1,5 +1,5 @@
 /**
- * `inspect` reads lean: growth attribution from facts taken while reading (audit/growth-facts.ts)
+ * `inspect` reads lean: growth attribution from facts taken while reading (growth/facts.ts)
  * over slim messages gives exactly what it gives over the full messages, on every real and
  * format fixture, with the heuristic and with an exact tokenizer.
  */

@@ -40,3 +40,8 @@ export function checkGates(values: GateValues, limits: GateLimits): Breach[] {
   check('max-cost', values.costUsd, limits.maxCostUsd);
   return breaches;
 }
+
+/** A breach in `--json` output (with the policy's name in replay). */
+export function breachJson(breach: Breach, policy?: string) {
+  return { gate: breach.gate, limit: breach.limit, value: breach.value, ...(policy ? { policy } : {}) };
+}

@@ -16,9 +16,10 @@ import { createStrategy, STRATEGY_NAMES } from '../strategies/index.js';
 import { runBatch } from './batch.js';
 import { loadSession } from './load.js';
 import type { CommonArgs, PolicyArgs, SummaryBudgetArgs } from './options.js';
-import { policyFor, policyJson, runSettings, strategyOptionsFromArgs, wholeNumber, withInputs, withPolicy, withSummaryBudget } from './options.js';
+import { policyFor, runSettings, strategyOptionsFromArgs, wholeNumber, withInputs, withPolicy, withSummaryBudget } from './options.js';
 import { sessionWindow } from '../pricing/window.js';
 import { runSessionCommand } from './session-command.js';
+import { policyJson } from '../compaction/policy.js';
 
 interface AuditArgs extends CommonArgs, PolicyArgs, SummaryBudgetArgs {
   strategy?: string | string[];

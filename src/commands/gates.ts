@@ -55,9 +55,6 @@ export function breachLine(path: string, breach: Breach, policy?: string): strin
   return `compactor: gate: ${subject} ${LABELS[breach.gate]} ${formatGateValue(breach, breach.value)} > ${formatGateValue(breach, breach.limit)} (--${breach.gate})`;
 }
 
-export function breachJson(breach: Breach, policy?: string) {
-  return { gate: breach.gate, limit: breach.limit, value: breach.value, ...(policy ? { policy } : {}) };
-}
 
 /** Failed sessions (1) win over breached gates (3): an error means the numbers are incomplete. */
 export function exitCodeFor(failed: boolean, breached: boolean): ExitCode {

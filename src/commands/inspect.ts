@@ -6,10 +6,10 @@
 import type { CommandModule } from 'yargs';
 import { stablePrefixTokens } from '../replay/cache.js';
 import type { CostSplit } from '../cost/billing.js';
-import { costJson, sumCosts } from '../cost/billing.js';
+import { sumCosts } from '../cost/billing.js';
 import type { Ledger, Ledgers } from '../audit/ledgers.js';
 import type { Breach } from '../audit/gates.js';
-import { checkGates } from '../audit/gates.js';
+import { checkGates, breachJson } from '../audit/gates.js';
 import type { GrowthReport } from '../growth/attribution.js';
 import { GrowthFacts, growthFromFacts } from '../growth/attribution.js';
 import type { TurnUsage } from '../growth/turns.js';
@@ -34,17 +34,19 @@ import { heuristicCounter } from '../tokens/estimate.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
 import { sessionTask } from '../workers/task.js';
 import type { GateArgs } from './gates.js';
-import { breachJson, breachLine, gateLimits, requirePricesForCostGate, withGates } from './gates.js';
+import { breachLine, gateLimits, requirePricesForCostGate, withGates } from './gates.js';
 import { loadSession } from './load.js';
 import type { CommonArgs, PolicyArgs, PolicySettings } from './options.js';
-import { jobsFromArgs, policyFor, policyJson, runSettings, withInputs, withPolicy } from './options.js';
+import { jobsFromArgs, policyFor, runSettings, withInputs, withPolicy } from './options.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
-import { shouldCompact, triggerThreshold } from '../compaction/policy.js';
+import { shouldCompact, triggerThreshold, policyJson } from '../compaction/policy.js';
 import type { PriceOverrides, Pricing, PricingArgs } from './pricing.js';
 import { priceOverrides, priceSession, pricingJson, pricingWarnings, withPricing } from './pricing.js';
 import type { ReadTaskOptions } from './sessions.js';
 import { progressBesideReports, runSessionCommand } from './session-command.js';
 import { runSessions } from './sessions.js';
+import { turnGrowthJson, growthJson } from '../growth/json.js';
+import { costJson } from '../cost/json.js';
 
 /** Which ledger `--max-input-tokens` and `--max-cost` read (README "CI gates"). */
 type GateLedger = 'spend' | 'context';
@@ -139,7 +141,6 @@ function inspectJson(path: string, inspection: Inspection, top: number) {
     model: session.model ?? null,
     messages: session.messages.length,
     turns: turns.map((turn, i) => {
-      const added = growth.turns[i]?.added;
       return {
         turn: turn.turn,
         baseline_input_tokens: turn.baselineInputTokens,
@@ -148,16 +149,7 @@ function inspectJson(path: string, inspection: Inspection, top: number) {
         output_tokens: turn.outputTokens,
         estimated: turn.estimated,
         aborted: turn.aborted,
-        added_tokens: growth.turns[i]?.total ?? 0,
-        added: added && {
-          user_text: added.userText,
-          assistant_text: added.assistantText,
-          thinking: added.thinking,
-          tool_calls: added.toolCalls,
-          tool_results: added.toolResults,
-          system: added.system,
-        },
-        tool_results: Object.fromEntries((growth.turns[i]?.toolResults ?? []).map((entry) => [entry.tool, entry.tokens])),
+        ...turnGrowthJson(growth.turns[i]),
         cost_usd: turnCosts[i]?.total ?? null,
         over_trigger: overTrigger(turn.baselineInputTokens, inspection.policy),
       };
@@ -176,17 +168,7 @@ function inspectJson(path: string, inspection: Inspection, top: number) {
     // The context ledger, as `totals` is; `spend` is what the provider billed.
     cost: cost ? costJson(cost) : null,
     ...ledgersJson(ledgers),
-    tools: growth.tools.map((tool) => ({ tool: tool.tool, results: tool.results, tokens: tool.tokens })),
-    largest_tool_outputs: growth.outputs.slice(0, top).map((output) => ({
-      turn: output.turn,
-      message_id: output.messageId,
-      tool: output.tool,
-      target: output.target,
-      tokens: output.tokens,
-      calls_after: output.callsAfter,
-      resent_tokens: output.carried,
-    })),
-    repeated_reads: growth.repeatedReads.slice(0, top).map((read) => ({ path: read.path, reads: read.reads, tokens: read.tokens, turns: read.turns })),
+    ...growthJson(growth, top),
     gates: inspection.breaches.map((breach) => breachJson(breach)),
   };
 }

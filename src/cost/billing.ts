@@ -67,16 +67,6 @@ export function naiveTokens(prompt: number, output: number): BilledTokens {
   return { input: prompt, cacheRead: 0, cacheWrite: 0, output };
 }
 
-/** The `cost` object of `--json` output. */
-export function costJson(cost: CostSplit) {
-  return {
-    input_usd: cost.input,
-    cache_write_usd: cost.cacheWrite,
-    cache_read_usd: cost.cacheRead,
-    output_usd: cost.output,
-    total_usd: cost.total,
-  };
-}
 
 /** A call as the session recorded it: the reported split, or, with no usage, all input uncached. */
 export function recordedTokens(call: ProviderCall): BilledTokens {

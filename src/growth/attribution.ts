@@ -1,7 +1,7 @@
 /**
  * Growth attribution: what each turn added to the context, by kind of content, which tool
  * outputs weigh most on the session's cost, and which files were read again and again. Pure;
- * rendering is left to src/report/growth.ts.
+ * rendering is left to src/growth/text.ts (JSON: json.ts).
  *
  * Sizes are token estimates of each block (the same counter as everywhere else). A message
  * stays in every later prompt, so an output's weight is its size times the provider calls
@@ -88,7 +88,7 @@ export function analyzeGrowth(
 }
 
 /**
- * Growth attribution from facts gathered from the full messages (audit/growth-facts.ts), over
+ * Growth attribution from facts gathered from the full messages (growth/facts.ts), over
  * the messages themselves or their slim copies: tool names, ids and the files read tools read
  * are all slim messages keep (session/slim.ts).
  */

@@ -3,7 +3,7 @@
  * the tokens of each message's text, thinking and tool calls, of each tool result, and what
  * each tool call was about. A few numbers a message, so `inspect` gathers them while reading and
  * keeps only slim messages (commands/load.ts, session/slim.ts). Tool names and the files a read
- * tool read are not gathered: slim messages keep them. Pure; src/audit/growth.ts adds it all up.
+ * tool read are not gathered: slim messages keep them. Pure; src/growth/attribution.ts adds it all up.
  */
 import { classifyToolRequest } from '../compaction/file-ops.js';
 import type { Message, ToolRequestBlock } from '../session/model.js';

@@ -12,7 +12,7 @@
  *   compaction it is only the stable prefix (system prompt and tool schemas, which precede the
  *   summary); after pruning it ends where the first pruned message starts;
  * - no uncached input: every prompt token is either read or written.
- * What a call's prompt is, and when it was rewritten, is left to src/audit/replay.ts.
+ * What a call's prompt is, and when it was rewritten, is left to src/replay/simulate.ts.
  */
 import type { Message } from '../session/model.js';
 import type { ProviderCall } from '../tokens/provider-calls.js';

@@ -1,7 +1,7 @@
 /**
  * Replay policies: the compaction rules of peer agents, from their documented defaults, so one
  * replay can compare them side by side. Pure data; README "Policy presets" gives each source.
- * What a policy does to a session is left to src/audit/replay.ts.
+ * What a policy does to a session is left to src/replay/simulate.ts.
  */
 import type { CompactionPolicy } from '../compaction/policy.js';
 import type { FixedPlaceholderPrune } from '../compaction/prune.js';

@@ -1,6 +1,6 @@
 /**
  * What a replayed policy costs and saves, naively (every prompt token at the input price) and
- * cache-aware (src/audit/cache.ts), with each compaction's break-even. Pure.
+ * cache-aware (src/replay/cache.ts), with each compaction's break-even. Pure.
  *
  * The summarizer's calls are charged to "after": naively, input at the input price; cache-aware,
  * a summarizer sent the conversation itself reads it from the cache, one sent the span as text

@@ -10,7 +10,7 @@
  * messages)`, or, for the prune strategy, `prompt − what its placeholders saved` (compact.ts
  * `tokensSaved`). A pruning policy (opencode) first shrinks old tool outputs to a placeholder.
  * Each simulated call also records how much of its prompt survived a rewrite, for the cache
- * model (src/audit/cache.ts); dollars are left to src/audit/savings.ts.
+ * model (src/replay/cache.ts); dollars are left to src/replay/savings.ts.
  *
  * Compactions the agent recorded itself are already in the reported inputs ("before"); ours
  * apply on top of them, summarizing only from the agent's window start, and one the agent

@@ -1,7 +1,7 @@
 /**
  * What `replay` shows a person: the baseline per turn under each policy, a token table and a
  * cost table comparing the policies, and an optional text chart. The same rows feed the HTML
- * page (src/report/html.ts). Every table fits 80 columns.
+ * page (html.ts); the JSON record is json.ts. Every table fits 80 columns.
  */
 import type { CostSplit } from '../cost/billing.js';
 import type { Breach } from '../audit/gates.js';

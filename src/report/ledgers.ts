@@ -5,9 +5,9 @@
  */
 import type { Ledger, LedgerPart, Ledgers } from '../audit/ledgers.js';
 import { DIFFERENCE_LABELS } from '../audit/ledgers.js';
-import { costJson } from '../cost/billing.js';
 import { formatCostSplit } from '../cost/text.js';
 import { formatTokens, formatUsd } from './format.js';
+import { costJson } from '../cost/json.js';
 
 /** A ledger's fields in `--json`. */
 export function ledgerJson(ledger: Ledger) {

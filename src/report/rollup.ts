@@ -4,12 +4,12 @@
  * in 80 columns and cut to their first rows unless --all; in `--json`, one last record
  * `{"rollup": {…}}` with every row.
  */
-import { costJson } from '../cost/billing.js';
 import type { Ledger } from '../audit/ledgers.js';
 import type { Rollup, RollupRow } from '../audit/rollup.js';
 import { fitPath, formatTokens, formatTokensShort, formatUsd } from './format.js';
 import { ledgerJson } from './ledgers.js';
 import { renderTable } from './table.js';
+import { costJson } from '../cost/json.js';
 
 /** Rows a text table shows without --all. */
 export const ROLLUP_ROWS = 10;
