@@ -2,7 +2,7 @@
  * The library: everything a harness needs to estimate, cut, summarize and persist in-process.
  */
 export * from './session/model.js';
-export { buildProviderContext, summaryMessages, SUMMARY_PREAMBLE, SUMMARY_ACKNOWLEDGEMENT } from './session/provider-view.js';
+export { buildProviderContext, summaryMessages, SUMMARY_PREAMBLE, SUMMARY_ACKNOWLEDGEMENT } from './compaction/provider-view.js';
 export { viewViolations, assertViewRules, holdsNothing, ViewRuleError, type ViewRule, type ViewViolation } from './session/view-rules.js';
 export { planViewRepair, applyViewRepair, MISSING_RESULT_OUTPUT, type ViewRepair } from './session/view-repair.js';
 export { hashMessages } from './session/hash.js';
@@ -18,14 +18,14 @@ export * from './compaction/redact.js';
 export * from './compaction/facts.js';
 export * from './compaction/relevance.js';
 export * from './compaction/prune.js';
-export type { Strategy, SummaryInput, SummaryOutput, PruneStrategy, PruneInput, CompactionStrategy } from './strategies/strategy.js';
+export type { Strategy, SummaryInput, SummaryOutput, PruneStrategy, PruneInput, CompactionStrategy } from './compaction/strategy.js';
 export { createStrategy, STRATEGY_NAMES, type StrategyName, type StrategyOptions } from './strategies/index.js';
 export { truncateStrategy, truncateSummary } from './strategies/truncate.js';
 export { createExtractStrategy, extractSummary, DEFAULT_EXTRACT_SUMMARY_TOKENS } from './strategies/extract.js';
 export { pruneStrategy } from './strategies/prune.js';
 export { createSummarizeStrategy, type SummarizeOptions } from './strategies/summarize.js';
 export { createChatClient, SummarizerError, type ChatClient, type ChatRequest, type ChatReply } from './llm/client.js';
-export { resolveSummarizer, SUMMARIZER_DEFAULTS, type SummarizerSettings } from './llm/settings.js';
+export { resolveSummarizer, SUMMARIZER_DEFAULTS, type SummarizerSettings } from './config/summarizer.js';
 export { isContextOverflow, OVERFLOW_PATTERNS } from './llm/overflow.js';
 export type { FormatReader } from './formats/reader.js';
 export { readSession, detectFormat, READERS, FORMAT_NAMES } from './formats/index.js';
@@ -36,15 +36,15 @@ export { replaySession, type ReplayResult, type ReplayInput } from './replay/sim
 export { analyzeGrowth, type GrowthReport } from './growth/attribution.js';
 export { callCost, type CostSplit } from './cost/billing.js';
 export { cachedTokens, cacheLifetime, CACHE_TTL_MS, type CacheLifetime } from './replay/cache.js';
-export { billedCalls, billedCost, buildLedgers, type BilledCall, type Ledger, type Ledgers, type LedgerDifference } from './audit/ledgers.js';
-export { rollUp, sessionSpend, sessionProject, utcDay, type Rollup, type RollupRow, type SessionSpend } from './audit/rollup.js';
+export { billedCalls, billedCost, buildLedgers, type BilledCall, type Ledger, type Ledgers, type LedgerDifference } from './ledgers/ledgers.js';
+export { rollUp, sessionSpend, sessionProject, utcDay, type Rollup, type RollupRow, type SessionSpend } from './ledgers/rollup.js';
 export { presetPolicy, PRESET_NAMES, type ReplayPolicy, type PresetName } from './replay/presets.js';
 export { policyCosts, type PolicyCosts } from './replay/savings.js';
 export { detectThrash, THRASH_TURNS } from './replay/thrash.js';
-export { checkGates, type GateLimits, type Breach } from './audit/gates.js';
+export { checkGates, type GateLimits, type Breach } from './gates/check.js';
 export { lookupModel, type CatalogModel, type Rates } from './pricing/catalog.js';
 export { sessionWindow, knownWindow, type ContextWindow, type WindowSource } from './pricing/window.js';
-export { recordedCompactionEffects, type RecordedCompactionEffect } from './audit/recorded.js';
+export { recordedCompactionEffects, type RecordedCompactionEffect } from './growth/recorded.js';
 export { measureRetention, auditCompaction, normalizeForMatch, type FidelityReport, type KindCount } from './audit/fidelity.js';
 export { auditSidecar, auditRecorded, auditReplay, retentionByStrategy, type AuditedCompaction } from './audit/compactions.js';
 export { InputError, UsageError, ExitCode } from './errors.js';

@@ -11,10 +11,10 @@ import { findCutPoint, insideToolPairs, isValidCutPoint } from '../src/compactio
 import type { CompactionPolicy, CutRule } from '../src/compaction/policy.js';
 import type { CompactionState } from '../src/compaction/state.js';
 import type { ContentBlock, Message } from '../src/session/model.js';
-import { buildProviderContext, SUMMARY_ACKNOWLEDGEMENT } from '../src/session/provider-view.js';
+import { buildProviderContext, SUMMARY_ACKNOWLEDGEMENT } from '../src/compaction/provider-view.js';
 import { holdsNothing, viewViolations } from '../src/session/view-rules.js';
 import { checkFreshness } from '../src/sidecar/staleness.js';
-import type { SummaryInput } from '../src/strategies/strategy.js';
+import type { SummaryInput } from '../src/compaction/strategy.js';
 import { truncateStrategy } from '../src/strategies/truncate.js';
 import { estimateAll, sum } from '../src/tokens/estimate.js';
 

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { CompactionState } from '../src/compaction/state.js';
-import { buildProviderContext, SUMMARY_ACKNOWLEDGEMENT } from '../src/session/provider-view.js';
+import { buildProviderContext, SUMMARY_ACKNOWLEDGEMENT } from '../src/compaction/provider-view.js';
 import { InputError } from '../src/errors.js';
 import { resetIds, turn } from './support/sessions.js';
 

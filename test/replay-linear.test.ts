@@ -24,7 +24,7 @@ import { hashMessages } from '../src/session/hash.js';
 import type { ContentBlock, Message, RecordedCompaction } from '../src/session/model.js';
 import { createExtractStrategy } from '../src/strategies/extract.js';
 import { pruneStrategy } from '../src/strategies/prune.js';
-import type { CompactionStrategy, PruneStrategy, Strategy } from '../src/strategies/strategy.js';
+import type { CompactionStrategy, PruneStrategy, Strategy } from '../src/compaction/strategy.js';
 import { truncateStrategy } from '../src/strategies/truncate.js';
 import { estimateAll, estimateContextTokens, sum } from '../src/tokens/estimate.js';
 import { providerCalls } from '../src/tokens/provider-calls.js';

@@ -15,7 +15,7 @@ import type { CompactionPolicy } from '../compaction/policy.js';
 import { readsTextOf, textReads } from '../compaction/text-reads.js';
 import type { Diagnostic, Session } from '../session/model.js';
 import { isSlim } from '../session/slim.js';
-import type { CompactionStrategy } from '../strategies/strategy.js';
+import type { CompactionStrategy } from '../compaction/strategy.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import type { LoadedSession } from './load.js';
 import { loadSession, rereadInPart } from './load.js';

@@ -23,7 +23,7 @@ import { assertViewRules } from '../session/view-rules.js';
 import type { StrategyName, StrategyOptions } from '../strategies/index.js';
 import { createStrategy, STRATEGY_NAMES } from '../strategies/index.js';
 import { truncateFallback } from '../strategies/fallback.js';
-import type { CompactionStrategy } from '../strategies/strategy.js';
+import type { CompactionStrategy } from '../compaction/strategy.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
 import type { Settled } from '../workers/task.js';
@@ -44,7 +44,7 @@ import { runSessionCommand } from './session-command.js';
 import { runSessionBatches } from './sessions.js';
 import type { SummarizerArgs } from './summarizer.js';
 import { summarizeOptions, withSummarizer } from './summarizer.js';
-import { resolveSummarizer } from '../llm/settings.js';
+import { resolveSummarizer } from '../config/summarizer.js';
 
 /**
  * `locked`: another compactor process holds the session's sidecar lock; this run left it alone.

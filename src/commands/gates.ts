@@ -3,7 +3,7 @@
  * stderr per breach (stdout stays NDJSON with --json), and exit code 3 (ExitCode.gate).
  */
 import type { Argv } from 'yargs';
-import type { Breach, GateLimits } from '../audit/gates.js';
+import type { Breach, GateLimits } from '../gates/check.js';
 import { ExitCode, InputError, UsageError } from '../errors.js';
 import { formatTokens, formatUsd } from '../report/format.js';
 

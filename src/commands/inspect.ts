@@ -1,15 +1,15 @@
 /**
  * `compactor inspect`: the token-growth audit, turn by turn (as the bug report's trace did), with what each
  * turn added, the heaviest tool outputs, files read again and again, the spend and context
- * ledgers with their cost (audit/ledgers.ts), an optional chart, and CI gates.
+ * ledgers with their cost (ledgers/ledgers.ts), an optional chart, and CI gates.
  */
 import type { CommandModule } from 'yargs';
 import { stablePrefixTokens } from '../replay/cache.js';
 import type { CostSplit } from '../cost/billing.js';
 import { sumCosts } from '../cost/billing.js';
-import type { Ledger, Ledgers } from '../audit/ledgers.js';
-import type { Breach } from '../audit/gates.js';
-import { checkGates, breachJson } from '../audit/gates.js';
+import type { Ledger, Ledgers } from '../ledgers/ledgers.js';
+import type { Breach } from '../gates/check.js';
+import { checkGates, breachJson } from '../gates/check.js';
 import type { GrowthReport } from '../growth/attribution.js';
 import { GrowthFacts, growthFromFacts } from '../growth/attribution.js';
 import type { TurnUsage } from '../growth/turns.js';
@@ -18,18 +18,18 @@ import { UsageError } from '../errors.js';
 import { renderBarChart } from '../report/chart.js';
 import { firstTier, formatRates } from '../cost/text.js';
 import { formatTokens, titleLine } from '../report/format.js';
-import { ledgersJson, renderLedgers } from '../report/ledgers.js';
+import { ledgersJson, renderLedgers } from '../ledgers/report.js';
 import { renderGrowth } from '../growth/text.js';
-import type { RecordedCompactionEffect } from '../audit/recorded.js';
-import { recordedCompactionEffects } from '../audit/recorded.js';
-import { describeRecordedCompaction, recordedCompactionJson } from '../report/recorded-compactions.js';
+import type { RecordedCompactionEffect } from '../growth/recorded.js';
+import { recordedCompactionEffects } from '../growth/recorded.js';
+import { describeRecordedCompaction, recordedCompactionJson } from '../growth/recorded-report.js';
 import { renderTable } from '../report/table.js';
-import { rollupJson, renderRollup, ROLLUP_ROWS } from '../report/rollup.js';
-import type { SessionSpend } from '../audit/rollup.js';
-import { rollUp, sessionSpend } from '../audit/rollup.js';
+import { rollupJson, renderRollup, ROLLUP_ROWS } from '../ledgers/rollup-report.js';
+import type { SessionSpend } from '../ledgers/rollup.js';
+import { rollUp, sessionSpend } from '../ledgers/rollup.js';
 import type { Diagnostic, Session } from '../session/model.js';
 import { providerCalls } from '../tokens/provider-calls.js';
-import type { GateLimits } from '../audit/gates.js';
+import type { GateLimits } from '../gates/check.js';
 import { heuristicCounter } from '../tokens/estimate.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
 import { sessionTask } from '../workers/task.js';

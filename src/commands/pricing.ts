@@ -6,8 +6,8 @@
  */
 import type { Argv } from 'yargs';
 import type { CostSplit } from '../cost/billing.js';
-import type { BilledCall, Ledgers } from '../audit/ledgers.js';
-import { billedCalls, billedCost, buildLedgers } from '../audit/ledgers.js';
+import type { BilledCall, Ledgers } from '../ledgers/ledgers.js';
+import { billedCalls, billedCost, buildLedgers } from '../ledgers/ledgers.js';
 import { DEFAULT_CONTEXT_LIMIT } from '../compaction/policy.js';
 import { UsageError } from '../errors.js';
 import type { CatalogModel, Rate, Rates } from '../pricing/catalog.js';

@@ -14,7 +14,7 @@
  * ids, roles, usage, tool pairing and file paths; estimates and the prefix hash a sidecar
  * stores are taken while reading (commands/load.ts).
  */
-import type { CompactionStrategy } from '../strategies/strategy.js';
+import type { CompactionStrategy } from './strategy.js';
 import type { CompactionPlan, CompactionSubject } from './compact.js';
 import { subjectEnd } from './compact.js';
 

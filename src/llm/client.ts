@@ -11,7 +11,7 @@ import type { BatchStopping } from '../errors.js';
 import type { Message } from '../session/model.js';
 import { heuristicCounter } from '../tokens/estimate.js';
 import { isBatchOverflow, isContextOverflow } from './overflow.js';
-import type { SummarizerSettings } from './settings.js';
+import type { SummarizerSettings } from '../config/summarizer.js';
 
 export interface ChatRequest {
   readonly system: string;

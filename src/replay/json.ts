@@ -3,9 +3,9 @@
  * its compactions, refusals and prunes, the totals, costs, savings, break-even, thrash and gate
  * breaches (README "replay --json" names each field). Pure; the command writes the line.
  */
-import { breachJson } from '../audit/gates.js';
+import { breachJson } from '../gates/check.js';
 import { policyJson } from '../compaction/policy.js';
-import { recordedCompactionJson } from '../report/recorded-compactions.js';
+import { recordedCompactionJson } from '../growth/recorded-report.js';
 import type { ReplayPolicy } from './presets.js';
 import type { ReplayResult } from './simulate.js';
 import type { PolicyOutcome } from './text.js';

@@ -4,7 +4,7 @@
  * page (html.ts); the JSON record is json.ts. Every table fits 80 columns.
  */
 import type { CostSplit } from '../cost/billing.js';
-import type { Breach } from '../audit/gates.js';
+import type { Breach } from '../gates/check.js';
 import type { ReplayResult } from './simulate.js';
 import type { PolicyCosts } from './savings.js';
 import type { ThrashReport } from './thrash.js';

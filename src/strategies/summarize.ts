@@ -12,7 +12,7 @@ import type { FoldResult } from '../llm/fold.js';
 import { foldTranscript } from '../llm/fold.js';
 import { cleanSummary } from '../llm/reply.js';
 import type { Message } from '../session/model.js';
-import type { Strategy, SummaryInput, SummaryOutput } from './strategy.js';
+import type { Strategy, SummaryInput, SummaryOutput } from '../compaction/strategy.js';
 
 export interface SummarizeOptions {
   readonly client: ChatClient;

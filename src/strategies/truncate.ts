@@ -5,7 +5,7 @@
 import { formatFileOps } from '../compaction/file-ops.js';
 import type { Message } from '../session/model.js';
 import { isToolResultMessage } from '../session/model.js';
-import type { Strategy, SummaryInput, SummaryOutput } from './strategy.js';
+import type { Strategy, SummaryInput, SummaryOutput } from '../compaction/strategy.js';
 
 type RoleCounts = Record<'user' | 'assistant' | 'system' | 'tool_results', number>;
 

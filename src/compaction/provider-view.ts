@@ -5,12 +5,12 @@
  * tool-pairing breakage is repaired in the view (view-repair.ts), so that what we build keeps the
  * provider's rules; checking that it does is view-rules.ts's. Pure.
  */
-import { applyPruning } from '../compaction/prune.js';
-import type { CompactionState } from '../compaction/state.js';
+import { applyPruning } from './prune.js';
+import type { CompactionState } from './state.js';
 import { InputError } from '../errors.js';
-import type { Message } from './model.js';
-import type { ViewRepair } from './view-repair.js';
-import { applyViewRepair, planViewRepair } from './view-repair.js';
+import type { Message } from '../session/model.js';
+import type { ViewRepair } from '../session/view-repair.js';
+import { applyViewRepair, planViewRepair } from '../session/view-repair.js';
 
 export const SUMMARY_PREAMBLE =
   'The conversation history before this point was compacted into the following summary:';

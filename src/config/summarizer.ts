@@ -5,11 +5,11 @@
  * the key never sits in this object.
  */
 import { readFile } from 'node:fs/promises';
-import type { SettingsSources } from '../config/sources.js';
-import { origin, pick } from '../config/sources.js';
-import type { OnError } from '../config/settings.js';
+import type { SettingsSources } from './sources.js';
+import { origin, pick } from './sources.js';
+import type { OnError } from './settings.js';
 import { InputError, UsageError } from '../errors.js';
-import { DEFAULT_SUMMARIZER_CONTEXT, knownContextWindow } from './models.js';
+import { DEFAULT_SUMMARIZER_CONTEXT, knownContextWindow } from '../llm/models.js';
 
 export interface SummarizerSettings {
   readonly baseUrl: string;

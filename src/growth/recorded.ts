@@ -7,7 +7,7 @@
 import type { Message, RecordedCompaction } from '../session/model.js';
 import { estimateContextTokens } from '../tokens/estimate.js';
 import type { ProviderCall } from '../tokens/provider-calls.js';
-import type { Turn } from '../growth/turns.js';
+import type { Turn } from './turns.js';
 
 export interface RecordedCompactionEffect {
   /** Line of the compaction record in the session file. */

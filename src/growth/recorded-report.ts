@@ -2,8 +2,8 @@
  * How the agent's own compactions are reported: the `--json` shape (inspect's
  * `recorded_compactions`, replay's per turn) and the one-line human form.
  */
-import type { RecordedCompactionEffect } from '../audit/recorded.js';
-import { formatTokens } from './format.js';
+import type { RecordedCompactionEffect } from './recorded.js';
+import { formatTokens } from '../report/format.js';
 
 export function recordedCompactionJson(effect: RecordedCompactionEffect) {
   return {

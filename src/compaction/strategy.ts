@@ -4,9 +4,9 @@
  * `prune` keeps the span instead of summarizing it, so it has an interface of its own:
  * (span) → the tool outputs to replace; `CompactionStrategy` is either.
  */
-import type { FileOps } from '../compaction/file-ops.js';
-import type { PrunedOutput } from '../compaction/prune.js';
-import type { CompactionState } from '../compaction/state.js';
+import type { FileOps } from './file-ops.js';
+import type { PrunedOutput } from './prune.js';
+import type { CompactionState } from './state.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import type { Message } from '../session/model.js';
 

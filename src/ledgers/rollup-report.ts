@@ -1,14 +1,14 @@
 /**
- * The roll-up across sessions (src/audit/rollup.ts) as `inspect` prints it after the last session:
+ * The roll-up across sessions (rollup.ts) as `inspect` prints it after the last session:
  * in text, three tables (per project, per UTC day, per model) of calls, tokens by class and cost,
  * in 80 columns and cut to their first rows unless --all; in `--json`, one last record
  * `{"rollup": {…}}` with every row.
  */
-import type { Ledger } from '../audit/ledgers.js';
-import type { Rollup, RollupRow } from '../audit/rollup.js';
-import { fitPath, formatTokens, formatTokensShort, formatUsd } from './format.js';
-import { ledgerJson } from './ledgers.js';
-import { renderTable } from './table.js';
+import type { Ledger } from './ledgers.js';
+import type { Rollup, RollupRow } from './rollup.js';
+import { fitPath, formatTokens, formatTokensShort, formatUsd } from '../report/format.js';
+import { ledgerJson } from './report.js';
+import { renderTable } from '../report/table.js';
 import { costJson } from '../cost/json.js';
 
 /** Rows a text table shows without --all. */

@@ -1,12 +1,12 @@
 /**
- * The spend and context ledgers (src/audit/ledgers.ts) as `inspect` prints them: in text, the two
+ * The spend and context ledgers (ledgers.ts) as `inspect` prints them: in text, the two
  * totals and one line per cause that tells them apart; in `--json`, the `spend` and `context`
  * objects.
  */
-import type { Ledger, LedgerPart, Ledgers } from '../audit/ledgers.js';
-import { DIFFERENCE_LABELS } from '../audit/ledgers.js';
+import type { Ledger, LedgerPart, Ledgers } from './ledgers.js';
+import { DIFFERENCE_LABELS } from './ledgers.js';
 import { formatCostSplit } from '../cost/text.js';
-import { formatTokens, formatUsd } from './format.js';
+import { formatTokens, formatUsd } from '../report/format.js';
 import { costJson } from '../cost/json.js';
 
 /** A ledger's fields in `--json`. */
