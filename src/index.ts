@@ -11,6 +11,7 @@ export * from './tokens/provider-calls.js';
 export * from './compaction/policy.js';
 export * from './compaction/cut-point.js';
 export * from './compaction/file-ops.js';
+export * from './session/tool-files.js';
 export * from './compaction/serialize.js';
 export * from './compaction/state.js';
 export * from './compaction/compact.js';

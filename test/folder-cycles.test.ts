@@ -36,7 +36,8 @@ export function folderGraph(): Map<string, Map<string, string[]>> {
       if (to === from) continue;
       const edges = graph.get(from) ?? new Map<string, string[]>();
       graph.set(from, edges);
-      edges.set(to, [...(edges.get(to) ?? []), `${relative(SRC, file)} → ${match[1]}`]);
+      const edge = `${relative(SRC, file)} → ${match[1]}`;
+      if (!edges.get(to)?.includes(edge)) edges.set(to, [...(edges.get(to) ?? []), edge]);
     }
   }
   return graph;

@@ -262,8 +262,7 @@ const sweepInWorker = createTempSweeper();
  * Interruption is the main thread's: it stops handing out batches, and the ones in flight finish.
  */
 export const compactBatchTask = sessionTask(
-  import.meta.url,
-  'compactBatchTask',
+  'compact',
   async (paths: readonly string[], options: CompactTaskOptions): Promise<Settled<CompactResult>[]> => {
     const strategy = createStrategy(options.strategy, options.strategyOptions);
     const count = await loadTextCounter(options.tokenizer);

@@ -53,7 +53,7 @@ interface EstimateResult {
 }
 
 /** One session's estimate (runs in a worker thread for big batches). Needs no message text. */
-export const estimateSessionTask = sessionTask(import.meta.url, 'estimateSessionTask', async (path: string, options: EstimateOptions): Promise<EstimateResult> => {
+export const estimateSessionTask = sessionTask('estimate', async (path: string, options: EstimateOptions): Promise<EstimateResult> => {
   const count = await loadTextCounter(options.tokenizer);
   const loaded = await loadSession(path, { format: options.format, withSidecar: true, count, messages: 'lean', strict: options.strict });
   const window = await sessionWindow(loaded.session, { flag: options.policy.contextLimit ?? undefined });

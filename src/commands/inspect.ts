@@ -201,7 +201,7 @@ interface InspectResult {
  * needs each block's size and each tool call's target, taken from the text as it is read (always
  * chars / 4, whatever --tokenizer says: README "inspect").
  */
-export const inspectSessionTask = sessionTask(import.meta.url, 'inspectSessionTask', async (path: string, options: InspectOptions): Promise<InspectResult> => {
+export const inspectSessionTask = sessionTask('inspect', async (path: string, options: InspectOptions): Promise<InspectResult> => {
   const count = await loadTextCounter(options.tokenizer);
   const loaded = await loadSession(
     path,

@@ -169,7 +169,7 @@ interface ReplayTaskOptions extends ReplayOptions {
 }
 
 /** replayOne in a worker thread, for an offline strategy (a summarizer, live or simulated, stays here). */
-export const replaySessionTask = sessionTask(import.meta.url, 'replaySessionTask', async (path: string, options: ReplayTaskOptions): Promise<Replayed> =>
+export const replaySessionTask = sessionTask('replay', async (path: string, options: ReplayTaskOptions): Promise<Replayed> =>
   replayOne(path, { ...options, strategy: createStrategy(options.strategy, options.strategyOptions), count: await loadTextCounter(options.tokenizer) }),
 );
 

@@ -11,7 +11,7 @@ import type { ContentBlock, Message, ToolRequestBlock, ToolResultBlock } from '.
 import type { TextCounter } from '../tokens/estimate.js';
 import { heuristicCounter } from '../tokens/estimate.js';
 import { carriesError, toolRequestsById } from './facts.js';
-import { classifyToolRequest } from './file-ops.js';
+import { classifyToolRequest } from '../session/tool-files.js';
 
 export type DropReason = 'superseded-read' | 'duplicate-output';
 

@@ -9,23 +9,17 @@ import type { SettingsSources } from './sources.js';
 import { origin, pick } from './sources.js';
 import type { OnError } from './settings.js';
 import { InputError, UsageError } from '../errors.js';
+import type { EndpointSettings } from '../llm/client.js';
 import { DEFAULT_SUMMARIZER_CONTEXT, knownContextWindow } from '../llm/models.js';
 
-export interface SummarizerSettings {
-  readonly baseUrl: string;
-  readonly model: string;
-  /** Name of the environment variable that holds the key (never the key). */
-  readonly apiKeyEnv: string;
+export interface SummarizerSettings extends EndpointSettings {
   readonly maxSummaryTokens: number;
   /** A focus appended to the prompt, like `/compact <focus>`; null when none. */
   readonly instructions: string | null;
-  readonly timeoutMs: number;
   /** The summarizer's own window in tokens (prompt + reply). */
   readonly summarizerContext: number;
   readonly concurrency: number;
   readonly onError: OnError;
-  /** Retries the openai SDK makes on 408/409/429/5xx and connection errors. */
-  readonly maxRetries: number;
 }
 
 export const SUMMARIZER_DEFAULTS = {

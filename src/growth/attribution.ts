@@ -7,13 +7,13 @@
  * stays in every later prompt, so an output's weight is its size times the provider calls
  * that re-sent it (`carried`).
  */
-import { classifyToolRequest } from '../compaction/file-ops.js';
 import type { Message, Role, ToolRequestBlock } from '../session/model.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import { heuristicCounter } from '../tokens/estimate.js';
 import type { ProviderCall } from '../tokens/provider-calls.js';
 import { GrowthFacts } from './facts.js';
 import type { Turn } from './turns.js';
+import { classifyToolRequest } from '../session/tool-files.js';
 
 export { GrowthFacts, toolTarget } from './facts.js';
 

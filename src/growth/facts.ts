@@ -5,10 +5,10 @@
  * keeps only slim messages (commands/load.ts, session/slim.ts). Tool names and the files a read
  * tool read are not gathered: slim messages keep them. Pure; src/growth/attribution.ts adds it all up.
  */
-import { classifyToolRequest } from '../compaction/file-ops.js';
 import type { Message, ToolRequestBlock } from '../session/model.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import { blockText } from '../tokens/estimate.js';
+import { classifyToolRequest } from '../session/tool-files.js';
 
 const TARGET_ARGUMENTS = ['command', 'cmd', 'pattern', 'query', 'url', 'path', 'file_path'];
 

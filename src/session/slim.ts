@@ -11,8 +11,8 @@
  * anywhere else throws rather than produce a wrong sidecar. Serializing for an LLM or building
  * the provider view needs full messages: commands that do that do not use the lean path.
  */
-import { classifyToolRequest, PATCH_FILE_LINE, PATH_ARGUMENTS } from '../compaction/file-ops.js';
 import type { ContentBlock, Message, ToolRequestBlock } from './model.js';
+import { classifyToolRequest, PATH_ARGUMENTS, PATCH_FILE_LINE } from './tool-files.js';
 
 /**
  * Marks slim messages. A symbol key (not a WeakSet: a million weak entries slow every garbage
