@@ -4,7 +4,7 @@
  */
 import type { Argv } from 'yargs';
 import type { Breach, GateLimits } from '../gates/check.js';
-import { ExitCode, InputError, UsageError } from '../errors.js';
+import { InputError, UsageError } from '../errors.js';
 import { formatTokens, formatUsd } from '../report/format.js';
 
 export interface GateArgs {
@@ -53,11 +53,4 @@ export function requirePricesForCostGate(limits: GateLimits, hasRates: boolean, 
 export function breachLine(path: string, breach: Breach, policy?: string): string {
   const subject = policy ? `${path}: ${policy}:` : `${path}:`;
   return `compactor: gate: ${subject} ${LABELS[breach.gate]} ${formatGateValue(breach, breach.value)} > ${formatGateValue(breach, breach.limit)} (--${breach.gate})`;
-}
-
-
-/** Failed sessions (1) win over breached gates (3): an error means the numbers are incomplete. */
-export function exitCodeFor(failed: boolean, breached: boolean): ExitCode {
-  if (failed) return ExitCode.failed;
-  return breached ? ExitCode.gate : ExitCode.ok;
 }

@@ -8,13 +8,25 @@
 import { createProgress, printAbove, shouldShowProgress } from '../report/progress.js';
 import type { Diagnostic } from '../session/model.js';
 import type { Outcome } from './batch.js';
-import { exitCodeFor } from './gates.js';
 import { selectInputs } from './inputs.js';
 import { logFormat } from './log.js';
-import type { CommonArgs } from './options.js';
+import { ExitCode } from '../errors.js';
 import type { CommandOutput } from './output.js';
 import { createOutput, reportFailure } from './output.js';
 import { parseShard } from './shard.js';
+
+/** The flags the frame reads itself (every command has them). */
+export interface FrameArgs {
+  readonly inputs: readonly string[];
+  readonly json: boolean;
+  readonly shard?: string | undefined;
+}
+
+/** Failed sessions (1) win over breached gates (3): an error means the numbers are incomplete. */
+export function exitCodeFor(failed: boolean, breached: boolean): ExitCode {
+  if (failed) return ExitCode.failed;
+  return breached ? ExitCode.gate : ExitCode.ok;
+}
 
 /** A session's result: whatever the command prints, and the warnings its read found. */
 export interface SessionResult {
@@ -41,7 +53,7 @@ export interface FrameOptions {
 }
 
 export async function runSessionCommand<Result extends SessionResult>(
-  args: Pick<CommonArgs, 'inputs' | 'json' | 'shard'>,
+  args: FrameArgs,
   options: FrameOptions,
   command: (output: CommandOutput) => SessionCommand<Result>,
 ): Promise<void> {
