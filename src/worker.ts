@@ -17,7 +17,7 @@ port.on('message', async (request: TaskRequest) => {
   // Formats the main thread detected while walking: reading the session uses them (up) once.
   for (const entry of request.sniffed) rememberSniffed(entry);
   try {
-    const task = sessionTaskNamed(request.name);
+    const task = await sessionTaskNamed(request.name);
     reply = { id: request.id, ok: true, value: await task.run(request.input, request.options) };
   } catch (error) {
     reply = { id: request.id, ok: false, error: describeError(error) };

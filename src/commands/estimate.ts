@@ -10,13 +10,13 @@ import type { Diagnostic, Message } from '../session/model.js';
 import { sum } from '../tokens/estimate.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
 import { sessionTask } from '../workers/task.js';
-import { loadSession } from './load.js';
+import { loadSession } from '../pipeline/load.js';
 import type { CommonArgs, PolicyArgs, PolicySettings } from './options.js';
 import { jobsFromArgs, policyFor, refusalReason, runSettings, withInputs, withPolicy } from './options.js';
 import { sessionWindow } from '../pricing/window.js';
-import type { ReadTaskOptions } from './sessions.js';
-import { runSessions } from './sessions.js';
-import { runSessionCommand } from './session-command.js';
+import type { ReadTaskOptions } from '../pipeline/sessions.js';
+import { runSessions } from '../pipeline/sessions.js';
+import { runSessionCommand } from '../pipeline/session-command.js';
 
 function cutJson(plan: CompactionPlan, messages: readonly Message[]) {
   const cut = plan.cut;

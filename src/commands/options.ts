@@ -16,7 +16,7 @@ import { FORMAT_NAMES } from '../formats/index.js';
 import { formatTokens } from '../report/format.js';
 import type { StrategyName } from '../strategies/names.js';
 import type { TokenizerName } from '../tokens/tokenizers.js';
-import type { Jobs } from './sessions.js';
+import type { Jobs } from '../pipeline/sessions.js';
 import type { StrategyOptions } from '../strategies/index.js';
 
 export interface CommonArgs {

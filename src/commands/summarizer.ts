@@ -16,7 +16,7 @@ import type { SummarizeOptions } from '../strategies/summarize.js';
 import type { StrategyName } from '../strategies/index.js';
 import { createStrategy } from '../strategies/index.js';
 import type { CompactionStrategy } from '../compaction/strategy.js';
-import { logSummarizer } from './log.js';
+import { logSummarizer } from '../pipeline/log.js';
 import { strategyOptionsFromArgs } from './options.js';
 import { simulatedClient } from '../llm/simulated.js';
 import { DEFAULT_SUMMARIZER_CONTEXT } from '../llm/models.js';

@@ -7,7 +7,7 @@
  * through one buffer per file, sized to the file up to 1 MB and reused for every chunk, with
  * synchronous calls: sessions are read one per thread (workers/), so blocking reads cost nothing
  * there. Only regular files come here: a named pipe could block the thread forever, and the
- * main thread must stay free to see SIGINT (commands/interrupt.ts), so jsonl-lines.ts streams those.
+ * main thread must stay free to see SIGINT (pipeline/interrupt.ts), so jsonl-lines.ts streams those.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { describeFsError, InputError } from '../errors.js';

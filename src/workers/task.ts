@@ -2,7 +2,7 @@
  * Per-session work that can run in a worker thread. A task has a name, under which src/tasks.ts
  * lists it, so a worker finds it in that one registry; its input (a session path, or a batch of them), options and
  * result cross threads by structured clone, so all are plain data (no functions, no class
- * instances). Scheduling is left to pool.ts and commands/sessions.ts.
+ * instances). Scheduling is left to pool.ts and pipeline/sessions.ts.
  */
 
 export interface SessionTask<Options, Result, Input = string> {

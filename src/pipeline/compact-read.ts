@@ -1,7 +1,7 @@
 /**
  * How `compact` reads a session: lean first, then in full only what the compaction reads.
  *
- * The first read is lean (slim messages, with estimates taken while reading, commands/load.ts),
+ * The first read is lean (slim messages, with estimates taken while reading, pipeline/load.ts),
  * which is all planning needs. A session that needs no compaction (under the threshold, its
  * sidecar up to date, no cut) is done there: a re-run over an archive never holds its text. Otherwise the file is read again, keeping full
  * messages only where the compaction reads text (compaction/text-reads.ts) and slim ones
