@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Generates fixtures/bug.jsonl: a canonical session reproducing seed 004's trace. Nine turns
+ * Generates fixtures/bug.jsonl: a canonical session reproducing the bug report's trace. Nine turns
  * whose first provider calls report exactly 20,264 / 22,565 / 58,884 / 77,702 / 77,875 /
  * 78,703 / 81,427 / 89,910 / 90,212 input tokens; turn 3 has 13 calls; about 4.25M input
  * tokens in all. Every message is sized so chars/4 matches the reported growth, and each call
@@ -15,7 +15,7 @@ const TARGET_TOTAL = 4_250_000;
 /** The system prompt and tool schemas the agent sends on every call (not stored in the session). */
 const FIRST_USER_TOKENS = 64;
 const OVERHEAD = BASELINES[0] - FIRST_USER_TOKENS;
-/** Seed 004's trace ran on Opus ($15 per million input tokens): the model each call reports. */
+/** The bug report's trace ran on Opus ($15 per million input tokens): the model each call reports. */
 const MODEL = 'claude-opus-4-1-20250805';
 
 // mulberry32: small, fast, and the same on every machine.

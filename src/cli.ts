@@ -11,8 +11,8 @@ import { contextCommand } from './commands/context.js';
 import { estimateCommand } from './commands/estimate.js';
 import { inspectCommand } from './commands/inspect.js';
 import { replayCommand } from './commands/replay.js';
-import { installInterruptHandlers, interruption } from './commands/interrupt.js';
-import { logFormat, logMessage } from './commands/log.js';
+import { installInterruptHandlers, interruption } from './pipeline/interrupt.js';
+import { logFormat, logMessage } from './pipeline/log.js';
 import { describeError, ExitCode, InputError, UsageError } from './errors.js';
 import { normalizeArgs, usageMessage } from './commands/options.js';
 

@@ -42,7 +42,7 @@ export class UsageError extends Error {
 
 /**
  * An error every session left in a batch would meet as well (the summarizer rejected the API
- * key): thrown by one session's work, it stops the batch (commands/batch.ts) instead of failing
+ * key): thrown by one session's work, it stops the batch (pipeline/batch.ts) instead of failing
  * the sessions one by one. Marked by a property, so the batch needs no knowledge of who threw it.
  */
 export interface BatchStopping {

@@ -14,7 +14,7 @@ function widest(text: string): number {
   return Math.max(...text.split('\n').map((line) => line.length));
 }
 
-describe('inspect on bug.jsonl (seed 004 trace, Opus)', () => {
+describe('inspect on bug.jsonl (the bug report trace, Opus)', () => {
   it('attributes turn 3 growth to its file reads and prints about $64 of input cost', async () => {
     const human = await runCli(['inspect', BUG]);
     expect(human.exitCode).toBe(0);

@@ -4,8 +4,8 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cachedTokens, cacheExpiry } from '../src/audit/cache.js';
-import { presetPolicy } from '../src/audit/presets.js';
+import { cachedTokens, cacheExpiry } from '../src/replay/cache.js';
+import { presetPolicy } from '../src/replay/presets.js';
 import { readSession } from '../src/formats/index.js';
 import { providerCalls } from '../src/tokens/provider-calls.js';
 import { estimateAll } from '../src/tokens/estimate.js';
@@ -81,7 +81,7 @@ describe('coop at an 80,000 window, by hand', () => {
     (m.role === 'user' && !isToolResult(m)) ||
     (m.role === 'assistant' && !(typeof m.content !== 'string' && m.content.some((b) => b.type === 'tool_request')));
 
-  /** Seed 004's walk: keep >= KEEP tokens from the end, then back to a valid cut. */
+  /** The cut walk: keep >= KEEP tokens from the end, then back to a valid cut. */
   function cutBefore(start: number, end: number): number | null {
     let kept = 0;
     for (let i = end - 1; i >= start; i--) {

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadSession } from '../src/commands/load.js';
+import { loadSession } from '../src/pipeline/load.js';
 import { readSession } from '../src/formats/index.js';
 import type { Session, Usage } from '../src/session/model.js';
 import { FIXTURES, jsonLines, runCli, scratchCopy } from './helpers/cli.js';

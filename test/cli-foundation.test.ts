@@ -24,7 +24,7 @@ async function scratch(...names: string[]) {
 const sha = async (path: string) => createHash('sha256').update(await readFile(path)).digest('hex');
 
 describe('compactor inspect', () => {
-  it('reports the nine baselines of seed 004 exactly and a total within 2% of 4.25M', async () => {
+  it('reports the nine baselines of the bug report exactly and a total within 2% of 4.25M', async () => {
     const result = await runCli(['inspect', '--json', BUG]);
     expect(result.exitCode).toBe(0);
     const [record] = jsonLines(result.stdout);

@@ -1,5 +1,5 @@
 /**
- * `compact` in worker threads works on batches of sessions (src/commands/sessions.ts): each
+ * `compact` in worker threads works on batches of sessions (src/pipeline/sessions.ts): each
  * worker locks, compacts and stages a batch's sidecars, commits them together and releases the
  * locks. Per session nothing changes: the same records in input order as one thread, a session
  * another process holds is `locked` and left alone, a failing session fails alone, leftovers of

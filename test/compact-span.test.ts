@@ -1,5 +1,5 @@
 /**
- * `compact` reads lean, then in full only what its compaction reads (commands/compact-read.ts).
+ * `compact` reads lean, then in full only what its compaction reads (pipeline/compact-read.ts).
  * On every real and format fixture, with and without a sidecar already there, with each offline
  * strategy (and the summarizer, through a fake server on 127.0.0.1), the two reads give exactly
  * the plan and sidecar state the full read gives; the messages outside what the compaction reads
@@ -10,21 +10,21 @@ import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CompactRead } from '../src/commands/compact-read.js';
-import { readForCompaction } from '../src/commands/compact-read.js';
-import { loadSession } from '../src/commands/load.js';
+import type { CompactRead } from '../src/pipeline/compact-read.js';
+import { readForCompaction } from '../src/pipeline/compact-read.js';
+import { loadSession } from '../src/pipeline/load.js';
 import { runCompaction } from '../src/compaction/compact.js';
 import type { CompactionPolicy } from '../src/compaction/policy.js';
 import { DEFAULT_POLICY } from '../src/compaction/policy.js';
 import type { CompactionState } from '../src/compaction/state.js';
 import { readsTextOf, textReads } from '../src/compaction/text-reads.js';
 import { createChatClient } from '../src/llm/client.js';
-import { SUMMARIZER_DEFAULTS } from '../src/llm/settings.js';
+import { SUMMARIZER_DEFAULTS } from '../src/config/summarizer.js';
 import { isSlim } from '../src/session/slim.js';
 import { saveSidecar } from '../src/sidecar/store.js';
 import type { StrategyName } from '../src/strategies/index.js';
 import { createStrategy } from '../src/strategies/index.js';
-import type { CompactionStrategy } from '../src/strategies/strategy.js';
+import type { CompactionStrategy } from '../src/compaction/strategy.js';
 import { createSummarizeStrategy } from '../src/strategies/summarize.js';
 import type { FakeProvider } from './helpers/fake-provider.js';
 import { startFakeProvider } from './helpers/fake-provider.js';

@@ -3,8 +3,8 @@ import type { CompactionSubject } from '../src/compaction/compact.js';
 import { MAX_CUT_ATTEMPTS, planCompaction, runCompaction, runGuardedCompaction } from '../src/compaction/compact.js';
 import { DEFAULT_POLICY } from '../src/compaction/policy.js';
 import { hashMessages } from '../src/session/hash.js';
-import { buildProviderContext } from '../src/session/provider-view.js';
-import type { Strategy } from '../src/strategies/strategy.js';
+import { buildProviderContext } from '../src/compaction/provider-view.js';
+import type { Strategy } from '../src/compaction/strategy.js';
 import { truncateStrategy } from '../src/strategies/truncate.js';
 import { estimateAll } from '../src/tokens/estimate.js';
 import type { Message } from '../src/session/model.js';
@@ -50,7 +50,7 @@ describe('runCompaction with truncate', () => {
     expect(state.compactions).toBe(1);
   });
 
-  it('merges with the previous compaction: only the new span, cumulative counts and files (seed 004 step 5)', async () => {
+  it('merges with the previous compaction: only the new span, cumulative counts and files', async () => {
     const messages = [...readTurn('a.ts'), ...readTurn('b.ts'), ...readTurn('c.ts')];
     const first = subject(messages);
     const plan1 = planCompaction(first, policy);

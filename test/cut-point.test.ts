@@ -19,7 +19,7 @@ function separatesToolPairs(messages: readonly Message[], cut: number): boolean 
 
 beforeEach(() => resetIds());
 
-describe('isValidCutPoint (seed 004 rules)', () => {
+describe('isValidCutPoint (the cut rules)', () => {
   it('accepts turn-starting user messages and assistant messages without tool requests', () => {
     const [call, result] = toolCall('bash', { command: 'ls' });
     expect(isValidCutPoint(user())).toBe(true);
@@ -36,7 +36,7 @@ describe('isValidCutPoint (seed 004 rules)', () => {
 });
 
 describe('findCutPoint', () => {
-  it('keeps at least keep_recent tokens and cuts at the nearest valid point before it (seed 004: cut_point_respects_keep_recent_tokens)', () => {
+  it('keeps at least keep_recent tokens and cuts at the nearest valid point before it', () => {
     const messages = [...turn(0, { user: 100, answer: 100 }), ...turn(0, { user: 100, answer: 100 }), ...turn(0, { user: 100, answer: 100 })];
     const tokens = estimateAll(messages);
     const cut = findCutPoint(messages, tokens, { keepRecentTokens: 250 });
@@ -44,7 +44,7 @@ describe('findCutPoint', () => {
     expect(cut).toMatchObject({ kind: 'cut', index: 3, tokensKept: 300, tokensToSummarize: 300 });
   });
 
-  it('never splits a tool result from its request (seed 004: cut_point_never_splits_tool_result)', () => {
+  it('never splits a tool result from its request', () => {
     // user, [call, result] x 3, answer: the budget is reached at a tool result.
     const messages = turn(3, { user: 10, output: 100, answer: 10 });
     const tokens = estimateAll(messages);
@@ -73,7 +73,7 @@ describe('findCutPoint', () => {
     expect(findCutPoint(messages, estimateAll(messages), { keepRecentTokens: 150 })).toEqual({ kind: 'none', reason: 'no-valid-cut' });
   });
 
-  it('with force and no valid cut keeps only the last 2 messages, moving back past a tool result (seed 000)', () => {
+  it('with force and no valid cut keeps only the last 2 messages, moving back past a tool result (the force fallback)', () => {
     const messages = turn(4, { output: 100 }); // ends [..., call, result, answer]
     const cut = findCutPoint(messages, estimateAll(messages), { keepRecentTokens: 150, force: true });
     expect(cut).toMatchObject({ kind: 'cut', forced: true, index: messages.length - 3 });
@@ -106,7 +106,7 @@ describe('findCutPoint', () => {
   });
 });
 
-describe('split turns (seed 000)', () => {
+describe('split turns', () => {
   it('gives a mid-turn cut with a prefix of 5 or more messages a turn-prefix summary', () => {
     // user, [call, result] x 3, text-only assistant (valid mid-turn cut), [call, result], answer
     const messages = [user(10), ...toolCall('bash', { command: 'a' }, 100), ...toolCall('bash', { command: 'b' }, 100), ...toolCall('bash', { command: 'c' }, 100), assistant(10), ...toolCall('bash', { command: 'd' }, 100), assistant(10)];

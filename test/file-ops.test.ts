@@ -9,7 +9,7 @@ const call = (name: string, args: Record<string, unknown>): Message => ({
   content: [{ type: 'tool_request', id: 't', name, arguments: args }],
 });
 
-describe('file-op tracking (seed 000)', () => {
+describe('file-op tracking', () => {
   it('classifies read, write and edit tools across agents', () => {
     const ops = collectFileOps([
       call('Read', { file_path: 'a.ts' }),

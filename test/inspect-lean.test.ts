@@ -1,16 +1,16 @@
 /**
- * `inspect` reads lean: growth attribution from facts taken while reading (audit/growth-facts.ts)
+ * `inspect` reads lean: growth attribution from facts taken while reading (growth/facts.ts)
  * over slim messages gives exactly what it gives over the full messages, on every real and
  * format fixture, with the heuristic and with an exact tokenizer.
  */
 import fg from 'fast-glob';
 import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { GrowthReport } from '../src/audit/growth.js';
-import { analyzeGrowth, GrowthFacts, growthFromFacts } from '../src/audit/growth.js';
-import { groupTurns } from '../src/audit/turns.js';
-import type { LoadedSession } from '../src/commands/load.js';
-import { loadSession } from '../src/commands/load.js';
+import type { GrowthReport } from '../src/growth/attribution.js';
+import { analyzeGrowth, GrowthFacts, growthFromFacts } from '../src/growth/attribution.js';
+import { groupTurns } from '../src/growth/turns.js';
+import type { LoadedSession } from '../src/pipeline/load.js';
+import { loadSession } from '../src/pipeline/load.js';
 import { isSlim } from '../src/session/slim.js';
 import type { TextCounter } from '../src/tokens/estimate.js';
 import { heuristicCounter } from '../src/tokens/estimate.js';

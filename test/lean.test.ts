@@ -1,10 +1,10 @@
 /**
  * The lean read (slim messages, estimates and prefix hashes taken while reading) gives exactly
- * the numbers, cuts and prefix hashes of the full read, on seed 004's fixture.
+ * the numbers, cuts and prefix hashes of the full read, on the bug report's fixture.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { loadSession } from '../src/commands/load.js';
+import { loadSession } from '../src/pipeline/load.js';
 import { planCompaction, runCompaction } from '../src/compaction/compact.js';
 import { DEFAULT_POLICY } from '../src/compaction/policy.js';
 import { hashMessages } from '../src/session/hash.js';
@@ -48,7 +48,7 @@ describe('lean read', () => {
 
   it('plans to the same numbers', async () => {
     // compact plans from the lean read, then reads again in full only what its compaction reads
-    // (commands/compact-read.ts; test/compact-span.test.ts compares its sidecars with the full read's).
+    // (pipeline/compact-read.ts; test/compact-span.test.ts compares its sidecars with the full read's).
     const full = await load('full');
     const lean = await load('lean');
     expect(planCompaction(lean.subject, policy)).toEqual(planCompaction(full.subject, policy));

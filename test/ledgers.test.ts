@@ -5,14 +5,14 @@
  * produce; the CLI is run on canonical files for what a user sees.
  */
 import { describe, expect, it } from 'vitest';
-import { cachedTokens, cacheExpiry, cacheLifetime } from '../src/audit/cache.js';
-import { billedCalls, billedCost, buildLedgers } from '../src/audit/ledgers.js';
-import type { CostSplit } from '../src/audit/cost.js';
-import { callCost } from '../src/audit/cost.js';
+import { cachedTokens, cacheExpiry, cacheLifetime } from '../src/replay/cache.js';
+import { billedCalls, billedCost, buildLedgers } from '../src/ledgers/ledgers.js';
+import type { CostSplit } from '../src/cost/billing.js';
+import { callCost } from '../src/cost/billing.js';
 import { priceSession, pricingWarnings, resolvePricing } from '../src/commands/pricing.js';
 import type { Rates } from '../src/pricing/catalog.js';
 import { flatRate, lookupModel } from '../src/pricing/catalog.js';
-import { ledgersJson, renderLedgers } from '../src/report/ledgers.js';
+import { ledgersJson, renderLedgers } from '../src/ledgers/report.js';
 import type { Message, OffContextCall, Session, Usage } from '../src/session/model.js';
 import { estimateAll } from '../src/tokens/estimate.js';
 import { providerCalls } from '../src/tokens/provider-calls.js';

@@ -5,7 +5,7 @@
 import { getEventListeners } from 'node:events';
 import { expect, test } from 'vitest';
 import { createChatClient } from '../src/llm/client.js';
-import type { SummarizerSettings } from '../src/llm/settings.js';
+import type { SummarizerSettings } from '../src/config/summarizer.js';
 import { useLlmTest } from './helpers/llm.js';
 
 const t = useLlmTest();

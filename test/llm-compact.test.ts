@@ -14,7 +14,7 @@ const t = useLlmTest();
 
 const sidecarOf = async (session: string) => JSON.parse(await readFile(session.replace(/\.jsonl$/, '_compaction.json'), 'utf8'));
 
-describe('seed 004 LLM tests against the fake provider', () => {
+describe('LLM compaction against the fake provider', () => {
   test('the summarizer receives the summarization prompt and its reply becomes the summary', async () => {
     const fake = await t.start();
     const session = join(t.scratch.dir, 'small.jsonl');

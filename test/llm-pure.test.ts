@@ -10,7 +10,7 @@ import { chunkBudgetTokens } from '../src/llm/fold.js';
 import { knownContextWindow } from '../src/llm/models.js';
 import { isBatchOverflow, isContextOverflow } from '../src/llm/overflow.js';
 import { checkReply, cleanSummary, REPLY_BUDGET_SLACK } from '../src/llm/reply.js';
-import { resolveSummarizer } from '../src/llm/settings.js';
+import { resolveSummarizer } from '../src/config/summarizer.js';
 import { simulatedSummary } from '../src/llm/simulated.js';
 import { sidecarSchema } from '../src/sidecar/schema.js';
 import { validSidecar } from './corpus/make-bad-inputs.js';

@@ -1,6 +1,6 @@
 /**
  * `replay` with the summarizer: a given summary size (`--summary-tokens`, no calls) and the
- * real summarizer against the fake provider, on the bundled seed-004 trace.
+ * real summarizer against the fake provider, on the bundled bug-report trace.
  */
 import { join } from 'node:path';
 import { expect, test } from 'vitest';

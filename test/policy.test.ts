@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { compactionPays, DEFAULT_POLICY, emergencyPolicy, shouldCompact, tokensOverTrigger, triggerCeiling, triggerThreshold } from '../src/compaction/policy.js';
 
 describe('shouldCompact', () => {
-  it('leaves a small session alone (seed 004: small_session_no_compaction)', () => {
+  it('leaves a small session alone', () => {
     expect(shouldCompact(5_000, DEFAULT_POLICY)).toBe(false);
   });
 
-  it('triggers above limit - reserve (seed 004: large_session_triggers_compaction)', () => {
+  it('triggers above limit - reserve', () => {
     expect(triggerThreshold(DEFAULT_POLICY)).toBe(98_000);
     expect(shouldCompact(98_000, DEFAULT_POLICY)).toBe(false);
     expect(shouldCompact(98_001, DEFAULT_POLICY)).toBe(true);
@@ -17,7 +17,7 @@ describe('shouldCompact', () => {
     expect(shouldCompact(0, policy)).toBe(true);
   });
 
-  it('triggers at a percentage of the window when asked (seed 000: >= 80%)', () => {
+  it('triggers at a percentage of the window when asked (>= 80%)', () => {
     const policy = { ...DEFAULT_POLICY, contextLimit: 100_000, trigger: { kind: 'percent', percent: 80 } as const };
     expect(shouldCompact(79_999, policy)).toBe(false);
     expect(shouldCompact(80_000, policy)).toBe(true);
@@ -27,7 +27,7 @@ describe('shouldCompact', () => {
     expect(shouldCompact(0, { ...DEFAULT_POLICY, force: true })).toBe(true);
   });
 
-  it('derives the emergency policy from the window (seed 000: keep = limit / 5, forced)', () => {
+  it('derives the emergency policy from the window (keep = limit / 5, forced)', () => {
     const emergency = emergencyPolicy({ ...DEFAULT_POLICY, contextLimit: 80_000 });
     expect(emergency.keepRecentTokens).toBe(16_000);
     expect(emergency.force).toBe(true);

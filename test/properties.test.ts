@@ -11,10 +11,10 @@ import { findCutPoint, insideToolPairs, isValidCutPoint } from '../src/compactio
 import type { CompactionPolicy, CutRule } from '../src/compaction/policy.js';
 import type { CompactionState } from '../src/compaction/state.js';
 import type { ContentBlock, Message } from '../src/session/model.js';
-import { buildProviderContext, SUMMARY_ACKNOWLEDGEMENT } from '../src/session/provider-view.js';
+import { buildProviderContext, SUMMARY_ACKNOWLEDGEMENT } from '../src/compaction/provider-view.js';
 import { holdsNothing, viewViolations } from '../src/session/view-rules.js';
 import { checkFreshness } from '../src/sidecar/staleness.js';
-import type { SummaryInput } from '../src/strategies/strategy.js';
+import type { SummaryInput } from '../src/compaction/strategy.js';
 import { truncateStrategy } from '../src/strategies/truncate.js';
 import { estimateAll, sum } from '../src/tokens/estimate.js';
 
@@ -174,7 +174,7 @@ describe('properties over random sessions', () => {
         expect(cut.tokensKept + cut.tokensToSummarize).toBe(total);
         expect(cut.tokensKept).toBe(sum(tokens, cut.index));
         if (cut.forced) {
-          // Force with no cut in the budget: the earliest valid cut, or seed 000's last 2 messages
+          // Force with no cut in the budget: the earliest valid cut, or the force fallback's last 2 messages
           // (moved back past tool results) when that keeps more. Never a tool result.
           expect(options.force).toBe(true);
           expect(findCutPoint(messages, tokens, { ...options, force: false }).kind).toBe('none');

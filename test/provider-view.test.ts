@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { CompactionState } from '../src/compaction/state.js';
-import { buildProviderContext, SUMMARY_ACKNOWLEDGEMENT } from '../src/session/provider-view.js';
+import { buildProviderContext, SUMMARY_ACKNOWLEDGEMENT } from '../src/compaction/provider-view.js';
 import { InputError } from '../src/errors.js';
 import { resetIds, turn } from './support/sessions.js';
 
@@ -35,12 +35,12 @@ function stateKeepingFrom(id: string, summary = 'SUMMARY TEXT'): CompactionState
 beforeEach(() => resetIds());
 
 describe('buildProviderContext', () => {
-  it('returns every message unchanged without a compaction (seed 004: build_context_without_compaction_returns_all)', () => {
+  it('returns every message unchanged without a compaction', () => {
     const messages = [...turn(2), ...turn(1)];
     expect(buildProviderContext(messages, null)).toEqual(messages);
   });
 
-  it('prepends the summary as a user message and an acknowledgement (seed 004: build_context_with_compaction_prepends_summary)', () => {
+  it('prepends the summary as a user message and an acknowledgement', () => {
     const messages = [...turn(2), ...turn(1)];
     const view = buildProviderContext(messages, stateKeepingFrom(messages[6]!.id));
     expect(view[0]).toMatchObject({ role: 'user' });
@@ -49,7 +49,7 @@ describe('buildProviderContext', () => {
     expect(view[1]).toMatchObject({ role: 'assistant', content: [{ type: 'text', text: SUMMARY_ACKNOWLEDGEMENT }] });
   });
 
-  it('keeps every message from the first kept one, identical (seed 004: build_context_preserves_recent_messages)', () => {
+  it('keeps every message from the first kept one, identical', () => {
     const messages = [...turn(2), ...turn(1)];
     const view = buildProviderContext(messages, stateKeepingFrom(messages[6]!.id));
     expect(view.slice(2)).toEqual(messages.slice(6));

@@ -9,10 +9,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ReplayPolicy } from '../src/audit/presets.js';
-import { customPolicy } from '../src/audit/presets.js';
-import { OPENCODE_PRUNE } from '../src/audit/prune.js';
-import { replaySession } from '../src/audit/replay.js';
+import type { ReplayPolicy } from '../src/replay/presets.js';
+import { customPolicy } from '../src/replay/presets.js';
+import { OPENCODE_PRUNE } from '../src/compaction/prune.js';
+import { replaySession } from '../src/replay/simulate.js';
 import type { CompactionSubject } from '../src/compaction/compact.js';
 import { runCompaction } from '../src/compaction/compact.js';
 import { findCutPoint, insideToolPairs } from '../src/compaction/cut-point.js';
@@ -24,7 +24,7 @@ import { hashMessages } from '../src/session/hash.js';
 import type { ContentBlock, Message, RecordedCompaction } from '../src/session/model.js';
 import { createExtractStrategy } from '../src/strategies/extract.js';
 import { pruneStrategy } from '../src/strategies/prune.js';
-import type { CompactionStrategy, PruneStrategy, Strategy } from '../src/strategies/strategy.js';
+import type { CompactionStrategy, PruneStrategy, Strategy } from '../src/compaction/strategy.js';
 import { truncateStrategy } from '../src/strategies/truncate.js';
 import { estimateAll, estimateContextTokens, sum } from '../src/tokens/estimate.js';
 import { providerCalls } from '../src/tokens/provider-calls.js';

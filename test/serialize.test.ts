@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { serializeForSummary } from '../src/compaction/serialize.js';
 import type { Message } from '../src/session/model.js';
 
-describe('serializeForSummary (seed 004: serialize_for_summary_produces_text_format)', () => {
+describe('serializeForSummary', () => {
   it('writes [User], [Assistant], [Tool call], [Tool result] and omits thinking', () => {
     const messages: Message[] = [
       { id: '1', role: 'user', line: 1, content: [{ type: 'text', text: 'What files are in src/?' }] },

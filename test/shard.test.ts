@@ -6,7 +6,7 @@
 import { cp, mkdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseShard, selectShard, shardOf } from '../src/commands/shard.js';
+import { parseShard, selectShard, shardOf } from '../src/pipeline/shard.js';
 import { UsageError } from '../src/errors.js';
 import { FIXTURES, jsonLines, runCli, scratchCopy, sessionRecords } from './helpers/cli.js';
 

@@ -41,7 +41,7 @@ describe('sidecar store', () => {
     expect(await readdir(dir)).toEqual(['session_compaction.json']);
   });
 
-  it('returns null when there is no sidecar (seed 004: clear_session_clears_compaction)', async () => {
+  it('returns null when there is no sidecar', async () => {
     const session = join(dir, 'session.jsonl');
     await saveSidecar(session, await compacted([...turn(2), ...turn(2)]));
     await rm(sidecarPath(session));

@@ -22,7 +22,7 @@ import type { Message, Session } from '../src/session/model.js';
 import { viewViolations } from '../src/session/view-rules.js';
 import type { StrategyName } from '../src/strategies/index.js';
 import { createStrategy } from '../src/strategies/index.js';
-import type { CompactionStrategy, SummaryInput } from '../src/strategies/strategy.js';
+import type { CompactionStrategy, SummaryInput } from '../src/compaction/strategy.js';
 import { estimateAll } from '../src/tokens/estimate.js';
 import { FIXTURES, jsonLines, runCli } from './helpers/cli.js';
 

@@ -46,7 +46,7 @@ const WORDS = (
 ).split(' ');
 const IDENTS = ['user', 'session', 'token', 'config', 'buffer', 'result', 'items', 'handler', 'parser', 'cache', 'index', 'store', 'value', 'options', 'request'];
 const KEYWORDS = ['const', 'let', 'return', 'await', 'if', 'for', 'export function', 'import', 'throw new Error'];
-const FILES = ['src/index.ts', 'src/cli.ts', 'src/session/model.ts', 'src/tokens/estimate.ts', 'src/commands/batch.ts', 'src/formats/canonical.ts', 'README.md', 'package.json', 'test/cli.test.ts', 'src/audit/replay.ts'];
+const FILES = ['src/index.ts', 'src/cli.ts', 'src/session/model.ts', 'src/tokens/estimate.ts', 'src/pipeline/batch.ts', 'src/formats/canonical.ts', 'README.md', 'package.json', 'test/cli.test.ts', 'src/replay/simulate.ts'];
 
 function prose(r, words) {
   const out = [];

@@ -7,8 +7,8 @@ import { summaryTokens } from '../compaction/compact.js';
 import type { CompactionState } from '../compaction/state.js';
 import { userText } from '../compaction/facts.js';
 import type { Message, RecordedCompaction, Session } from '../session/model.js';
-import { buildProviderContext, summaryMessages } from '../session/provider-view.js';
-import type { ReplayResult } from './replay.js';
+import { buildProviderContext, summaryMessages } from '../compaction/provider-view.js';
+import type { ReplayResult } from '../replay/simulate.js';
 import type { FidelityReport } from './fidelity.js';
 import { auditCompaction } from './fidelity.js';
 

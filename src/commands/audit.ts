@@ -6,19 +6,20 @@
 import type { CommandModule } from 'yargs';
 import type { AuditedCompaction, StrategyRetention } from '../audit/compactions.js';
 import { auditRecorded, auditReplay, auditSidecar, retentionByStrategy } from '../audit/compactions.js';
-import { replaySession } from '../audit/replay.js';
+import { replaySession } from '../replay/simulate.js';
 import { FACT_KINDS } from '../compaction/facts.js';
 import { UsageError } from '../errors.js';
 import { formatPercent, formatTokens, titleLine } from '../report/format.js';
 import { renderTable } from '../report/table.js';
 import type { StrategyName } from '../strategies/index.js';
 import { createStrategy, STRATEGY_NAMES } from '../strategies/index.js';
-import { runBatch } from './batch.js';
-import { loadSession } from './load.js';
+import { runBatch } from '../pipeline/batch.js';
+import { loadSession } from '../pipeline/load.js';
 import type { CommonArgs, PolicyArgs, SummaryBudgetArgs } from './options.js';
-import { policyFor, policyJson, runSettings, strategyOptionsFromArgs, wholeNumber, withInputs, withPolicy, withSummaryBudget } from './options.js';
+import { policyFor, runSettings, strategyOptionsFromArgs, wholeNumber, withInputs, withPolicy, withSummaryBudget } from './options.js';
 import { sessionWindow } from '../pricing/window.js';
-import { runSessionCommand } from './session-command.js';
+import { runSessionCommand } from '../pipeline/session-command.js';
+import { policyJson } from '../compaction/policy.js';
 
 interface AuditArgs extends CommonArgs, PolicyArgs, SummaryBudgetArgs {
   strategy?: string | string[];

@@ -24,28 +24,28 @@ import { assertViewRules } from '../session/view-rules.js';
 import type { StrategyName, StrategyOptions } from '../strategies/index.js';
 import { createStrategy, STRATEGY_NAMES } from '../strategies/index.js';
 import { truncateFallback } from '../strategies/fallback.js';
-import type { CompactionStrategy } from '../strategies/strategy.js';
+import type { CompactionStrategy } from '../compaction/strategy.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
 import type { Settled } from '../workers/task.js';
 import { sessionTask } from '../workers/task.js';
-import { runBatch } from './batch.js';
-import { readForCompaction } from './compact-read.js';
-import { interruption } from './interrupt.js';
+import { runBatch } from '../pipeline/batch.js';
+import { readForCompaction } from '../pipeline/compact-read.js';
+import { interruption } from '../pipeline/interrupt.js';
 import type { CommonArgs, PolicyArgs, PolicySettings } from './options.js';
 import { jobsFromArgs, policyFor, refusalReason, runSettings, strategyOptionsFromArgs, withAllowNoGain, withInputs, withPolicy } from './options.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
 import type { ContextWindow } from '../pricing/window.js';
 import { sessionWindow } from '../pricing/window.js';
-import type { LogEvent, LogFields, LogFormat } from './log.js';
-import { configureLog, LOG_FORMATS, logEvent, logMessage, writeEvent } from './log.js';
-import { locatedError } from './output.js';
-import type { ReadTaskOptions } from './sessions.js';
-import { runSessionCommand } from './session-command.js';
-import { runSessionBatches } from './sessions.js';
+import type { LogEvent, LogFields, LogFormat } from '../pipeline/log.js';
+import { configureLog, LOG_FORMATS, logEvent, logMessage, writeEvent } from '../pipeline/log.js';
+import { locatedError } from '../pipeline/output.js';
+import type { ReadTaskOptions } from '../pipeline/sessions.js';
+import { runSessionCommand } from '../pipeline/session-command.js';
+import { runSessionBatches } from '../pipeline/sessions.js';
 import type { SummarizerArgs } from './summarizer.js';
 import { summarizeOptions, withSummarizer } from './summarizer.js';
-import { resolveSummarizer } from '../llm/settings.js';
+import { resolveSummarizer } from '../config/summarizer.js';
 
 /**
  * `locked`: another compactor process holds the session's sidecar lock; this run left it alone.
@@ -72,16 +72,23 @@ interface CompactResult {
   readonly events?: readonly LogEvent[];
 }
 
-/** What one session's compaction needs besides its path. */
-interface CompactContext {
-  readonly format: string;
+/**
+ * What one session's compaction is asked to do: plain data, built once from the flags and the
+ * settings and used as it is on this thread and as a worker's payload (it crosses by structured clone).
+ */
+interface CompactRequest extends ReadTaskOptions {
   /** The policy settings; the window is each session's own (pricing/window.ts) unless --context-limit. */
   readonly policy: PolicySettings;
-  readonly strict: boolean;
   readonly dryRun: boolean;
+  readonly redact: boolean;
+  readonly strategy: StrategyName;
+  readonly strategyOptions: StrategyOptions;
+}
+
+/** What cannot cross threads: the strategy and counter built from the request, and where results go. */
+interface CompactHooks {
   readonly strategy: CompactionStrategy;
   readonly count: TextCounter | undefined;
-  readonly redact: boolean;
   readonly onError: string;
   readonly signal: AbortSignal;
   readonly warn: (warning: Diagnostic) => void;
@@ -102,25 +109,25 @@ interface CompactContext {
  * A compaction that runs is logged: `compaction_start` as the strategy starts, `compaction_end`
  * once the sidecar is written (or the session skipped or failed), with the session's duration.
  */
-async function compactOne(path: string, given: CompactContext): Promise<CompactResult> {
+async function compactOne(path: string, given: CompactRequest, hooks: CompactHooks): Promise<CompactResult> {
   // Stdin has no place beside it for a sidecar: it is planned as a dry run (the handler says so).
-  const ctx = isStdin(path) ? { ...given, dryRun: true } : given;
+  const request = isStdin(path) ? { ...given, dryRun: true } : given;
   const started = performance.now();
-  const { strategy } = ctx;
-  const options = { format: ctx.format, strict: ctx.strict, dryRun: ctx.dryRun, ...(ctx.count ? { count: ctx.count } : {}) };
+  const { strategy } = hooks;
+  const options = { format: request.format, strict: request.strict, dryRun: request.dryRun, ...(hooks.count ? { count: hooks.count } : {}) };
   // The window is known once the session is read; the record says where it came from.
   const resolved: { window?: ContextWindow } = {};
   const sessionPolicy = async (session: Session) => {
-    resolved.window = await sessionWindow(session, { flag: ctx.policy.contextLimit ?? undefined });
-    return policyFor(ctx.policy, resolved.window.tokens);
+    resolved.window = await sessionWindow(session, { flag: request.policy.contextLimit ?? undefined });
+    return policyFor(request.policy, resolved.window.tokens);
   };
   const { warnings, subject, discarded, plan, policy } = await readForCompaction(path, options, strategy, sessionPolicy);
-  warnings.forEach((warning) => ctx.warn(warning));
-  if (discarded) ctx.warn({ file: path, message: discarded });
+  warnings.forEach((warning) => hooks.warn(warning));
+  if (discarded) hooks.warn({ file: path, message: discarded });
   const base = {
     session: path,
     strategy: strategy.name,
-    dry_run: ctx.dryRun,
+    dry_run: request.dryRun,
     tokens_before: plan.contextTokens,
     context_window: policy.contextLimit,
     context_window_source: resolved.window?.source ?? null,
@@ -134,7 +141,7 @@ async function compactOne(path: string, given: CompactContext): Promise<CompactR
     };
   }
   const firstKept = subject.messages[plan.cut.index]!.id;
-  if (ctx.dryRun) {
+  if (request.dryRun) {
     return {
       status: 'compacted',
       record: { ...base, status: 'compacted', first_kept_message_id: firstKept, messages_summarized: plan.cut.index - plan.start },
@@ -142,9 +149,9 @@ async function compactOne(path: string, given: CompactContext): Promise<CompactR
     };
   }
   const span = { session: path, messages_to_summarize: plan.cut.index - plan.start, cut_index: plan.cut.index, tokens_before: plan.contextTokens };
-  ctx.log('compaction_start', { ...span, strategy: strategy.name, total_messages: subject.messages.length, has_previous: subject.previous !== null });
-  const ended = (fields: LogFields) => ctx.log('compaction_end', { ...span, ...fields, duration_ms: Math.round(performance.now() - started) });
-  const run = { signal: ctx.signal, redact: ctx.redact, ...(ctx.count ? { count: ctx.count } : {}) };
+  hooks.log('compaction_start', { ...span, strategy: strategy.name, total_messages: subject.messages.length, has_previous: subject.previous !== null });
+  const ended = (fields: LogFields) => hooks.log('compaction_end', { ...span, ...fields, duration_ms: Math.round(performance.now() - started) });
+  const run = { signal: hooks.signal, redact: request.redact, ...(hooks.count ? { count: hooks.count } : {}) };
   let outcome: GuardedCompaction;
   let state: CompactionState;
   let written: string;
@@ -154,9 +161,9 @@ async function compactOne(path: string, given: CompactContext): Promise<CompactR
     } catch (error) {
       // An interrupted session is abandoned, never replaced by a fallback summary; a rejected key
       // stops the batch (runBatch) rather than giving every session a fallback.
-      if (ctx.signal.aborted || !(error instanceof SummarizerError) || error.stopsBatch || ctx.onError === 'fail') throw error;
-      ctx.summarizerFailures.push({ path, error: describeError(error) });
-      if (ctx.onError === 'skip') {
+      if (hooks.signal.aborted || !(error instanceof SummarizerError) || error.stopsBatch || hooks.onError === 'fail') throw error;
+      hooks.summarizerFailures.push({ path, error: describeError(error) });
+      if (hooks.onError === 'skip') {
         const reason = `summarizer failed: ${describeError(error)}`;
         ended({ status: 'skipped', reason });
         return { status: 'skipped', record: { ...base, status: 'skipped', reason }, line: `skipped    ${path} (${reason})` };
@@ -170,7 +177,7 @@ async function compactOne(path: string, given: CompactContext): Promise<CompactR
     state = outcome.state;
     // The view this sidecar defines must be one the provider accepts; if not, nothing is written.
     assertViewRules(subjectView(subject, state), 'the compacted view');
-    written = await ctx.save(path, state);
+    written = await hooks.save(path, state);
   } catch (error) {
     ended({ status: 'failed', error: describeError(error) });
     throw error;
@@ -199,7 +206,7 @@ async function compactOne(path: string, given: CompactContext): Promise<CompactR
       fallback: state.fallback,
       summarizer_input_tokens: state.usage?.input_tokens ?? null,
       summarizer_output_tokens: state.usage?.output_tokens ?? null,
-      redacted: ctx.redact,
+      redacted: request.redact,
     },
     line: `compacted  ${path}: ${formatTokens(state.tokens_before)} -> ${formatTokens(state.tokens_after)} tokens, sidecar ${written}`,
   };
@@ -236,14 +243,8 @@ function isOffline(name: StrategyName): name is OfflineStrategyName {
   return name !== 'summarize';
 }
 
-/** What a worker needs to compact with an offline strategy (plain data: it crosses threads). */
-interface CompactTaskOptions extends ReadTaskOptions {
-  readonly policy: PolicySettings;
-  readonly dryRun: boolean;
-  readonly redact: boolean;
-  readonly strategy: OfflineStrategyName;
-  readonly strategyOptions: StrategyOptions;
-}
+/** A worker compacts only with an offline strategy (a summarizer's client cannot cross threads). */
+type CompactTaskRequest = CompactRequest & { readonly strategy: OfflineStrategyName };
 
 /** The record of a session another compactor holds. */
 function lockedResult(path: string, attempt: Extract<LockAttempt, { kind: 'locked' }>): CompactResult {
@@ -265,11 +266,10 @@ const sweepInWorker = createTempSweeper();
  * Interruption is the main thread's: it stops handing out batches, and the ones in flight finish.
  */
 export const compactBatchTask = sessionTask(
-  import.meta.url,
-  'compactBatchTask',
-  async (paths: readonly string[], options: CompactTaskOptions): Promise<Settled<CompactResult>[]> => {
-    const strategy = createStrategy(options.strategy, options.strategyOptions);
-    const count = await loadTextCounter(options.tokenizer);
+  'compact',
+  async (paths: readonly string[], request: CompactTaskRequest): Promise<Settled<CompactResult>[]> => {
+    const strategy = createStrategy(request.strategy, request.strategyOptions);
+    const count = await loadTextCounter(request.tokenizer);
     const results: Settled<CompactResult>[] = [];
     const toCommit: { index: number; staged: StagedSidecar; lock: SidecarLock | null }[] = [];
     const locks = createLockStager();
@@ -279,7 +279,7 @@ export const compactBatchTask = sessionTask(
       const warnings: Diagnostic[] = [];
       const events: LogEvent[] = [];
       try {
-        if (!options.dryRun) {
+        if (!request.dryRun) {
           const attempt = locks.take(path);
           if (attempt.kind === 'locked') {
             results.push({ ok: true, value: lockedResult(path, attempt) });
@@ -288,8 +288,7 @@ export const compactBatchTask = sessionTask(
           lock = attempt.lock;
           sweepInWorker(path);
         }
-        const result = await compactOne(path, {
-          ...options,
+        const result = await compactOne(path, request, {
           strategy,
           count,
           onError: 'fail',
@@ -357,7 +356,7 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
     const sweepTemps = createTempSweeper();
     const { tokenizer } = settings;
     const count = tokenizer === 'heuristic' ? undefined : await loadTextCounter(tokenizer);
-    const options = { format: args.format, tokenizer, strict: args.strict, policy, dryRun: args['dry-run'], redact, strategyOptions };
+    const request: CompactRequest = { format: args.format, tokenizer, strict: args.strict, policy, dryRun: args['dry-run'], redact, strategy: strategyName, strategyOptions };
     /** One writer per sidecar: the session is read, planned and written while holding its lock. */
     const compactLocked = async (path: string, work: () => Promise<CompactResult>): Promise<CompactResult> => {
       if (args['dry-run'] || isStdin(path)) return work();
@@ -375,14 +374,9 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
       logMessage('info', '-: a session read from stdin gets no sidecar (there is no file to put one beside); it is planned as with --dry-run');
     }
     await runSessionCommand<CompactResult>(args, { progress: true }, (output) => {
-      const context: CompactContext = {
-        format: args.format,
-        policy,
-        strict: args.strict,
-        dryRun: args['dry-run'],
+      const hooks: CompactHooks = {
         strategy,
         count,
-        redact,
         onError,
         signal: interruption.signal,
         warn: (warning) => output.warn(warning),
@@ -390,12 +384,12 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
         summarizerFailures,
         save: saveSidecar,
       };
-      const inThisThread = (path: string) => compactLocked(path, () => compactOne(path, context));
+      const inThisThread = (path: string) => compactLocked(path, () => compactOne(path, request, hooks));
       return {
         // Only a strategy that needs no client can move to workers (README "Performance").
         run: (paths, emit) =>
           isOffline(strategyName)
-            ? runSessionBatches(paths, compactBatchTask, { ...options, strategy: strategyName }, emit, jobsFromArgs(args), {
+            ? runSessionBatches(paths, compactBatchTask, { ...request, strategy: strategyName }, emit, jobsFromArgs(args), {
                 local: inThisThread,
                 concurrency,
                 ...(args['dry-run'] ? {} : { guard: guardLocksOnExit }),

@@ -10,13 +10,13 @@ import type { Diagnostic, Message } from '../session/model.js';
 import { sum } from '../tokens/estimate.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
 import { sessionTask } from '../workers/task.js';
-import { loadSession } from './load.js';
+import { loadSession } from '../pipeline/load.js';
 import type { CommonArgs, PolicyArgs, PolicySettings } from './options.js';
 import { jobsFromArgs, policyFor, refusalReason, runSettings, withInputs, withPolicy } from './options.js';
 import { sessionWindow } from '../pricing/window.js';
-import type { ReadTaskOptions } from './sessions.js';
-import { runSessions } from './sessions.js';
-import { runSessionCommand } from './session-command.js';
+import type { ReadTaskOptions } from '../pipeline/sessions.js';
+import { runSessions } from '../pipeline/sessions.js';
+import { runSessionCommand } from '../pipeline/session-command.js';
 
 function cutJson(plan: CompactionPlan, messages: readonly Message[]) {
   const cut = plan.cut;
@@ -53,7 +53,7 @@ interface EstimateResult {
 }
 
 /** One session's estimate (runs in a worker thread for big batches). Needs no message text. */
-export const estimateSessionTask = sessionTask(import.meta.url, 'estimateSessionTask', async (path: string, options: EstimateOptions): Promise<EstimateResult> => {
+export const estimateSessionTask = sessionTask('estimate', async (path: string, options: EstimateOptions): Promise<EstimateResult> => {
   const count = await loadTextCounter(options.tokenizer);
   const loaded = await loadSession(path, { format: options.format, withSidecar: true, count, messages: 'lean', strict: options.strict });
   const window = await sessionWindow(loaded.session, { flag: options.policy.contextLimit ?? undefined });

@@ -3,8 +3,8 @@
  * stderr per breach (stdout stays NDJSON with --json), and exit code 3 (ExitCode.gate).
  */
 import type { Argv } from 'yargs';
-import type { Breach, GateLimits } from '../audit/gates.js';
-import { ExitCode, InputError, UsageError } from '../errors.js';
+import type { Breach, GateLimits } from '../gates/check.js';
+import { InputError, UsageError } from '../errors.js';
 import { formatTokens, formatUsd } from '../report/format.js';
 
 export interface GateArgs {
@@ -53,14 +53,4 @@ export function requirePricesForCostGate(limits: GateLimits, hasRates: boolean, 
 export function breachLine(path: string, breach: Breach, policy?: string): string {
   const subject = policy ? `${path}: ${policy}:` : `${path}:`;
   return `compactor: gate: ${subject} ${LABELS[breach.gate]} ${formatGateValue(breach, breach.value)} > ${formatGateValue(breach, breach.limit)} (--${breach.gate})`;
-}
-
-export function breachJson(breach: Breach, policy?: string) {
-  return { gate: breach.gate, limit: breach.limit, value: breach.value, ...(policy ? { policy } : {}) };
-}
-
-/** Failed sessions (1) win over breached gates (3): an error means the numbers are incomplete. */
-export function exitCodeFor(failed: boolean, breached: boolean): ExitCode {
-  if (failed) return ExitCode.failed;
-  return breached ? ExitCode.gate : ExitCode.ok;
 }

@@ -1,52 +1,54 @@
 /**
- * `compactor inspect`: the token-growth audit, turn by turn (seed 004's trace), with what each
+ * `compactor inspect`: the token-growth audit, turn by turn (as the bug report's trace did), with what each
  * turn added, the heaviest tool outputs, files read again and again, the spend and context
- * ledgers with their cost (audit/ledgers.ts), an optional chart, and CI gates.
+ * ledgers with their cost (ledgers/ledgers.ts), an optional chart, and CI gates.
  */
 import type { CommandModule } from 'yargs';
-import { stablePrefixTokens } from '../audit/cache.js';
-import type { CostSplit } from '../audit/cost.js';
-import { costJson, sumCosts } from '../audit/cost.js';
-import type { Ledger, Ledgers } from '../audit/ledgers.js';
-import { spendCallKeys, withCallsBilledElsewhere } from '../audit/ledgers.js';
-import type { Breach } from '../audit/gates.js';
-import { checkGates } from '../audit/gates.js';
-import type { GrowthReport } from '../audit/growth.js';
-import { GrowthFacts, growthFromFacts } from '../audit/growth.js';
-import type { TurnUsage } from '../audit/turns.js';
-import { groupTurns, totalUsage, turnUsage } from '../audit/turns.js';
+import { stablePrefixTokens } from '../replay/cache.js';
+import type { CostSplit } from '../cost/billing.js';
+import { sumCosts } from '../cost/billing.js';
+import type { Ledger, Ledgers } from '../ledgers/ledgers.js';
+import { spendCallKeys, withCallsBilledElsewhere } from '../ledgers/ledgers.js';
+import type { Breach } from '../gates/check.js';
+import { checkGates, breachJson } from '../gates/check.js';
+import type { GrowthReport } from '../growth/attribution.js';
+import { GrowthFacts, growthFromFacts } from '../growth/attribution.js';
+import type { TurnUsage } from '../growth/turns.js';
+import { groupTurns, totalUsage, turnUsage } from '../growth/turns.js';
 import { UsageError } from '../errors.js';
 import { renderBarChart } from '../report/chart.js';
-import { firstTier, formatRates } from '../report/cost.js';
+import { firstTier, formatRates } from '../cost/text.js';
 import { formatTokens, titleLine } from '../report/format.js';
-import { ledgersJson, renderLedgers } from '../report/ledgers.js';
-import { renderGrowth } from '../report/growth.js';
-import type { RecordedCompactionEffect } from '../audit/recorded.js';
-import { recordedCompactionEffects } from '../audit/recorded.js';
-import { describeRecordedCompaction, recordedCompactionJson } from '../report/recorded-compactions.js';
+import { ledgersJson, renderLedgers } from '../ledgers/report.js';
+import { renderGrowth } from '../growth/text.js';
+import type { RecordedCompactionEffect } from '../growth/recorded.js';
+import { recordedCompactionEffects } from '../growth/recorded.js';
+import { describeRecordedCompaction, recordedCompactionJson } from '../growth/recorded-report.js';
 import { renderTable } from '../report/table.js';
-import { rollupJson, renderRollup, ROLLUP_ROWS } from '../report/rollup.js';
-import type { SessionSpend } from '../audit/rollup.js';
-import { rollUp, sessionSpend } from '../audit/rollup.js';
+import { rollupJson, renderRollup, ROLLUP_ROWS } from '../ledgers/rollup-report.js';
+import type { SessionSpend } from '../ledgers/rollup.js';
+import { rollUp, sessionSpend } from '../ledgers/rollup.js';
 import type { Diagnostic, Session } from '../session/model.js';
 import { providerCalls } from '../tokens/provider-calls.js';
-import type { GateLimits } from '../audit/gates.js';
+import type { GateLimits } from '../gates/check.js';
 import { heuristicCounter } from '../tokens/estimate.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
 import { sessionTask } from '../workers/task.js';
 import type { GateArgs } from './gates.js';
-import { breachJson, breachLine, gateLimits, requirePricesForCostGate, withGates } from './gates.js';
-import { billedOnce } from './billed-once.js';
-import { loadSession } from './load.js';
+import { breachLine, gateLimits, requirePricesForCostGate, withGates } from './gates.js';
+import { billedOnce } from '../pipeline/billed-once.js';
+import { loadSession } from '../pipeline/load.js';
 import type { CommonArgs, PolicyArgs, PolicySettings } from './options.js';
-import { jobsFromArgs, policyFor, policyJson, runSettings, withInputs, withPolicy } from './options.js';
+import { jobsFromArgs, policyFor, runSettings, withInputs, withPolicy } from './options.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
-import { shouldCompact, triggerThreshold } from '../compaction/policy.js';
+import { shouldCompact, triggerThreshold, policyJson } from '../compaction/policy.js';
 import type { PriceOverrides, Pricing, PricingArgs } from './pricing.js';
 import { priceOverrides, priceSession, pricingJson, pricingWarnings, withPricing } from './pricing.js';
-import type { ReadTaskOptions } from './sessions.js';
-import { progressBesideReports, runSessionCommand } from './session-command.js';
-import { runSessions } from './sessions.js';
+import type { ReadTaskOptions } from '../pipeline/sessions.js';
+import { progressBesideReports, runSessionCommand } from '../pipeline/session-command.js';
+import { runSessions } from '../pipeline/sessions.js';
+import { turnGrowthJson, growthJson } from '../growth/json.js';
+import { costJson } from '../cost/json.js';
 
 /** Which ledger `--max-input-tokens` and `--max-cost` read (README "CI gates"). */
 type GateLedger = 'spend' | 'context';
@@ -141,7 +143,6 @@ function inspectJson(path: string, inspection: Inspection, top: number) {
     model: session.model ?? null,
     messages: session.messages.length,
     turns: turns.map((turn, i) => {
-      const added = growth.turns[i]?.added;
       return {
         turn: turn.turn,
         baseline_input_tokens: turn.baselineInputTokens,
@@ -150,16 +151,7 @@ function inspectJson(path: string, inspection: Inspection, top: number) {
         output_tokens: turn.outputTokens,
         estimated: turn.estimated,
         aborted: turn.aborted,
-        added_tokens: growth.turns[i]?.total ?? 0,
-        added: added && {
-          user_text: added.userText,
-          assistant_text: added.assistantText,
-          thinking: added.thinking,
-          tool_calls: added.toolCalls,
-          tool_results: added.toolResults,
-          system: added.system,
-        },
-        tool_results: Object.fromEntries((growth.turns[i]?.toolResults ?? []).map((entry) => [entry.tool, entry.tokens])),
+        ...turnGrowthJson(growth.turns[i]),
         cost_usd: turnCosts[i]?.total ?? null,
         over_trigger: overTrigger(turn.baselineInputTokens, inspection.policy),
       };
@@ -178,17 +170,7 @@ function inspectJson(path: string, inspection: Inspection, top: number) {
     // The context ledger, as `totals` is; `spend` is what the provider billed.
     cost: cost ? costJson(cost) : null,
     ...ledgersJson(ledgers),
-    tools: growth.tools.map((tool) => ({ tool: tool.tool, results: tool.results, tokens: tool.tokens })),
-    largest_tool_outputs: growth.outputs.slice(0, top).map((output) => ({
-      turn: output.turn,
-      message_id: output.messageId,
-      tool: output.tool,
-      target: output.target,
-      tokens: output.tokens,
-      calls_after: output.callsAfter,
-      resent_tokens: output.carried,
-    })),
-    repeated_reads: growth.repeatedReads.slice(0, top).map((read) => ({ path: read.path, reads: read.reads, tokens: read.tokens, turns: read.turns })),
+    ...growthJson(growth, top),
     gates: inspection.breaches.map((breach) => breachJson(breach)),
   };
 }
@@ -225,7 +207,7 @@ interface InspectResult {
  * needs each block's size and each tool call's target, taken from the text as it is read (always
  * chars / 4, whatever --tokenizer says: README "inspect").
  */
-export const inspectSessionTask = sessionTask(import.meta.url, 'inspectSessionTask', async (path: string, options: InspectOptions): Promise<InspectResult> => {
+export const inspectSessionTask = sessionTask('inspect', async (path: string, options: InspectOptions): Promise<InspectResult> => {
   const count = await loadTextCounter(options.tokenizer);
   const loaded = await loadSession(
     path,

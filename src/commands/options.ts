@@ -17,7 +17,7 @@ import { STDIN } from '../formats/input-source.js';
 import { formatTokens } from '../report/format.js';
 import type { StrategyName } from '../strategies/names.js';
 import type { TokenizerName } from '../tokens/tokenizers.js';
-import type { Jobs } from './sessions.js';
+import type { Jobs } from '../pipeline/sessions.js';
 import type { StrategyOptions } from '../strategies/index.js';
 
 export interface CommonArgs {
@@ -305,17 +305,3 @@ export function refusalReason(kind: Refusal, before: number, after: number | nul
   return `${sizes}: no valid cut brings the context under the trigger (${formatTokens(triggerCeiling(policy) ?? 0)} tokens)`;
 }
 
-/** The policy as `--json` reports it. */
-export function policyJson(policy: CompactionPolicy): Record<string, unknown> {
-  return {
-    context_limit: policy.contextLimit,
-    keep_recent_tokens: policy.keepRecentTokens,
-    ...(policy.trigger.kind === 'percent'
-      ? { trigger_percent: policy.trigger.percent }
-      : { reserve_tokens: policy.trigger.tokens }),
-    force: policy.force,
-    cut_rule: policy.cutRule,
-    allow_no_gain: policy.allowNoGain ?? false,
-    allow_thrash: policy.allowThrash ?? false,
-  };
-}

@@ -5,9 +5,9 @@
  * sessions may use different models. The window rule is src/pricing/window.ts.
  */
 import type { Argv } from 'yargs';
-import type { CostSplit } from '../audit/cost.js';
-import type { BilledCall, Ledgers } from '../audit/ledgers.js';
-import { billedCalls, billedCost, buildLedgers } from '../audit/ledgers.js';
+import type { CostSplit } from '../cost/billing.js';
+import type { BilledCall, Ledgers } from '../ledgers/ledgers.js';
+import { billedCalls, billedCost, buildLedgers } from '../ledgers/ledgers.js';
 import { DEFAULT_CONTEXT_LIMIT } from '../compaction/policy.js';
 import { UsageError } from '../errors.js';
 import type { CatalogModel, Rate, Rates } from '../pricing/catalog.js';

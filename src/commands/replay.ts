@@ -7,42 +7,41 @@
  */
 import writeFileAtomic from 'write-file-atomic';
 import type { CommandModule } from 'yargs';
-import { cacheExpiry, cacheLifetime } from '../audit/cache.js';
-import { costJson } from '../audit/cost.js';
-import { checkGates } from '../audit/gates.js';
-import type { ReplayPolicy } from '../audit/presets.js';
-import { CUSTOM_POLICY_NAME, customPolicy, isPresetName, presetPolicy, PRESET_NAMES } from '../audit/presets.js';
-import type { ReplayResult } from '../audit/replay.js';
-import { replaySession } from '../audit/replay.js';
-import { policyCosts } from '../audit/savings.js';
-import { detectThrash } from '../audit/thrash.js';
+import { cacheExpiry, cacheLifetime } from '../replay/cache.js';
+import { checkGates } from '../gates/check.js';
+import type { ReplayPolicy } from '../replay/presets.js';
+import { CUSTOM_POLICY_NAME, customPolicy, isPresetName, presetPolicy, PRESET_NAMES } from '../replay/presets.js';
+import { replaySession } from '../replay/simulate.js';
+import { policyCosts } from '../replay/savings.js';
+import { detectThrash } from '../replay/thrash.js';
 import { UsageError } from '../errors.js';
-import { renderHtmlReport } from '../report/html.js';
-import type { PolicyOutcome, ReplayView } from '../report/replay.js';
-import { renderReplay } from '../report/replay.js';
+import { renderHtmlReport } from '../replay/html.js';
+import type { PolicyOutcome, ReplayView } from '../replay/text.js';
+import { renderReplay } from '../replay/text.js';
 import type { Diagnostic } from '../session/model.js';
-import { recordedCompactionJson } from '../report/recorded-compactions.js';
 import type { StrategyName, StrategyOptions } from '../strategies/index.js';
 import { createStrategy, STRATEGY_NAMES } from '../strategies/index.js';
-import type { CompactionStrategy } from '../strategies/strategy.js';
-import type { GateLimits } from '../audit/gates.js';
+import type { CompactionStrategy } from '../compaction/strategy.js';
+import type { GateLimits } from '../gates/check.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import { providerCalls } from '../tokens/provider-calls.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
 import { sessionTask } from '../workers/task.js';
-import type { Outcome } from './batch.js';
+import type { Outcome } from '../pipeline/batch.js';
 import type { GateArgs } from './gates.js';
-import { breachJson, breachLine, gateLimits, requirePricesForCostGate, withGates } from './gates.js';
-import { loadSession } from './load.js';
-import type { CommonArgs, PolicyArgs, PolicySettings, SummaryBudgetArgs } from './options.js';
-import { jobsFromArgs, policyFor, policyJson, runSettings, strategyOptionsFromArgs, withAllowNoGain, withInputs, withPolicy, withSummaryBudget } from './options.js';
+import { breachLine, gateLimits, requirePricesForCostGate, withGates } from './gates.js';
+import { loadSession } from '../pipeline/load.js';
+import type { CommonArgs, PolicyArgs, PolicySettings } from './options.js';
+import { jobsFromArgs, policyFor, runSettings, strategyOptionsFromArgs, withAllowNoGain, withInputs, withPolicy } from './options.js';
 import type { PriceOverrides, PricingArgs } from './pricing.js';
 import { priceOverrides, priceSession, pricingJson, pricingWarnings, withPricing } from './pricing.js';
 import type { SummarizerArgs } from './summarizer.js';
 import { replayStrategy, withSummarizer } from './summarizer.js';
-import type { ReadTaskOptions } from './sessions.js';
-import { progressBesideReports, runSessionCommand } from './session-command.js';
-import { runSessions } from './sessions.js';
+import type { ReadTaskOptions } from '../pipeline/sessions.js';
+import { progressBesideReports, runSessionCommand } from '../pipeline/session-command.js';
+import { runSessions } from '../pipeline/sessions.js';
+import { replayResultJson, replayPolicyJson, outcomeJson } from '../replay/json.js';
+import { costJson } from '../cost/json.js';
 
 interface ReplayArgs extends CommonArgs, PolicyArgs, PricingArgs, GateArgs, SummarizerArgs {
   strategy?: StrategyName;
@@ -70,96 +69,6 @@ function policyNames(value: string): string[] {
 function replayPolicies(names: readonly string[], settings: PolicySettings, window: number): ReplayPolicy[] {
   const limit = settings.contextLimit ?? window;
   return names.map((name) => (isPresetName(name) ? presetPolicy(name, limit) : customPolicy(policyFor(settings, window))));
-}
-
-function replayPolicyJson(policy: ReplayPolicy) {
-  return {
-    ...policyJson(policy.compaction),
-    check: policy.check,
-    carry_user_tokens: policy.carryUserTokens,
-    summarizer_input: policy.summarizerInput,
-    prune: policy.prune && {
-      protect_tokens: policy.prune.protectTokens,
-      minimum_tokens: policy.prune.minimumTokens,
-      protect_turns: policy.prune.protectTurns,
-    },
-  };
-}
-
-function resultJson(result: ReplayResult) {
-  const { totals } = result;
-  return {
-    turns: result.turns.map((turn) => ({
-      turn: turn.turn,
-      requests: turn.requests,
-      baseline_before: turn.baselineBefore,
-      baseline_after: turn.baselineAfter,
-      input_tokens_before: turn.inputTokensBefore,
-      input_tokens_after: turn.inputTokensAfter,
-      compacted: turn.compactions.length > 0,
-      compactions: turn.compactions.map((event) => ({
-        trigger: event.trigger,
-        first_kept_message_id: event.firstKeptMessageId,
-        tokens_before: event.tokensBefore,
-        tokens_after: event.tokensAfter,
-        summary_tokens: event.summaryTokens,
-        carried_user_tokens: event.carriedUserTokens,
-        summarizer_input_tokens: event.summarizer?.input ?? 0,
-        summarizer_output_tokens: event.summarizer?.output ?? 0,
-        summarizer_estimated: event.summarizer?.estimated ?? false,
-        summarizer_cached: event.summarizer?.cached ?? false,
-      })),
-      refused_compactions: turn.refusals.map((refusal) => ({
-        trigger: refusal.trigger,
-        status: refusal.refused,
-        tokens_before: refusal.tokensBefore,
-        tokens_after: refusal.tokensAfter,
-      })),
-      prunes: turn.prunes.map((prune) => ({ messages: prune.messages, tokens_saved: prune.tokensSaved })),
-      recorded_compactions: turn.recorded.map(recordedCompactionJson),
-    })),
-    totals: {
-      requests: totals.requests,
-      input_tokens_before: totals.inputTokensBefore,
-      input_tokens_after: totals.inputTokensAfter,
-      output_tokens: totals.outputTokens,
-      reduction: totals.reduction,
-      compactions: totals.compactions,
-      no_gain: totals.noGain,
-      would_thrash: totals.wouldThrash,
-      prunes: totals.prunes,
-      tokens_pruned: totals.tokensPruned,
-      summarizer_input_tokens: totals.summarizerInputTokens,
-      summarizer_output_tokens: totals.summarizerOutputTokens,
-      max_baseline_before: totals.maxBaselineBefore,
-      max_baseline_after: totals.maxBaselineAfter,
-      stable_prefix_tokens: result.stablePrefix,
-    },
-  };
-}
-
-function outcomeJson(outcome: PolicyOutcome) {
-  const { result, costs, thrash } = outcome;
-  return {
-    name: result.policy.name,
-    policy: replayPolicyJson(result.policy),
-    ...resultJson(result),
-    costs: costs && {
-      before_naive: costJson(costs.before.naive),
-      before_cached: costJson(costs.before.cached),
-      after_naive: costJson(costs.after.naive),
-      after_cached: costJson(costs.after.cached),
-      summarizer: costJson(costs.summarizer),
-    },
-    savings: costs && { naive_usd: costs.savedNaiveUsd, cache_aware_usd: costs.savedCachedUsd },
-    break_even: (costs?.breakEven ?? []).map((entry) => ({ turn: entry.turn, cost_usd: entry.costUsd, calls: entry.calls })),
-    thrash: {
-      detected: thrash.detected,
-      fastest_refill_turns: thrash.fastest,
-      refills: thrash.refills.map((refill) => ({ turn: refill.turn, refill_turns: refill.turns })),
-    },
-    gates: outcome.breaches.map((breach) => breachJson(breach, result.policy.name)),
-  };
 }
 
 interface Replayed {
@@ -244,7 +153,7 @@ async function replayOne(path: string, ctx: ReplayContext): Promise<Replayed> {
     output_tokens: calls.reduce((total, call) => total + call.output, 0),
     cost: recordedCost ? costJson(recordedCost) : null,
     // The first policy's turns and totals stay at the top level, where one-policy replays had them.
-    ...resultJson(policyOutcomes[0]!.result),
+    ...replayResultJson(policyOutcomes[0]!.result),
     policy: replayPolicyJson(policyOutcomes[0]!.result.policy),
     policies: policyOutcomes.map(outcomeJson),
   };
@@ -260,7 +169,7 @@ interface ReplayTaskOptions extends ReplayOptions {
 }
 
 /** replayOne in a worker thread, for an offline strategy (a summarizer, live or simulated, stays here). */
-export const replaySessionTask = sessionTask(import.meta.url, 'replaySessionTask', async (path: string, options: ReplayTaskOptions): Promise<Replayed> =>
+export const replaySessionTask = sessionTask('replay', async (path: string, options: ReplayTaskOptions): Promise<Replayed> =>
   replayOne(path, { ...options, strategy: createStrategy(options.strategy, options.strategyOptions), count: await loadTextCounter(options.tokenizer) }),
 );
 

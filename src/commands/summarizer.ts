@@ -1,26 +1,26 @@
 /**
  * The summarizer flags `compact` and `replay` share, and turning the resolved settings (flags,
  * COMPACTOR_* variables and the config file: options.ts runSettings) into a strategy. The
- * summarizer's precedence lives in llm/settings.ts; the client in llm/client.ts.
+ * summarizer's precedence lives in config/summarizer.ts; the client in llm/client.ts.
  */
 import type { Argv } from 'yargs';
 import type { SettingsKey } from '../config/settings.js';
 import { flagName, flagOption, settingsOf } from '../config/settings.js';
 import type { SettingsSources } from '../config/sources.js';
 import { createChatClient } from '../llm/client.js';
-import type { SummarizerSettings } from '../llm/settings.js';
-import { readApiKey, resolveSummarizer } from '../llm/settings.js';
+import type { SummarizerSettings } from '../config/summarizer.js';
+import { readApiKey, resolveSummarizer } from '../config/summarizer.js';
 import { chunkBudgetTokens, MIN_CHUNK_TOKENS } from '../llm/fold.js';
 import { UsageError } from '../errors.js';
 import type { SummarizeOptions } from '../strategies/summarize.js';
 import type { StrategyName } from '../strategies/index.js';
 import { createStrategy } from '../strategies/index.js';
-import type { CompactionStrategy } from '../strategies/strategy.js';
-import { logSummarizer } from './log.js';
+import type { CompactionStrategy } from '../compaction/strategy.js';
+import { logSummarizer } from '../pipeline/log.js';
 import { strategyOptionsFromArgs } from './options.js';
 import { simulatedClient } from '../llm/simulated.js';
 import { DEFAULT_SUMMARIZER_CONTEXT } from '../llm/models.js';
-import { SUMMARIZER_DEFAULTS } from '../llm/settings.js';
+import { SUMMARIZER_DEFAULTS } from '../config/summarizer.js';
 
 export interface SummarizerArgs {
   'base-url'?: string;

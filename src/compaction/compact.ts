@@ -6,10 +6,10 @@
  */
 import type { Message, RecordedCompaction } from '../session/model.js';
 import { windowStartAt } from '../session/model.js';
-import { buildProviderContext, summaryMessages } from '../session/provider-view.js';
+import { buildProviderContext, summaryMessages } from './provider-view.js';
 import { applyViewRepairSplit } from '../session/view-repair.js';
 import { assertViewRules } from '../session/view-rules.js';
-import type { CompactionStrategy } from '../strategies/strategy.js';
+import type { CompactionStrategy } from './strategy.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import { estimateContextTokens, estimateMessageTokens, heuristicCounter, sum } from '../tokens/estimate.js';
 import { RangeSums } from '../tokens/range-sums.js';

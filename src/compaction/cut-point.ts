@@ -1,11 +1,11 @@
 /**
  * Where to cut a session: the index of the first message kept verbatim. Pure.
  *
- * Rules (seed 004): walk back from the newest message adding token estimates until
+ * Rules: walk back from the newest message adding token estimates until
  * keep_recent_tokens is reached; cut there if that message is a valid cut point, else keep
  * walking back. Valid: user messages that start a turn, and assistant messages without tool
  * requests. Never a tool result (it must stay with its request) nor an assistant message with
- * tool requests. Seed 000 adds split-turn detection and the `force` fallback. Two rules of our own:
+ * tool requests. Then split-turn detection and the `force` fallback. Two rules of our own:
  * a cut must summarize enough to bring the context under the trigger when asked (else a later
  * valid cut, or none), and `force` takes the earliest valid cut, so a larger keep budget never
  * keeps fewer messages. What the trigger is and how much is needed are the callers' (policy.ts).
@@ -208,7 +208,7 @@ function walkBack(
 }
 
 /**
- * Seed 000's force fallback: all but the last 2 messages. We move back past tool results so the
+ * The force fallback: all but the last 2 messages. We move back past tool results so the
  * forced cut still never separates a tool call from its result (a departure the README notes).
  */
 function forcedCut(messages: readonly Message[], start: number, end: number, inside: readonly boolean[]): number | undefined {
@@ -238,7 +238,7 @@ function describeCut(
 }
 
 /**
- * Seed 000: a cut that does not land on a turn start splits that turn. When the part of the
+ * The split-turn rule: a cut that does not land on a turn start splits that turn. When the part of the
  * turn being summarized is long enough, it gets its own summary.
  */
 export function splitTurnStart(messages: readonly Message[], start: number, cut: number): number | null {

@@ -8,7 +8,7 @@
  */
 import type { Message, ToolRequestBlock, ToolResultBlock } from '../session/model.js';
 import { isTurnStart } from '../session/model.js';
-import { classifyToolRequest } from './file-ops.js';
+import { classifyToolRequest } from '../session/tool-files.js';
 
 export type FactKind = 'file' | 'command' | 'error' | 'directive';
 export const FACT_KINDS: readonly FactKind[] = ['file', 'command', 'error', 'directive'];

@@ -2,12 +2,12 @@
  * When to compact and how much to keep. Pure; every default lives in DEFAULT_POLICY.
  */
 
-/** Trigger either at a reserve below the limit (seeds 002, 004) or at a share of it (seed 000). */
+/** Trigger either at a reserve below the limit (the `coop` rule) or at a share of it (the `opal` rule). */
 export type Trigger = { readonly kind: 'reserve'; readonly tokens: number } | { readonly kind: 'percent'; readonly percent: number };
 
 /**
- * Which messages may start the kept part. `conservative` is seed 004: user messages that start a
- * turn and assistant messages without tool requests. `tool-safe` is seed 002 and pi: any message
+ * Which messages may start the kept part. `conservative`: user messages that start a
+ * turn and assistant messages without tool requests. `tool-safe` (pi's): any message
  * but a tool result, which still never separates a call from its result (the call is kept too).
  */
 export type CutRule = 'conservative' | 'tool-safe';
@@ -34,15 +34,15 @@ export interface CompactionPolicy {
   readonly allowThrash?: boolean;
 }
 
-/** Seed 000 falls back to a 128k window for unknown models; seed 004 gives reserve and keep. */
+/** An unknown model gets a 128k window; reserve and keep are the `coop` preset's. */
 export const DEFAULT_CONTEXT_LIMIT = 128_000;
 export const DEFAULT_RESERVE_TOKENS = 30_000;
 export const DEFAULT_KEEP_RECENT_TOKENS = 20_000;
-/** Split-turn prefixes shorter than this are summarized with the history (seed 000). */
+/** Split-turn prefixes shorter than this are summarized with the history (the split-turn rule). */
 export const MIN_TURN_PREFIX_MESSAGES = 5;
-/** Force with no valid cut keeps this many messages (seed 000). */
+/** Force with no valid cut keeps this many messages (the force fallback). */
 export const FORCE_KEEP_MESSAGES = 2;
-/** Overflow recovery keeps limit / 5 (seed 000). */
+/** Overflow recovery (the emergency compaction) keeps limit / 5. */
 export const EMERGENCY_KEEP_DIVISOR = 5;
 
 export const DEFAULT_POLICY: CompactionPolicy = {
@@ -106,5 +106,20 @@ export function emergencyPolicy(policy: CompactionPolicy): CompactionPolicy {
     keepRecentTokens: Math.floor(policy.contextLimit / EMERGENCY_KEEP_DIVISOR),
     force: true,
     trigger: { kind: 'reserve', tokens: 0 },
+  };
+}
+
+/** The policy as `--json` reports it. */
+export function policyJson(policy: CompactionPolicy): Record<string, unknown> {
+  return {
+    context_limit: policy.contextLimit,
+    keep_recent_tokens: policy.keepRecentTokens,
+    ...(policy.trigger.kind === 'percent'
+      ? { trigger_percent: policy.trigger.percent }
+      : { reserve_tokens: policy.trigger.tokens }),
+    force: policy.force,
+    cut_rule: policy.cutRule,
+    allow_no_gain: policy.allowNoGain ?? false,
+    allow_thrash: policy.allowThrash ?? false,
   };
 }

@@ -1,14 +1,54 @@
 /**
- * Pruning (opencode's approach): the conversation stays, and tool outputs older than the keep
- * window are replaced by a one-line placeholder naming the tool, its arguments and the tokens
- * removed. Pure: choosing the outputs, the placeholder, applying it, and what it saves. The
- * sidecar stores the list; the provider view applies it.
+ * Pruning: the conversation stays, and old tool outputs are replaced by a placeholder. One model,
+ * its rules a plain record, two presets: KEEP_WINDOW_PRUNE (`compact --strategy prune`: every
+ * output before the keep window that is longer than a placeholder naming its call) and
+ * OPENCODE_PRUNE (replay's opencode policy: its `SessionCompaction.prune` constants and fixed
+ * placeholder). Pure: choosing the outputs, the placeholder, applying it, and what it saves. The
+ * sidecar stores the list; the provider view applies it; replay keeps its own marks.
  */
-import type { ContentBlock, Message } from '../session/model.js';
+import type { ContentBlock, Message, ToolRequestBlock } from '../session/model.js';
+import { isTurnStart } from '../session/model.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import { estimateMessageTokens, heuristicCounter } from '../tokens/estimate.js';
 import { toolRequestsById } from './facts.js';
 import { formatArguments } from './serialize.js';
+
+/**
+ * Which old tool outputs give way. The walk goes back from the newest message of the range: the
+ * last `protectTurns` user turns are never touched; once the outputs seen pass `protectTokens`,
+ * every older one is marked (messages whose outputs are all of `protectedTools` are passed over);
+ * the walk stops at an output already pruned; the marks apply only if they free more than
+ * `minimumTokens`.
+ */
+export interface PruneRules {
+  readonly protectTurns: number;
+  readonly protectTokens: number;
+  readonly minimumTokens: number;
+  readonly protectedTools: readonly string[];
+  /** The text that replaces every output; null: a placeholder naming the call (prunedPlaceholder). */
+  readonly placeholder: string | null;
+}
+
+/** `compact --strategy prune`: everything before the keep window, each output in a line naming its call. */
+export const KEEP_WINDOW_PRUNE: PruneRules = {
+  protectTurns: 0,
+  protectTokens: 0,
+  minimumTokens: 0,
+  protectedTools: [],
+  placeholder: null,
+};
+
+/** Rules whose placeholder is one fixed text (replay's presets). */
+export type FixedPlaceholderPrune = PruneRules & { readonly placeholder: string };
+
+/** opencode's constants (PRUNE_PROTECT, PRUNE_MINIMUM, the last two turns, `skill`) and placeholder. */
+export const OPENCODE_PRUNE: FixedPlaceholderPrune = {
+  protectTokens: 40_000,
+  minimumTokens: 20_000,
+  protectTurns: 2,
+  protectedTools: ['skill'],
+  placeholder: '[Old tool result content cleared]',
+};
 
 /** One pruned output, as the sidecar records it (snake_case: on disk). */
 export interface PrunedOutput {
@@ -29,7 +69,72 @@ export function prunedPlaceholder(pruned: PrunedOutput): string {
   return `[tool output pruned: ${pruned.tool}(${pruned.arguments}), ${pruned.tokens} tokens removed]`;
 }
 
-/** Outputs of messages [from, to) that pruning replaces: every one longer than its placeholder. */
+/** A message the walk marked, and the tokens pruning it frees. */
+export interface PruneMark {
+  readonly index: number;
+  readonly saved: number;
+}
+
+interface PruneWalk {
+  readonly messages: readonly Message[];
+  readonly range: { readonly start: number; readonly end: number };
+  readonly rules: PruneRules;
+  /** toolRequestsById over the session up to the range's end (or the whole session). */
+  readonly requests: ReadonlyMap<string, ToolRequestBlock>;
+  /** Tokens each message carries now; read only when the rules protect some. */
+  readonly tokens?: readonly number[];
+  readonly alreadyPruned?: { has(index: number): boolean };
+  /** Tokens pruning this message frees. */
+  readonly saving: (index: number) => number;
+}
+
+/** The messages whose outputs the rules prune, newest first; [] when they would free too little. */
+function walkPrunable(walk: PruneWalk): PruneMark[] {
+  const { messages, range, rules } = walk;
+  const marks: PruneMark[] = [];
+  let turns = 0;
+  let seen = 0;
+  let freed = 0;
+  for (let index = range.end - 1; index >= range.start; index--) {
+    const message = messages[index]!;
+    if (isTurnStart(message)) turns++;
+    if (turns < rules.protectTurns) continue;
+    const results = message.content.filter((block) => block.type === 'tool_result');
+    if (results.length === 0) continue;
+    if (walk.alreadyPruned?.has(index)) break;
+    const isProtected = results.every((block) => rules.protectedTools.includes(walk.requests.get(block.tool_request_id)?.name ?? ''));
+    if (isProtected) continue;
+    if (rules.protectTokens > 0) {
+      seen += walk.tokens?.[index] ?? 0;
+      if (seen <= rules.protectTokens) continue;
+    }
+    const saved = walk.saving(index);
+    if (saved <= 0) continue;
+    marks.push({ index, saved });
+    freed += saved;
+  }
+  return freed > rules.minimumTokens ? marks : [];
+}
+
+/** Each output of the message that a placeholder naming its call would shorten. */
+function namedCandidates(message: Message, requests: ReadonlyMap<string, ToolRequestBlock>, count: TextCounter): PrunedOutput[] {
+  const candidates: PrunedOutput[] = [];
+  for (const block of message.content) {
+    if (block.type !== 'tool_result') continue;
+    const request = requests.get(block.tool_request_id);
+    const candidate: PrunedOutput = {
+      tool_request_id: block.tool_request_id,
+      message_id: message.id,
+      tool: request?.name ?? 'unknown',
+      arguments: request ? formatArguments(request.arguments, PLACEHOLDER_ARGUMENT_CHARS) : '',
+      tokens: count(block.output),
+    };
+    if (prunedPlaceholder(candidate).length < block.output.length) candidates.push(candidate);
+  }
+  return candidates;
+}
+
+/** Outputs of messages [from, to) that KEEP_WINDOW_PRUNE replaces, in session order: what the sidecar records. */
 export function pruneOutputs(
   messages: readonly Message[],
   from: number,
@@ -37,23 +142,42 @@ export function pruneOutputs(
   count: TextCounter = heuristicCounter,
 ): PrunedOutput[] {
   const requests = toolRequestsById(messages.slice(0, to));
-  const pruned: PrunedOutput[] = [];
-  for (let index = from; index < to; index++) {
-    const message = messages[index]!;
-    for (const block of message.content) {
-      if (block.type !== 'tool_result') continue;
-      const request = requests.get(block.tool_request_id);
-      const candidate: PrunedOutput = {
-        tool_request_id: block.tool_request_id,
-        message_id: message.id,
-        tool: request?.name ?? 'unknown',
-        arguments: request ? formatArguments(request.arguments, PLACEHOLDER_ARGUMENT_CHARS) : '',
-        tokens: count(block.output),
-      };
-      if (prunedPlaceholder(candidate).length < block.output.length) pruned.push(candidate);
-    }
-  }
-  return pruned;
+  const candidates = new Map<number, PrunedOutput[]>();
+  const candidatesOf = (index: number): PrunedOutput[] => {
+    let found = candidates.get(index);
+    if (!found) candidates.set(index, (found = namedCandidates(messages[index]!, requests, count)));
+    return found;
+  };
+  const saving = (index: number) => candidatesOf(index).reduce((sum, candidate) => sum + candidate.tokens, 0);
+  const marks = walkPrunable({ messages, range: { start: from, end: to }, rules: KEEP_WINDOW_PRUNE, requests, saving });
+  return marks.reverse().flatMap((mark) => candidatesOf(mark.index));
+}
+
+/** The message with every tool output replaced by a fixed placeholder. */
+function withPlaceholder(message: Message, placeholder: string): Message {
+  return {
+    ...message,
+    content: message.content.map((block) => (block.type === 'tool_result' ? { ...block, output: placeholder } : block)),
+  };
+}
+
+/**
+ * Messages of [start, end) whose outputs a fixed-placeholder preset (OPENCODE_PRUNE) prunes, newest
+ * first, given the tokens each message carries now and which are already pruned (any set or map of
+ * indices); `requests` is toolRequestsById(messages). Replay applies them as it goes.
+ */
+export function findPrunable(
+  messages: readonly Message[],
+  tokens: readonly number[],
+  range: { readonly start: number; readonly end: number },
+  alreadyPruned: { has(index: number): boolean },
+  rules: FixedPlaceholderPrune,
+  requests: ReadonlyMap<string, ToolRequestBlock>,
+  count: TextCounter = heuristicCounter,
+): PruneMark[] {
+  const saving = (index: number) =>
+    (tokens[index] ?? 0) - estimateMessageTokens(withPlaceholder(messages[index]!, rules.placeholder), count);
+  return walkPrunable({ messages, range, rules, requests, tokens, alreadyPruned, saving });
 }
 
 const keyOf = (messageId: string, toolRequestId: string) => `${messageId}\u0000${toolRequestId}`;

@@ -1,5 +1,5 @@
 /**
- * The relevance filter (seed 003's idea, made deterministic): before a span is summarized, tool
+ * The relevance filter (drop what adds nothing, decided by rules, not a model): before a span is summarized, tool
  * outputs that add nothing are replaced by a one-line note, and the sidecar lists them. Pure.
  *
  * Dropped: a file read superseded by a later successful read of the same file with the same
@@ -11,7 +11,7 @@ import type { ContentBlock, Message, ToolRequestBlock, ToolResultBlock } from '.
 import type { TextCounter } from '../tokens/estimate.js';
 import { heuristicCounter } from '../tokens/estimate.js';
 import { carriesError, toolRequestsById } from './facts.js';
-import { classifyToolRequest } from './file-ops.js';
+import { classifyToolRequest } from '../session/tool-files.js';
 
 export type DropReason = 'superseded-read' | 'duplicate-output';
 

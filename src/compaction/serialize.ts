@@ -1,5 +1,5 @@
 /**
- * Turns messages into the plain-text transcript a summarizer reads (seed 004 step 2): a form
+ * Turns messages into the plain-text transcript a summarizer reads: a form
  * the model will not mistake for a conversation to continue. Pure.
  */
 import type { ContentBlock, Message } from '../session/model.js';

@@ -1,5 +1,5 @@
 /**
- * The result of a compaction, as stored in the sidecar (seed 004's CompactionState plus what
+ * The result of a compaction, as stored in the sidecar (the summary, where it cuts, the file lists, plus what
  * idempotency and audit need). Field names are snake_case because this is the on-disk shape.
  */
 import type { PrunedOutput } from './prune.js';
@@ -21,7 +21,7 @@ export interface CompactionState {
   readonly fallback: boolean;
   /** Summary of everything before the kept messages (and before a split turn's prefix). */
   readonly summary: string;
-  /** Summary of a split turn's already-compacted prefix (seed 000), or null. */
+  /** Summary of a split turn's already-compacted prefix (the split-turn rule), or null. */
   readonly turn_prefix_summary: string | null;
   /** The session's own id of the first message sent verbatim. */
   readonly first_kept_message_id: string;

@@ -1,6 +1,6 @@
 /**
  * Which messages one compaction reads the text of, so `compact` can hold only those in full and
- * slim copies of the rest (commands/compact-read.ts reads the file again for them). Pure: it
+ * slim copies of the rest (pipeline/compact-read.ts reads the file again for them). Pure: it
  * looks at the plan and the messages' structure, which slim messages keep.
  *
  * What runCompaction (compact.ts) reads of the text:
@@ -12,9 +12,9 @@
  *   tool, and prune's placeholder prints its arguments, which slim messages keep only for paths.
  * The rest (the part an earlier compaction already summarized) is read only for its structure:
  * ids, roles, usage, tool pairing and file paths; estimates and the prefix hash a sidecar
- * stores are taken while reading (commands/load.ts).
+ * stores are taken while reading (pipeline/load.ts).
  */
-import type { CompactionStrategy } from '../strategies/strategy.js';
+import type { CompactionStrategy } from './strategy.js';
 import type { CompactionPlan, CompactionSubject } from './compact.js';
 import { subjectEnd } from './compact.js';
 

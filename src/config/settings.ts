@@ -4,7 +4,7 @@
  * how an environment variable's text is read, and its flag's type and help. The config file's
  * schema, the variable names and the flags' definitions are derived from this table. Pure; reading
  * the file and the environment is sources.ts's, the precedence is each consumer's
- * (llm/settings.ts for the summarizer, commands/options.ts for the policy).
+ * (summarizer.ts for the summarizer, commands/options.ts for the policy).
  */
 import { z } from 'zod';
 import { CUT_RULES, DEFAULT_KEEP_RECENT_TOKENS, DEFAULT_RESERVE_TOKENS } from '../compaction/policy.js';

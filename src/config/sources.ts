@@ -1,5 +1,5 @@
 /**
- * Where settings come from besides flags: the config file (XDG, seed 003) and COMPACTOR_*
+ * Where settings come from besides flags: the config file (under $XDG_CONFIG_HOME) and COMPACTOR_*
  * environment variables. Each source is validated with the settings table's one schema
  * (settings.ts) and turned into a partial layer; which layer wins is `pick`'s (flags > variables >
  * file), and what a setting's absence means is left to its consumer.

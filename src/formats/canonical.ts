@@ -1,5 +1,5 @@
 /**
- * Our canonical format (seed 004's Message): one message a line,
+ * Our canonical format (the Message model, as JSON): one message a line,
  * `{id, role, content: block[] | string, metadata?: {input_tokens, output_tokens, …}, timestamp?}`.
  * See README "Canonical session format" and "Bad input" for what is an error and what a warning:
  * a line we cannot interpret is an error; one we can read with a repair is a warning.

@@ -6,7 +6,7 @@
  * `agent-acompact-*` is the call Claude Code made to write a compaction summary.
  *
  * Their calls are the session's spend, not its context: claude-code.ts reads them with the
- * session, and a walk that meets them beside their session leaves them to it (commands/inputs.ts).
+ * session, and a walk that meets them beside their session leaves them to it (pipeline/inputs.ts).
  * This file only finds them.
  */
 import { readdirSync, statSync } from 'node:fs';

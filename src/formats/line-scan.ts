@@ -8,7 +8,7 @@
  * synchronous calls: sessions are read one per thread (workers/), so blocking reads cost nothing
  * there. Only regular files are opened here (without blocking, and refused if they turn out to
  * be anything else): a named pipe could block the thread forever, and the main thread must stay
- * free to see SIGINT (commands/interrupt.ts). Pipes, stdin and compressed files are read once
+ * free to see SIGINT (pipeline/interrupt.ts). Pipes, stdin and compressed files are read once
  * into memory by input-source.ts, and their lines are taken from there.
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';

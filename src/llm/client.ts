@@ -11,7 +11,6 @@ import type { BatchStopping } from '../errors.js';
 import type { Message } from '../session/model.js';
 import { heuristicCounter } from '../tokens/estimate.js';
 import { isBatchOverflow, isContextOverflow } from './overflow.js';
-import type { SummarizerSettings } from './settings.js';
 
 export interface ChatRequest {
   readonly system: string;
@@ -87,12 +86,23 @@ function tokenLimitParameter(baseUrl: string): 'max_tokens' | 'max_completion_to
  * thread) imports this file while only `--strategy summarize` talks to an endpoint.
  */
 type Sdk = typeof OpenAI;
+/** What the client needs of the summarizer's settings (config/summarizer.ts resolves them all). */
+export interface EndpointSettings {
+  readonly baseUrl: string;
+  readonly model: string;
+  /** Name of the environment variable that holds the key (never the key), for error messages. */
+  readonly apiKeyEnv: string;
+  readonly timeoutMs: number;
+  /** Retries the openai SDK makes on 408/409/429/5xx and connection errors. */
+  readonly maxRetries: number;
+}
+
 let sdkModule: Promise<Sdk> | null = null;
 function loadSdk(): Promise<Sdk> {
   return (sdkModule ??= import('openai').then((module) => module.default));
 }
 
-function describeFailure(Sdk: Sdk, error: unknown, settings: SummarizerSettings, keySent: boolean): SummarizerError {
+function describeFailure(Sdk: Sdk, error: unknown, settings: EndpointSettings, keySent: boolean): SummarizerError {
   if (error instanceof Sdk.APIConnectionTimeoutError) {
     return new SummarizerError(`summarizer request timed out after ${settings.timeoutMs / 1000}s (${settings.maxRetries} retries)`, 'endpoint');
   }
@@ -172,7 +182,7 @@ export interface ClientOptions {
   readonly verbose: boolean;
 }
 
-export function createChatClient(settings: SummarizerSettings, options: ClientOptions): ChatClient {
+export function createChatClient(settings: EndpointSettings, options: ClientOptions): ChatClient {
   const { apiKey, log, verbose } = options;
   let sdk: OpenAI | null = null;
   const client = (Sdk: Sdk): OpenAI =>

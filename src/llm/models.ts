@@ -1,6 +1,6 @@
 /**
  * Context windows of models we know, so `--summarizer-context` has a sensible default. Models
- * not listed fall back to DEFAULT_SUMMARIZER_CONTEXT (seed 000's 128k for unknown models).
+ * not listed fall back to DEFAULT_SUMMARIZER_CONTEXT (128k, as for any unknown model).
  */
 
 export const DEFAULT_SUMMARIZER_CONTEXT = 128_000;

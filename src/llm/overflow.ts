@@ -1,7 +1,7 @@
 /**
  * Is an endpoint's error a context overflow (the prompt did not fit)? Known messages from
- * OpenAI, Anthropic, Google, local servers and proxies (seed 000), and HTTP 400/413 with no
- * body at all (seed 002). Pure: the client hands in the status and the error text.
+ * OpenAI, Anthropic, Google, local servers and proxies, and HTTP 400/413 with no
+ * body at all (some proxies send nothing else). Pure: the client hands in the status and the error text.
  */
 
 /** Matched case-insensitively against the error message, code and type. */

@@ -1,5 +1,5 @@
 /**
- * The summarizer's prompts (seeds 000 and 004): a system prompt that keeps the model to
+ * The summarizer's prompts: a system prompt that keeps the model to
  * summarizing, the transcript inside `<conversation>` tags, the structured checkpoint's
  * sections, the update prompt that merges into a `<previous-summary>`, and the turn-prefix
  * prompt for a split turn, each stating the reply budget, and the note a second try gets after
@@ -90,7 +90,7 @@ ${CHECKPOINT_FORMAT}
 ${KEEP_EXACT}${budget(parts.maxTokens)}${focus(parts.instructions)}`;
 }
 
-/** Merges a later span into the running summary (seed 004 step 5, and each chunk after the first). */
+/** Merges a later span into the running summary (an incremental compaction, and each chunk after the first). */
 function updatePrompt(parts: PromptParts): string {
   return `${conversationBlock(parts)}
 
@@ -111,7 +111,7 @@ ${CHECKPOINT_FORMAT}
 ${KEEP_EXACT}${budget(parts.maxTokens)}${focus(parts.instructions)}`;
 }
 
-/** A split turn's finished prefix (seed 000): what the turn in progress has done so far. */
+/** A split turn's finished prefix (the split-turn rule): what the turn in progress has done so far. */
 function turnPrefixPrompt(parts: PromptParts): string {
   const previous = parts.previousSummary
     ? `\n\n<previous-summary>\n${parts.previousSummary}\n</previous-summary>\n\nThe summary between <previous-summary> tags covers the start of the same turn; write it again, extended with the part above.`

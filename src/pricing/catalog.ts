@@ -1,7 +1,7 @@
 /**
  * Model prices and context windows from the offline catalog bundled in @pydantic/genai-prices.
  * Only the bundled data is read (the package's optional remote update is never enabled), so a
- * lookup needs no network. Cost arithmetic is left to src/audit/cost.ts.
+ * lookup needs no network. Cost arithmetic is left to src/cost/billing.ts.
  */
 import type { ModelPrice } from '@pydantic/genai-prices';
 

@@ -6,13 +6,13 @@
  *
  * So everything the core derives from structure works unchanged on slim messages: turns, provider
  * calls, cut points, tool pairing, truncate's role counts and file lists. What needs text does
- * not: token estimates are taken before slimming (commands/load.ts keeps them), and hashes of
+ * not: token estimates are taken before slimming (pipeline/load.ts keeps them), and hashes of
  * message prefixes are taken while reading (session/hash.ts remembers them); hashing slim text
  * anywhere else throws rather than produce a wrong sidecar. Serializing for an LLM or building
  * the provider view needs full messages: commands that do that do not use the lean path.
  */
-import { classifyToolRequest, PATCH_FILE_LINE, PATH_ARGUMENTS } from '../compaction/file-ops.js';
 import type { ContentBlock, Message, ToolRequestBlock } from './model.js';
+import { classifyToolRequest, PATH_ARGUMENTS, PATCH_FILE_LINE } from './tool-files.js';
 
 /**
  * Marks slim messages. A symbol key (not a WeakSet: a million weak entries slow every garbage

@@ -1,7 +1,7 @@
 /**
- * Renders an extract state as the structured checkpoint the LLM summary also uses (seeds 000
- * and 004: Goal, Constraints & Preferences, Progress, Key Decisions, Next Steps, Critical
- * Context, then the file lists), within a size budget. Pure and deterministic.
+ * Renders an extract state as the structured checkpoint the LLM summary also uses (Goal,
+ * Constraints & Preferences, Progress, Key Decisions, Next Steps, Critical Context, then the file
+ * lists), within a size budget. Pure and deterministic.
  *
  * When the text is over budget, the least needed items go first, oldest first: the assistant's
  * decisions, the constraints list (its sentences are also in the requests), successful

@@ -10,7 +10,7 @@ import { previousSummaryText } from '../compaction/state.js';
 import { renderCheckpoint } from './checkpoint.js';
 import type { ExtractState } from './extract-state.js';
 import { EMPTY_EXTRACT_STATE, extractSpan, mergeExtractStates, storedExtractState } from './extract-state.js';
-import type { Strategy, SummaryInput, SummaryOutput } from './strategy.js';
+import type { Strategy, SummaryInput, SummaryOutput } from '../compaction/strategy.js';
 
 /**
  * Used when no `--max-summary-tokens` is given: room for the facts of a long real session (the

@@ -3,7 +3,7 @@
  * marked `fallback: true`. An earlier LLM summary is kept in front of it, so one failed call
  * does not throw away what previous compactions learned.
  */
-import type { Strategy } from './strategy.js';
+import type { Strategy } from '../compaction/strategy.js';
 import { previousForUpdate, withFileOps } from './summarize.js';
 import { truncateStrategy } from './truncate.js';
 

@@ -4,7 +4,7 @@
 import { UsageError } from '../errors.js';
 import { createExtractStrategy } from './extract.js';
 import { pruneStrategy } from './prune.js';
-import type { CompactionStrategy } from './strategy.js';
+import type { CompactionStrategy } from '../compaction/strategy.js';
 import type { SummarizeOptions } from './summarize.js';
 import { createSummarizeStrategy } from './summarize.js';
 import { truncateStrategy } from './truncate.js';

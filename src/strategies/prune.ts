@@ -4,7 +4,7 @@
  * compaction's pruned outputs are carried over by the core.
  */
 import { pruneOutputs } from '../compaction/prune.js';
-import type { PruneStrategy } from './strategy.js';
+import type { PruneStrategy } from '../compaction/strategy.js';
 
 export const pruneStrategy: PruneStrategy = {
   name: 'prune',

@@ -1,5 +1,5 @@
 /**
- * `summarize` (seeds 000, 004): an LLM writes the structured checkpoint. The history span is
+ * `summarize`: an LLM writes the structured checkpoint. The history span is
  * folded into the previous summary (or summarized afresh), a split turn's prefix gets a summary
  * of its own, and the `<read-files>` / `<modified-files>` lists from the core's tracking are
  * appended here, never taken from the model. Talking to the endpoint is the ChatClient's job.
@@ -12,7 +12,7 @@ import type { FoldResult } from '../llm/fold.js';
 import { foldTranscript } from '../llm/fold.js';
 import { cleanSummary } from '../llm/reply.js';
 import type { Message } from '../session/model.js';
-import type { Strategy, SummaryInput, SummaryOutput } from './strategy.js';
+import type { Strategy, SummaryInput, SummaryOutput } from '../compaction/strategy.js';
 
 export interface SummarizeOptions {
   readonly client: ChatClient;

@@ -1,11 +1,11 @@
 /**
- * `truncate` (seed 000): no LLM. Says how many messages of each kind were compacted and which
+ * `truncate`: no LLM. Says how many messages of each kind were compacted and which
  * files were read or modified. Counts carry over from the previous compaction.
  */
 import { formatFileOps } from '../compaction/file-ops.js';
 import type { Message } from '../session/model.js';
 import { isToolResultMessage } from '../session/model.js';
-import type { Strategy, SummaryInput, SummaryOutput } from './strategy.js';
+import type { Strategy, SummaryInput, SummaryOutput } from '../compaction/strategy.js';
 
 type RoleCounts = Record<'user' | 'assistant' | 'system' | 'tool_results', number>;
 

@@ -8,12 +8,12 @@ import { promptTokens, windowStartAt } from '../session/model.js';
 /** Counts the tokens of a piece of text. */
 export type TextCounter = (text: string) => number;
 
-/** The seeds' heuristic: about four characters a token. */
+/** The heuristic: about four characters a token. */
 export const CHARS_PER_TOKEN = 4;
 
 export const heuristicCounter: TextCounter = (text) => Math.ceil(text.length / CHARS_PER_TOKEN);
 
-/** The text a block contributes to the prompt (seed 004: tool request = name + serialized arguments). */
+/** The text a block contributes to the prompt (a tool request is its name + serialized arguments). */
 export function blockText(block: ContentBlock): string {
   switch (block.type) {
     case 'text':
@@ -81,7 +81,7 @@ export function directContextLookups(messages: readonly Message[], tokens: reado
 }
 
 /**
- * The hybrid context estimate (seeds 000, 004): the prompt size the provider last reported,
+ * The hybrid context estimate: the prompt size the provider last reported,
  * plus that call's own output, plus estimates of every message after it. With no report at
  * all, every message is estimated. `end` (exclusive) measures a prefix of the session.
  *

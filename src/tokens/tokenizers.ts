@@ -1,5 +1,5 @@
 /**
- * `--tokenizer`: which TextCounter estimates use. `heuristic` is the seeds' chars/4; `o200k` and
+ * `--tokenizer`: which TextCounter estimates use. `heuristic` is chars/4; `o200k` and
  * `cl100k` count exactly with gpt-tokenizer (pure JavaScript, ships its ranks, works offline).
  * The rank tables take a while to load and some memory, so they are loaded only when asked.
  */

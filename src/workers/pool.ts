@@ -11,7 +11,7 @@ import type { SessionTask } from './task.js';
 
 export interface TaskRequest {
   readonly id: number;
-  readonly module: string;
+  /** The task's key in the registry (src/tasks.ts). */
   readonly name: string;
   /** A session path, or a batch task's paths. */
   readonly input: unknown;
@@ -35,7 +35,8 @@ interface Pending {
   readonly reject: (error: Error) => void;
 }
 
-const WORKER_URL = new URL('./session-worker.js', import.meta.url);
+/** The worker thread's entry point (src/worker.ts), which looks tasks up in the registry. */
+const WORKER_URL = new URL('../worker.js', import.meta.url);
 
 /**
  * Each worker's young generation. V8's default lets each one grow to 32 MB or more while a
@@ -74,7 +75,7 @@ export class WorkerPool {
   run<Options, Result, Input>(task: SessionTask<Options, Result, Input>, input: Input, options: Options, label = String(input)): Promise<Result> {
     if (this.closed) return Promise.reject(new Error('internal: worker pool already closed'));
     return new Promise<Result>((resolve, reject) => {
-      const request: TaskRequest = { id: this.nextId++, module: task.module, name: task.name, input, label, options, sniffed: takeSniffed(pathsOf(input)) };
+      const request: TaskRequest = { id: this.nextId++, name: task.name, input, label, options, sniffed: takeSniffed(pathsOf(input)) };
       this.queue.push({ request, resolve: resolve as (value: unknown) => void, reject });
       this.dispatch();
     });

@@ -46,7 +46,7 @@ export function blockChars(block: RawBlock): number {
   return block.text!.length;
 }
 
-/** Seed 004: ceil(characters / 4) over all blocks of a message. */
+/** The heuristic: ceil(characters / 4) over all blocks of a message. */
 export function messageTokens(message: RawMessage): number {
   return Math.ceil(blocks(message).reduce((total, block) => total + blockChars(block), 0) / 4);
 }

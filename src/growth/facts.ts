@@ -1,0 +1,92 @@
+/**
+ * What growth attribution needs of the messages' text, gathered one full message at a time:
+ * the tokens of each message's text, thinking and tool calls, of each tool result, and what
+ * each tool call was about. A few numbers a message, so `inspect` gathers them while reading and
+ * keeps only slim messages (pipeline/load.ts, session/slim.ts). Tool names and the files a read
+ * tool read are not gathered: slim messages keep them. Pure; src/growth/attribution.ts adds it all up.
+ */
+import type { Message, ToolRequestBlock } from '../session/model.js';
+import type { TextCounter } from '../tokens/estimate.js';
+import { blockText } from '../tokens/estimate.js';
+import { classifyToolRequest } from '../session/tool-files.js';
+
+const TARGET_ARGUMENTS = ['command', 'cmd', 'pattern', 'query', 'url', 'path', 'file_path'];
+
+/** What a tool call was about, for a person reading the report. */
+export function toolTarget(request: ToolRequestBlock | undefined): string {
+  if (!request) return '';
+  const path = classifyToolRequest(request)?.paths[0];
+  if (path) return path;
+  for (const key of TARGET_ARGUMENTS) {
+    const value = request.arguments[key];
+    if (typeof value === 'string' && value.length > 0) return value;
+    if (Array.isArray(value) && value.every((part) => typeof part === 'string')) return value.join(' ');
+  }
+  return '';
+}
+
+/**
+ * Growth facts of a session, message by message in session order (`observe`). Columns of plain
+ * numbers rather than an object a message: a long session has hundreds of thousands.
+ */
+export class GrowthFacts {
+  /** Per message: tokens of its text blocks (user, assistant or system text, by its role). */
+  text: number[] = [];
+  /** Per message: tokens of its thinking blocks. */
+  thinking: number[] = [];
+  /** Per message: tokens of its tool calls (name + arguments). */
+  toolCalls: number[] = [];
+  /** Per tool result block, in session and block order: its tokens. */
+  results: number[] = [];
+  /** Per message: where its tool results start in `results` (for `select`). */
+  private resultStarts: number[] = [];
+  /** Tool call id → its target (toolTarget); a repeated id keeps the last call's, as lookups do. */
+  readonly targets = new Map<string, string>();
+
+  /** `count` sizes each block on its own. */
+  constructor(private readonly count: TextCounter) {}
+
+  observe(message: Message): void {
+    this.resultStarts.push(this.results.length);
+    let text = 0;
+    let thinking = 0;
+    let toolCalls = 0;
+    for (const block of message.content) {
+      const tokens = this.count(blockText(block));
+      switch (block.type) {
+        case 'text':
+          text += tokens;
+          break;
+        case 'thinking':
+          thinking += tokens;
+          break;
+        case 'tool_request':
+          toolCalls += tokens;
+          this.targets.set(block.id, toolTarget(block));
+          break;
+        case 'tool_result':
+          this.results.push(tokens);
+          break;
+      }
+    }
+    this.text.push(text);
+    this.thinking.push(thinking);
+    this.toolCalls.push(toolCalls);
+  }
+
+  select(order: readonly number[]): void {
+    const starts = this.resultStarts;
+    const results: number[] = [];
+    const resultStarts: number[] = [];
+    for (const index of order) {
+      resultStarts.push(results.length);
+      const end = index + 1 < starts.length ? starts[index + 1]! : this.results.length;
+      for (let i = starts[index]!; i < end; i++) results.push(this.results[i]!);
+    }
+    this.text = order.map((index) => this.text[index]!);
+    this.thinking = order.map((index) => this.thinking[index]!);
+    this.toolCalls = order.map((index) => this.toolCalls[index]!);
+    this.results = results;
+    this.resultStarts = resultStarts;
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * The frame every per-session command shares (estimate, inspect, replay, compact, audit):
+ * select the inputs (with --shard), open one output, run the sessions, print each one's
+ * warnings and result in input order or its failure, above the progress bar, close the output
+ * and set the exit code (0, 1 a session failed, 3 a CI gate failed). A command supplies only
+ * how its sessions run and how one result prints.
+ */
+import { createProgress, printAbove, shouldShowProgress } from '../report/progress.js';
+import type { Diagnostic } from '../session/model.js';
+import type { Outcome } from './batch.js';
+import { selectInputs } from './inputs.js';
+import { logFormat } from './log.js';
+import { ExitCode } from '../errors.js';
+import type { CommandOutput } from './output.js';
+import { createOutput, reportFailure } from './output.js';
+import { parseShard } from './shard.js';
+
+/** The flags the frame reads itself (every command has them). */
+export interface FrameArgs {
+  readonly inputs: readonly string[];
+  readonly json: boolean;
+  readonly shard?: string | undefined;
+}
+
+/** Failed sessions (1) win over breached gates (3): an error means the numbers are incomplete. */
+export function exitCodeFor(failed: boolean, breached: boolean): ExitCode {
+  if (failed) return ExitCode.failed;
+  return breached ? ExitCode.gate : ExitCode.ok;
+}
+
+/** A session's result: whatever the command prints, and the warnings its read found. */
+export interface SessionResult {
+  readonly warnings?: readonly (Diagnostic | string)[];
+}
+
+export interface SessionCommand<Result extends SessionResult> {
+  /** Runs the sessions (runSessions, runSessionBatches or runBatch), handing each outcome to `emit` in input order. */
+  run(paths: readonly string[], emit: (outcome: Outcome<Result>) => void): Promise<Outcome<Result>[]>;
+  /** Prints one session's result; its warnings are already printed. */
+  print(path: string, result: Result): void;
+  /** After the last session, before the output closes: tables, totals, --html. */
+  finish?(outcomes: readonly Outcome<Result>[]): void | Promise<void>;
+  /** Did a CI gate fail? Exit 3 unless a session failed (exit 1). */
+  breached?(outcomes: readonly Outcome<Result>[]): boolean;
+}
+
+export interface FrameOptions {
+  /**
+   * Draw the progress bar (on a terminal, without --json, outside CI). Commands that print a
+   * report per session ask for it only when stdout is not the same terminal.
+   */
+  readonly progress: boolean;
+}
+
+export async function runSessionCommand<Result extends SessionResult>(
+  args: FrameArgs,
+  options: FrameOptions,
+  command: (output: CommandOutput) => SessionCommand<Result>,
+): Promise<void> {
+  const paths = await selectInputs(args.inputs, parseShard(args.shard));
+  const output = createOutput(args.json);
+  // JSON logs on stderr are for a program to read: no bar among them.
+  const progress = createProgress(paths.length, options.progress && shouldShowProgress(args.json || logFormat() === 'json'));
+  const { run, print, finish, breached } = command(output);
+  let outcomes: Outcome<Result>[];
+  try {
+    outcomes = await run(paths, (outcome) => {
+      progress.tick(outcome.path);
+      // A session's lines go above the bar, which is drawn again below them with the new count.
+      printAbove(() => {
+        if (!outcome.ok) return reportFailure(output, outcome.path, outcome.error);
+        outcome.value.warnings?.forEach((warning) => output.warn(warning));
+        print(outcome.path, outcome.value);
+      });
+    });
+  } finally {
+    // Also when the run throws: the bar's timer would keep the process alive.
+    progress.stop();
+  }
+  await finish?.(outcomes);
+  await output.close();
+  process.exitCode = exitCodeFor(
+    outcomes.some((outcome) => !outcome.ok),
+    breached?.(outcomes) ?? false,
+  );
+}
+
+/** Progress for a command that prints a report per session: only when those reports go elsewhere. */
+export const progressBesideReports = (): boolean => !process.stdout.isTTY;

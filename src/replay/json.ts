@@ -1,0 +1,105 @@
+/**
+ * replay's `--json` record for one policy: the policy's settings, each turn before and after with
+ * its compactions, refusals and prunes, the totals, costs, savings, break-even, thrash and gate
+ * breaches (README "replay --json" names each field). Pure; the command writes the line.
+ */
+import { breachJson } from '../gates/check.js';
+import { policyJson } from '../compaction/policy.js';
+import { recordedCompactionJson } from '../growth/recorded-report.js';
+import type { ReplayPolicy } from './presets.js';
+import type { ReplayResult } from './simulate.js';
+import type { PolicyOutcome } from './text.js';
+import { costJson } from '../cost/json.js';
+
+/** The policy as it ran: the compaction settings and what the preset adds. */
+export function replayPolicyJson(policy: ReplayPolicy) {
+  return {
+    ...policyJson(policy.compaction),
+    check: policy.check,
+    carry_user_tokens: policy.carryUserTokens,
+    summarizer_input: policy.summarizerInput,
+    prune: policy.prune && {
+      protect_tokens: policy.prune.protectTokens,
+      minimum_tokens: policy.prune.minimumTokens,
+      protect_turns: policy.prune.protectTurns,
+    },
+  };
+}
+
+/** Turns and totals before and after. */
+export function replayResultJson(result: ReplayResult) {
+  const { totals } = result;
+  return {
+    turns: result.turns.map((turn) => ({
+      turn: turn.turn,
+      requests: turn.requests,
+      baseline_before: turn.baselineBefore,
+      baseline_after: turn.baselineAfter,
+      input_tokens_before: turn.inputTokensBefore,
+      input_tokens_after: turn.inputTokensAfter,
+      compacted: turn.compactions.length > 0,
+      compactions: turn.compactions.map((event) => ({
+        trigger: event.trigger,
+        first_kept_message_id: event.firstKeptMessageId,
+        tokens_before: event.tokensBefore,
+        tokens_after: event.tokensAfter,
+        summary_tokens: event.summaryTokens,
+        carried_user_tokens: event.carriedUserTokens,
+        summarizer_input_tokens: event.summarizer?.input ?? 0,
+        summarizer_output_tokens: event.summarizer?.output ?? 0,
+        summarizer_estimated: event.summarizer?.estimated ?? false,
+        summarizer_cached: event.summarizer?.cached ?? false,
+      })),
+      refused_compactions: turn.refusals.map((refusal) => ({
+        trigger: refusal.trigger,
+        status: refusal.refused,
+        tokens_before: refusal.tokensBefore,
+        tokens_after: refusal.tokensAfter,
+      })),
+      prunes: turn.prunes.map((prune) => ({ messages: prune.messages, tokens_saved: prune.tokensSaved })),
+      recorded_compactions: turn.recorded.map(recordedCompactionJson),
+    })),
+    totals: {
+      requests: totals.requests,
+      input_tokens_before: totals.inputTokensBefore,
+      input_tokens_after: totals.inputTokensAfter,
+      output_tokens: totals.outputTokens,
+      reduction: totals.reduction,
+      compactions: totals.compactions,
+      no_gain: totals.noGain,
+      would_thrash: totals.wouldThrash,
+      prunes: totals.prunes,
+      tokens_pruned: totals.tokensPruned,
+      summarizer_input_tokens: totals.summarizerInputTokens,
+      summarizer_output_tokens: totals.summarizerOutputTokens,
+      max_baseline_before: totals.maxBaselineBefore,
+      max_baseline_after: totals.maxBaselineAfter,
+      stable_prefix_tokens: result.stablePrefix,
+    },
+  };
+}
+
+/** One policy's whole record. */
+export function outcomeJson(outcome: PolicyOutcome) {
+  const { result, costs, thrash } = outcome;
+  return {
+    name: result.policy.name,
+    policy: replayPolicyJson(result.policy),
+    ...replayResultJson(result),
+    costs: costs && {
+      before_naive: costJson(costs.before.naive),
+      before_cached: costJson(costs.before.cached),
+      after_naive: costJson(costs.after.naive),
+      after_cached: costJson(costs.after.cached),
+      summarizer: costJson(costs.summarizer),
+    },
+    savings: costs && { naive_usd: costs.savedNaiveUsd, cache_aware_usd: costs.savedCachedUsd },
+    break_even: (costs?.breakEven ?? []).map((entry) => ({ turn: entry.turn, cost_usd: entry.costUsd, calls: entry.calls })),
+    thrash: {
+      detected: thrash.detected,
+      fastest_refill_turns: thrash.fastest,
+      refills: thrash.refills.map((refill) => ({ turn: refill.turn, refill_turns: refill.turns })),
+    },
+    gates: outcome.breaches.map((breach) => breachJson(breach, result.policy.name)),
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * What a replayed policy costs and saves, naively (every prompt token at the input price) and
+ * cache-aware (src/replay/cache.ts), with each compaction's break-even. Pure.
+ *
+ * The summarizer's calls are charged to "after": naively, input at the input price; cache-aware,
+ * a summarizer sent the conversation itself reads it from the cache, one sent the span as text
+ * pays the input price (see ReplayPolicy.summarizerInput). Output at the output price.
+ * Break-even of a compaction: how many calls after it (up to the next compaction) it takes for the cache-aware savings of those calls, against the same calls without that
+ * compaction, to cover its summarizer call. The cache write the compaction forces is part of
+ * those savings (the first call after it reads only the stable prefix), so it can be negative.
+ */
+import type { Rates } from '../pricing/catalog.js';
+import type { CacheLifetime, PromptStep } from './cache.js';
+import { cachedTokens, readAndWrite } from './cache.js';
+import type { CostSplit } from '../cost/billing.js';
+import { callCost, naiveTokens, sumCosts, ZERO_COST } from '../cost/billing.js';
+import type { ReplayCompaction, ReplayResult, SimulatedCall } from './simulate.js';
+
+export interface BreakEven {
+  readonly callPosition: number;
+  readonly turn: number;
+  /** The summarizer call's cost, which the savings must cover. */
+  readonly costUsd: number;
+  /** Calls (from the first one after the compaction) until covered; null if never covered before the next compaction or the end. */
+  readonly calls: number | null;
+}
+
+export interface CostPair {
+  readonly naive: CostSplit;
+  readonly cached: CostSplit;
+}
+
+export interface PolicyCosts {
+  readonly before: CostPair;
+  /** Including the summarizer calls. */
+  readonly after: CostPair;
+  /** The summarizer calls alone, cache-aware (naive, they are all input at the input price). */
+  readonly summarizer: CostSplit;
+  readonly savedNaiveUsd: number;
+  readonly savedCachedUsd: number;
+  readonly breakEven: readonly BreakEven[];
+}
+
+function stepsOf(calls: readonly SimulatedCall[], expired: readonly boolean[], side: 'before' | 'after', stablePrefix: number): PromptStep[] {
+  return calls.map((call, position) => {
+    const previous = calls[position - 1];
+    const prompt = call[side];
+    // The recorded session: a prompt that shrank was rewritten by the agent itself.
+    const shrank = side === 'before' && previous !== undefined && prompt < previous.before;
+    return {
+      prompt,
+      output: call.output,
+      unchanged: side === 'after' ? call.unchanged : shrank ? stablePrefix : null,
+      expired: expired[position] ?? false,
+    };
+  });
+}
+
+function costPair(steps: readonly PromptStep[], rates: Rates, lifetime: CacheLifetime): { pair: CostPair; cachedPerCall: CostSplit[] } {
+  const cachedPerCall = cachedTokens(steps, lifetime).map((tokens) => callCost(tokens, rates));
+  const naive = sumCosts(steps.map((step) => callCost(naiveTokens(step.prompt, step.output), rates)));
+  return { pair: { naive, cached: sumCosts(cachedPerCall) }, cachedPerCall };
+}
+
+/** Cache-aware: a summarizer sent the conversation reads it from the cache; one sent text pays full input. */
+function summarizerCost(event: Pick<ReplayCompaction, 'summarizer'>, rates: Rates, cacheAware: boolean): CostSplit {
+  if (!event.summarizer) return ZERO_COST;
+  const { input, output, cached } = event.summarizer;
+  if (cacheAware && cached) return callCost({ input: 0, cacheRead: input, cacheWrite: 0, output }, rates);
+  return callCost(naiveTokens(input, output), rates);
+}
+
+/** The same calls without this compaction: every prompt longer by what it removed, and no rewrite at it. */
+function breakEven(
+  event: ReplayCompaction,
+  windowEnd: number,
+  result: ReplayResult,
+  expired: readonly boolean[],
+  withCosts: readonly CostSplit[],
+  rates: Rates,
+  lifetime: CacheLifetime,
+): BreakEven {
+  const cost = summarizerCost(event, rates, true).total;
+  const removed = event.tokensBefore - event.tokensAfter;
+  let saved = 0;
+  for (let k = event.callPosition; k < windowEnd; k++) {
+    const call = result.calls[k]!;
+    const previous = result.calls[k - 1];
+    const prompt = call.after + removed;
+    const previousPrompt = previous ? previous.after + (k > event.callPosition ? removed : 0) : 0;
+    const read = expired[k] ? 0 : Math.min(previousPrompt, prompt);
+    const without = callCost(readAndWrite(read, prompt, call.output, lifetime), rates);
+    saved += without.total - withCosts[k]!.total;
+    if (saved >= cost) return { callPosition: event.callPosition, turn: event.turn, costUsd: cost, calls: k - event.callPosition + 1 };
+  }
+  return { callPosition: event.callPosition, turn: event.turn, costUsd: cost, calls: null };
+}
+
+/** `lifetime`: the session's cache lifetime (cacheLifetime), which also prices the writes. */
+export function policyCosts(result: ReplayResult, rates: Rates, expired: readonly boolean[], lifetime: CacheLifetime = '5m'): PolicyCosts {
+  const before = costPair(stepsOf(result.calls, expired, 'before', result.stablePrefix), rates, lifetime).pair;
+  const afterCalls = costPair(stepsOf(result.calls, expired, 'after', result.stablePrefix), rates, lifetime);
+  const events = result.turns.flatMap((turn) => turn.compactions);
+  // A refused compaction (custom's guards) saves nothing, but its summarizer calls were paid.
+  const calls = [...events, ...result.turns.flatMap((turn) => turn.refusals)];
+  const summarizerNaive = sumCosts(calls.map((event) => summarizerCost(event, rates, false)));
+  const summarizer = sumCosts(calls.map((event) => summarizerCost(event, rates, true)));
+  const after = {
+    naive: sumCosts([afterCalls.pair.naive, summarizerNaive]),
+    cached: sumCosts([afterCalls.pair.cached, summarizer]),
+  };
+  const breakEvens = events.map((event, i) =>
+    breakEven(event, events[i + 1]?.callPosition ?? result.calls.length, result, expired, afterCalls.cachedPerCall, rates, lifetime),
+  );
+  return {
+    before,
+    after,
+    summarizer,
+    savedNaiveUsd: before.naive.total - after.naive.total,
+    savedCachedUsd: before.cached.total - after.cached.total,
+    breakEven: breakEvens,
+  };
+}

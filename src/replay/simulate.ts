@@ -1,0 +1,457 @@
+/**
+ * What-if replay: the same session under a replay policy, call by call. Pure apart from what
+ * the strategy does.
+ *
+ * Every provider call is rebuilt (prompt = everything before it, as reported or estimated). The
+ * policy is checked before each turn's first call, or before every call (see CheckPoint), and
+ * whenever a call would exceed the window (overflow: emergency compaction, keep = limit / 5,
+ * forced). A compaction replaces messages [0, first kept) by the strategy's real
+ * summary, so later calls carry `prompt − replaced estimates + summary (+ carried user
+ * messages)`, or, for the prune strategy, `prompt − what its placeholders saved` (compact.ts
+ * `tokensSaved`). A pruning policy (opencode) first shrinks old tool outputs to a placeholder.
+ * Each simulated call also records how much of its prompt survived a rewrite, for the cache
+ * model (src/replay/cache.ts); dollars are left to src/replay/savings.ts.
+ *
+ * Compactions the agent recorded itself are already in the reported inputs ("before"); ours
+ * apply on top of them, summarizing only from the agent's window start, and one the agent
+ * compacted past stops counting. Each turn lists the recorded ones that happened in it.
+ */
+import type { Refusal } from '../compaction/compact.js';
+import { runGuardedCompaction, tokensSaved } from '../compaction/compact.js';
+import type { CompactionState } from '../compaction/state.js';
+import { toolRequestsById } from '../compaction/facts.js';
+import { findPrunable } from '../compaction/prune.js';
+import { findCutPoint } from '../compaction/cut-point.js';
+import { SessionIndex } from '../compaction/session-index.js';
+import type { CompactionPolicy } from '../compaction/policy.js';
+import { emergencyPolicy, shouldCompact, tokensOverTrigger } from '../compaction/policy.js';
+import type { Message, RecordedCompaction, ToolRequestBlock } from '../session/model.js';
+import { isTurnStart, windowStartAt } from '../session/model.js';
+import type { CompactionStrategy } from '../compaction/strategy.js';
+import type { TextCounter } from '../tokens/estimate.js';
+import { RangeSums } from '../tokens/range-sums.js';
+import type { ProviderCall } from '../tokens/provider-calls.js';
+import { providerCalls } from '../tokens/provider-calls.js';
+import { stablePrefixTokens } from './cache.js';
+import type { ReplayPolicy } from './presets.js';
+import { customPolicy } from './presets.js';
+import type { RecordedCompactionEffect } from '../growth/recorded.js';
+import { effectsInTurn, recordedCompactionEffects } from '../growth/recorded.js';
+import type { Turn } from '../growth/turns.js';
+import { groupTurns } from '../growth/turns.js';
+
+export type CompactionTrigger = 'proactive' | 'overflow';
+
+export interface SummarizerCall {
+  readonly input: number;
+  readonly output: number;
+  /** True when the input is the conversation the provider has just cached (ReplayPolicy.summarizerInput). */
+  readonly cached: boolean;
+  /** True when the strategy called no model and this is the call an LLM summarizer would make. */
+  readonly estimated: boolean;
+}
+
+export interface ReplayCompaction {
+  readonly trigger: CompactionTrigger;
+  /** Index of the provider call (assistant message) the compaction happened before. */
+  readonly beforeCallIndex: number;
+  /** Position of that call in `ReplayResult.calls`. */
+  readonly callPosition: number;
+  readonly turn: number;
+  readonly firstKeptMessageId: string;
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  /** Summary + acknowledgement messages, plus any carried user messages. */
+  readonly summaryTokens: number;
+  readonly carriedUserTokens: number;
+  /** null when no model wrote the summary (custom policy, offline strategy). */
+  readonly summarizer: SummarizerCall | null;
+  /** The state this compaction produced (what a sidecar written at that point would hold). */
+  readonly state: CompactionState;
+}
+
+/**
+ * A compaction the policy's guards refused (compact.ts runGuardedCompaction): it would not have
+ * shrunk the prompt (`no-gain`), or no valid cut brought it under the trigger (`would-thrash`).
+ * Nothing changed; `tokensAfter` is what the refused compaction would have left (null when no cut
+ * was even tried).
+ */
+export interface ReplayRefusal {
+  readonly refused: Refusal;
+  readonly trigger: CompactionTrigger;
+  readonly turn: number;
+  readonly tokensBefore: number;
+  readonly tokensAfter: number | null;
+  /** What the refused attempts cost the summarizer (custom with a summarizer only), else null. */
+  readonly summarizer: SummarizerCall | null;
+}
+
+/** The simulation's carried tokens once a compaction applies. */
+interface Applied {
+  readonly prunedActive: number;
+  readonly removed: number;
+  readonly summaryTokens: number;
+  readonly carried: number;
+}
+
+export interface ReplayPrune {
+  readonly beforeCallIndex: number;
+  readonly turn: number;
+  readonly messages: number;
+  readonly tokensSaved: number;
+}
+
+export interface SimulatedCall {
+  /** Index of the assistant message the call produced. */
+  readonly index: number;
+  readonly turn: number;
+  /** Prompt as the session sent it, and under the policy. */
+  readonly before: number;
+  readonly after: number;
+  readonly output: number;
+  /** Prompt tokens unchanged since the previous call when the policy rewrote the prefix; null if append-only. */
+  readonly unchanged: number | null;
+}
+
+export interface ReplayTurn {
+  readonly turn: number;
+  readonly requests: number;
+  readonly baselineBefore: number;
+  readonly baselineAfter: number;
+  readonly inputTokensBefore: number;
+  readonly inputTokensAfter: number;
+  readonly outputTokens: number;
+  readonly compactions: readonly ReplayCompaction[];
+  /** Compactions the policy's guards refused in this turn (none for the presets). */
+  readonly refusals: readonly ReplayRefusal[];
+  readonly prunes: readonly ReplayPrune[];
+  /** Compactions the agent itself recorded during this turn, with their real effect. */
+  readonly recorded: readonly RecordedCompactionEffect[];
+}
+
+export interface ReplayTotals {
+  readonly requests: number;
+  readonly inputTokensBefore: number;
+  readonly inputTokensAfter: number;
+  readonly outputTokens: number;
+  /** 1 − after / before; 0 when nothing was sent. */
+  readonly reduction: number;
+  readonly compactions: number;
+  /** Compactions refused as `no-gain` and as `would-thrash`. */
+  readonly noGain: number;
+  readonly wouldThrash: number;
+  readonly prunes: number;
+  readonly tokensPruned: number;
+  readonly summarizerInputTokens: number;
+  readonly summarizerOutputTokens: number;
+  /** Largest turn baseline before and after. */
+  readonly maxBaselineBefore: number;
+  readonly maxBaselineAfter: number;
+}
+
+export interface ReplayResult {
+  readonly policy: ReplayPolicy;
+  /** Prompt tokens before the first message (system prompt, tools): what a compaction leaves cached. */
+  readonly stablePrefix: number;
+  readonly calls: readonly SimulatedCall[];
+  readonly turns: readonly ReplayTurn[];
+  readonly totals: ReplayTotals;
+}
+
+export interface ReplayInput {
+  readonly sessionName: string;
+  readonly messages: readonly Message[];
+  readonly tokens: readonly number[];
+  /** A preset or custom replay policy; a bare CompactionPolicy is replayed as `custom`. */
+  readonly policy: ReplayPolicy | CompactionPolicy;
+  readonly strategy: CompactionStrategy;
+  readonly count?: TextCounter;
+  /** The agent's own compactions (Session.recordedCompactions). */
+  readonly recorded?: readonly RecordedCompaction[];
+}
+
+/**
+ * The session as the policy would have sent it: mutable state, advanced call by call.
+ *
+ * Each simulated compaction must cost its window (from our last cut to the call), not the whole
+ * session, or replay grows with the square of the session: no prefix is copied or summed from
+ * the first message. Token sums over ranges come from RangeSums, and everything else that would
+ * scan the session (tool pairing, tool calls by id, the last reported prompt) from one
+ * SessionIndex; test/replay-linear.test.ts counts the reads.
+ */
+class Simulation {
+  /** Message estimates as they are now (pruned outputs shrunk), with their running sums. */
+  readonly current: RangeSums;
+  /** The estimates as read, for what a compaction removes from every later prompt. */
+  readonly original: RangeSums;
+  /** Tokens of the user's own messages (turn starts; 0 elsewhere), for the ones Codex carries. */
+  private userTokens: RangeSums | null = null;
+  /** Tokens pruning saved, by message index. */
+  readonly prunedSums: RangeSums;
+  readonly index: SessionIndex;
+  firstKept = 0;
+  /** Original estimates of the messages our compaction replaced, which every prompt no longer carries. */
+  removed = 0;
+  summaryTokens = 0;
+  previous: { state: CompactionState; firstKeptIndex: number } | null = null;
+  readonly pruned = new Map<number, number>();
+  /** Tokens saved by pruning messages still in the kept part. */
+  prunedActive = 0;
+  /** Set by a rewrite, consumed by the next call. */
+  pendingUnchanged: number | null = null;
+
+  constructor(
+    readonly input: ReplayInput & { readonly policy: ReplayPolicy },
+    readonly stablePrefix: number,
+  ) {
+    this.current = new RangeSums(input.tokens);
+    this.original = new RangeSums(input.tokens);
+    this.prunedSums = new RangeSums(new Array<number>(input.tokens.length).fill(0));
+    this.index = new SessionIndex(input.messages, this.current);
+  }
+
+  /**
+   * Tokens of the user's own messages before `end`, newest first, up to `budget` (Codex keeps
+   * them). Counts are never negative, so the newest-first walk that stops at the budget adds up to
+   * min(budget, all of them).
+   */
+  private carriedUserTokens(end: number, budget: number): number {
+    const { messages, tokens } = this.input;
+    this.userTokens ??= new RangeSums(messages.map((message, i) => (isTurnStart(message) ? (tokens[i] ?? 0) : 0)));
+    return Math.min(this.userTokens.sum(0, end), budget);
+  }
+
+  prompt(call: ProviderCall): number {
+    return this.promptWith(call, this);
+  }
+
+  /** The agent compacted past our cut: its own summary replaced ours, as the reported inputs show. */
+  followAgent(call: ProviderCall): void {
+    const windowStart = windowStartAt(this.input.recorded ?? [], call.index);
+    if (this.firstKept === 0 || this.firstKept >= windowStart) return;
+    this.prunedActive -= this.prunedSums.sum(0, windowStart);
+    this.firstKept = 0;
+    this.removed = 0;
+    this.summaryTokens = 0;
+    this.previous = null;
+  }
+
+  private rewrote(unchanged: number): void {
+    this.pendingUnchanged = Math.min(this.pendingUnchanged ?? Infinity, unchanged);
+  }
+
+  prune(turn: Turn, call: ProviderCall, requests: ReadonlyMap<string, ToolRequestBlock>): ReplayPrune | null {
+    const rules = this.input.policy.prune;
+    if (!rules) return null;
+    const range = { start: this.firstKept, end: turn.startIndex };
+    const marks = findPrunable(this.input.messages, this.current.values, range, this.pruned, rules, requests, this.input.count);
+    if (marks.length === 0) return null;
+    let saved = 0;
+    let earliest = Infinity;
+    for (const mark of marks) {
+      this.current.add(mark.index, -mark.saved);
+      this.prunedSums.add(mark.index, mark.saved);
+      this.pruned.set(mark.index, mark.saved);
+      saved += mark.saved;
+      earliest = Math.min(earliest, mark.index);
+    }
+    this.prunedActive += saved;
+    this.rewrote(this.prompt(call) - this.current.sum(earliest, call.index));
+    return { beforeCallIndex: call.index, turn: turn.turn, messages: marks.length, tokensSaved: saved };
+  }
+
+  /**
+   * A compaction before `call`, kept only if it passes the policy's guards (compact.ts
+   * runGuardedCompaction): the same cut and the same checks as `compact`, measured on the
+   * simulated prompt. A refused one changes nothing and is returned as a refusal.
+   */
+  async compact(call: ProviderCall, position: number, turn: number, rules: CompactionPolicy, trigger: CompactionTrigger): Promise<ReplayCompaction | ReplayRefusal | null> {
+    const { messages, strategy } = this.input;
+    const recorded = this.input.recorded ?? [];
+    const windowStart = windowStartAt(recorded, call.index);
+    const start = Math.max(this.firstKept, windowStart);
+    const end = call.index;
+    const tokensBefore = this.prompt(call);
+    const forcePastPreviousCut = trigger === 'overflow';
+    const minSummarizedTokens = tokensOverTrigger(tokensBefore, rules);
+    const cut = findCutPoint(messages, this.current.values, { ...rules, forcePastPreviousCut, minSummarizedTokens }, { start, end, afterCompaction: this.previous !== null }, this.index.insidePairs);
+    if (cut.kind === 'none') {
+      return cut.reason === 'cannot-get-under' ? { refused: 'would-thrash', trigger, turn, tokensBefore, tokensAfter: null, summarizer: null } : null;
+    }
+    // The session as it stood before the call: bounded by `end`, not copied.
+    const subject = { sessionName: this.input.sessionName, messages, tokens: this.current.values, previous: this.previous, recorded, end };
+    const outcome = await runGuardedCompaction(subject, { kind: 'compact', cut, start, contextTokens: tokensBefore }, strategy, rules, {
+      ...(this.input.count ? { count: this.input.count } : {}),
+      now: new Date(0),
+      index: this.index,
+      forcePastPreviousCut,
+      measure: (state) => this.promptWith(call, this.applied(state, start, windowStart)),
+    });
+    if (outcome.kind !== 'compacted') {
+      const spent = this.summarizerCall(outcome.state, cut.tokensToSummarize, tokensBefore);
+      return { refused: outcome.kind, trigger, turn, tokensBefore, tokensAfter: outcome.tokensAfter, summarizer: spent };
+    }
+    const { state } = outcome;
+    const kept = outcome.plan.cut;
+    const applied = this.applied(state, start, windowStart);
+    const summarizer = this.summarizerCall(state, kept.tokensToSummarize, tokensBefore);
+    this.prunedActive = applied.prunedActive;
+    this.firstKept = kept.index;
+    this.removed = applied.removed;
+    this.summaryTokens = applied.summaryTokens;
+    this.previous = { state, firstKeptIndex: kept.index };
+    this.rewrote(this.stablePrefix);
+    return {
+      trigger,
+      beforeCallIndex: call.index,
+      callPosition: position,
+      turn,
+      firstKeptMessageId: state.first_kept_message_id,
+      tokensBefore,
+      tokensAfter: this.prompt(call),
+      summaryTokens: this.summaryTokens,
+      carriedUserTokens: applied.carried,
+      summarizer,
+      state,
+    };
+  }
+
+  /** What the simulation would carry once `state` (a compaction of [start, its first kept message)) applies. */
+  private applied(state: CompactionState, start: number, windowStart: number): Applied {
+    const { messages, tokens, policy } = this.input;
+    const cut = state.first_kept_index;
+    const carried = policy.carryUserTokens > 0 ? this.carriedUserTokens(cut, policy.carryUserTokens) : 0;
+    return {
+      prunedActive: this.prunedActive - this.prunedSums.sum(start, cut),
+      // A summary replaces the span since the window start; prune placeholders replace only outputs.
+      removed: state.pruned_outputs ? tokensSaved(messages, tokens, cut, state, this.input.count) : this.original.sum(windowStart, cut),
+      summaryTokens: state.summary_tokens + carried,
+      carried,
+    };
+  }
+
+  private promptWith(call: ProviderCall, applied: Omit<Applied, 'carried'>): number {
+    return Math.max(0, call.input - applied.removed + applied.summaryTokens - applied.prunedActive);
+  }
+
+  /**
+   * The summarizer's own call, as the policy's agent makes it: the whole current prompt (served
+   * by the cache), or the span and previous summary as text, or (custom) what the strategy
+   * reports. An offline strategy reports nothing, so an agent's call is estimated from the span.
+   */
+  private summarizerCall(state: CompactionState, spanTokens: number, prompt: number): SummarizerCall | null {
+    const mode = this.input.policy.summarizerInput;
+    const reported = state.usage;
+    const output = reported?.output_tokens ?? state.summary_tokens;
+    if (mode === 'conversation') return { input: prompt, output, cached: true, estimated: !reported };
+    if (reported) return { input: reported.input_tokens, output, cached: false, estimated: false };
+    if (mode === 'strategy') return null;
+    return { input: spanTokens + (this.previous ? this.summaryTokens : 0), output, cached: false, estimated: true };
+  }
+
+  /** Records the call as sent and hands back the rewrite marker it consumed. */
+  takeUnchanged(): number | null {
+    const unchanged = this.pendingUnchanged;
+    this.pendingUnchanged = null;
+    return unchanged;
+  }
+}
+
+export async function replaySession(request: ReplayInput): Promise<ReplayResult> {
+  const policy = 'compaction' in request.policy ? request.policy : customPolicy(request.policy);
+  const input = { ...request, policy };
+  const { messages, tokens } = input;
+  const recorded = input.recorded ?? [];
+  const allCalls = providerCalls(messages, tokens, recorded);
+  const turns = groupTurns(messages, allCalls);
+  const effects = recordedCompactionEffects(messages, tokens, recorded, allCalls);
+  const stablePrefix = stablePrefixTokens(allCalls, tokens);
+  const sim = new Simulation(input, stablePrefix);
+  const requests = toolRequestsById(messages);
+  const calls: SimulatedCall[] = [];
+  const results: ReplayTurn[] = [];
+
+  for (const [turnPosition, turn] of turns.entries()) {
+    const compactions: ReplayCompaction[] = [];
+    const refusals: ReplayRefusal[] = [];
+    const prunes: ReplayPrune[] = [];
+    let inputBefore = 0;
+    let inputAfter = 0;
+    let outputTokens = 0;
+    let baselineAfter = 0;
+    for (const [position, call] of turn.calls.entries()) {
+      const keep = (event: ReplayCompaction | ReplayRefusal | null) => {
+        if (!event) return;
+        if ('refused' in event) refusals.push(event);
+        else compactions.push(event);
+      };
+      sim.followAgent(call);
+      if (position === 0) {
+        const pruned = sim.prune(turn, call, requests);
+        if (pruned) prunes.push(pruned);
+      }
+      if ((position === 0 || policy.check === 'every-call') && shouldCompact(sim.prompt(call), policy.compaction)) {
+        keep(await sim.compact(call, calls.length, turn.turn, policy.compaction, 'proactive'));
+      }
+      if (sim.prompt(call) > policy.compaction.contextLimit) {
+        keep(await sim.compact(call, calls.length, turn.turn, emergencyPolicy(policy.compaction), 'overflow'));
+      }
+      const sent = sim.prompt(call);
+      if (position === 0) baselineAfter = sent;
+      calls.push({ index: call.index, turn: turn.turn, before: call.input, after: sent, output: call.output, unchanged: sim.takeUnchanged() });
+      inputBefore += call.input;
+      inputAfter += sent;
+      outputTokens += call.output;
+    }
+    results.push({
+      turn: turn.turn,
+      requests: turn.calls.length,
+      baselineBefore: turn.calls[0]?.input ?? 0,
+      baselineAfter,
+      inputTokensBefore: inputBefore,
+      inputTokensAfter: inputAfter,
+      outputTokens,
+      compactions,
+      refusals,
+      prunes,
+      recorded: effectsInTurn(effects, turns, turnPosition),
+    });
+  }
+  return { policy, stablePrefix, calls, turns: results, totals: totalsOf(results) };
+}
+
+function totalsOf(turns: readonly ReplayTurn[]): ReplayTotals {
+  const totals = {
+    requests: 0,
+    inputTokensBefore: 0,
+    inputTokensAfter: 0,
+    outputTokens: 0,
+    compactions: 0,
+    noGain: 0,
+    wouldThrash: 0,
+    prunes: 0,
+    tokensPruned: 0,
+    summarizerInputTokens: 0,
+    summarizerOutputTokens: 0,
+    maxBaselineBefore: 0,
+    maxBaselineAfter: 0,
+  };
+  for (const turn of turns) {
+    totals.requests += turn.requests;
+    totals.inputTokensBefore += turn.inputTokensBefore;
+    totals.inputTokensAfter += turn.inputTokensAfter;
+    totals.outputTokens += turn.outputTokens;
+    totals.compactions += turn.compactions.length;
+    for (const refusal of turn.refusals) totals[refusal.refused === 'no-gain' ? 'noGain' : 'wouldThrash']++;
+    totals.prunes += turn.prunes.length;
+    totals.maxBaselineBefore = Math.max(totals.maxBaselineBefore, turn.baselineBefore);
+    totals.maxBaselineAfter = Math.max(totals.maxBaselineAfter, turn.baselineAfter);
+    for (const prune of turn.prunes) totals.tokensPruned += prune.tokensSaved;
+    for (const event of [...turn.compactions, ...turn.refusals]) {
+      totals.summarizerInputTokens += event.summarizer?.input ?? 0;
+      totals.summarizerOutputTokens += event.summarizer?.output ?? 0;
+    }
+  }
+  const reduction = totals.inputTokensBefore > 0 ? 1 - totals.inputTokensAfter / totals.inputTokensBefore : 0;
+  return { ...totals, reduction };
+}

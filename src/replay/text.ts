@@ -1,0 +1,193 @@
+/**
+ * What `replay` shows a person: the baseline per turn under each policy, a token table and a
+ * cost table comparing the policies, and an optional text chart. The same rows feed the HTML
+ * page (html.ts); the JSON record is json.ts. Every table fits 80 columns.
+ */
+import type { CostSplit } from '../cost/billing.js';
+import type { Breach } from '../gates/check.js';
+import type { ReplayResult } from './simulate.js';
+import type { PolicyCosts } from './savings.js';
+import type { ThrashReport } from './thrash.js';
+import { renderBarChart } from '../report/chart.js';
+import { formatPercent, formatTokens, formatUsd, titleLine } from '../report/format.js';
+import type { Column } from '../report/table.js';
+import { renderTable } from '../report/table.js';
+
+export interface PolicyOutcome {
+  readonly result: ReplayResult;
+  readonly costs: PolicyCosts | null;
+  readonly thrash: ThrashReport;
+  readonly breaches: readonly Breach[];
+}
+
+export interface ReplayView {
+  readonly path: string;
+  readonly model: string | null;
+  readonly contextWindow: number;
+  readonly strategy: string;
+  /** The session as its usage reports it; null without prices. */
+  readonly recordedCost: CostSplit | null;
+  /** True when some call reported no usage (its tokens are estimates). */
+  readonly estimated: boolean;
+  readonly outcomes: readonly PolicyOutcome[];
+}
+
+export interface TableData {
+  readonly columns: readonly Column[];
+  readonly rows: readonly (readonly string[])[];
+}
+
+/** Policies per baseline table in the terminal, so it fits 80 columns. */
+const BASELINE_COLUMNS = 4;
+
+/**
+ * Turn baselines before and under the given policies; `*` marks a turn with one of our
+ * compactions, `a` a turn in which the agent compacted itself (the "before" column includes it).
+ */
+export function baselineTable(view: ReplayView, outcomes: readonly PolicyOutcome[] = view.outcomes): TableData {
+  const first = view.outcomes[0]?.result;
+  const rows = (first?.turns ?? []).map((turn, i) => [
+    String(turn.turn),
+    `${formatTokens(turn.baselineBefore)}${turn.recorded.length > 0 ? 'a' : ' '}`,
+    ...outcomes.map((outcome) => {
+      const after = outcome.result.turns[i]!;
+      return `${formatTokens(after.baselineAfter)}${after.compactions.length > 0 ? '*' : ' '}`;
+    }),
+  ]);
+  return {
+    columns: [{ header: 'turn' }, { header: 'before ' }, ...outcomes.map((outcome) => ({ header: `${outcome.result.policy.name} ` }))],
+    rows,
+  };
+}
+
+function baselineTables(view: ReplayView): string[] {
+  const tables: string[] = [];
+  for (let i = 0; i < view.outcomes.length; i += BASELINE_COLUMNS) {
+    tables.push(render(baselineTable(view, view.outcomes.slice(i, i + BASELINE_COLUMNS))));
+  }
+  return tables;
+}
+
+function breakEvenText(costs: PolicyCosts | null): string {
+  if (!costs || costs.breakEven.length === 0) return '-';
+  if (costs.breakEven.some((entry) => entry.calls === null)) return 'never';
+  // Not Math.max(...): a long session has more compactions than a call takes arguments.
+  return String(costs.breakEven.reduce((most, entry) => Math.max(most, entry.calls!), 0));
+}
+
+function thrashText(outcome: PolicyOutcome): string {
+  if (outcome.result.totals.compactions === 0) return '-';
+  return outcome.thrash.detected ? `yes (${outcome.thrash.fastest})` : 'no';
+}
+
+export function tokenTable(view: ReplayView): TableData {
+  const first = view.outcomes[0]?.result.totals;
+  const rows = [
+    ['recorded', '-', formatTokens(first?.inputTokensBefore ?? 0), '-', formatTokens(first?.maxBaselineBefore ?? 0), '-'],
+    ...view.outcomes.map((outcome) => {
+      const totals = outcome.result.totals;
+      const compacted = `${totals.compactions}${totals.prunes > 0 ? `+${totals.prunes}p` : ''}`;
+      return [
+        outcome.result.policy.name,
+        compacted,
+        formatTokens(totals.inputTokensAfter),
+        formatPercent(totals.reduction),
+        formatTokens(totals.maxBaselineAfter),
+        thrashText(outcome),
+      ];
+    }),
+  ];
+  return {
+    columns: [
+      { header: 'policy', align: 'left' },
+      { header: 'compacted' },
+      { header: 'input tokens' },
+      { header: 'saved' },
+      { header: 'max base' },
+      { header: 'thrash', align: 'left' },
+    ],
+    rows,
+  };
+}
+
+/** Null without prices. */
+export function costTable(view: ReplayView): TableData | null {
+  const priced = view.outcomes.filter((outcome) => outcome.costs);
+  const before = priced[0]?.costs?.before;
+  if (!before) return null;
+  const rows = [
+    ['recorded', formatUsd(before.naive.total), '-', formatUsd(before.cached.total), '-', '-', '-'],
+    ...priced.map((outcome) => {
+      const costs = outcome.costs!;
+      return [
+        outcome.result.policy.name,
+        formatUsd(costs.after.naive.total),
+        formatUsd(costs.savedNaiveUsd),
+        formatUsd(costs.after.cached.total),
+        formatUsd(costs.savedCachedUsd),
+        formatUsd(costs.summarizer.total),
+        breakEvenText(costs),
+      ];
+    }),
+  ];
+  return {
+    columns: [
+      { header: 'policy', align: 'left' },
+      { header: 'naive' },
+      { header: 'saved' },
+      { header: 'cached' },
+      { header: 'saved' },
+      { header: 'summaries' },
+      { header: 'break-even' },
+    ],
+    rows,
+  };
+}
+
+function render(table: TableData): string {
+  return renderTable(table.columns, table.rows);
+}
+
+export function renderReplay(view: ReplayView, chart: boolean): string {
+  const model = view.model ? `${view.model}, ` : '';
+  const first = view.outcomes[0]?.result.totals;
+  const lines = [
+    titleLine(view.path, `${model}window ${formatTokens(view.contextWindow)}, strategy ${view.strategy}`),
+    `recorded: ${formatTokens(first?.requests ?? 0)} calls, ${formatTokens(first?.inputTokensBefore ?? 0)} input tokens` +
+      (view.recordedCost ? `, ${formatUsd(view.recordedCost.total)}` : '') +
+      (view.estimated ? ' (usage partly estimated)' : ' (as reported)'),
+    '',
+    'baseline per turn (* = compacted before or during that turn;',
+    ' a = the agent compacted itself in that turn, "before" includes it)',
+    baselineTables(view).join('\n\n'),
+    '',
+    'tokens (compacted: compactions, +Np: prunings;',
+    'thrash: yes (N) = back at the trigger N turns after a compaction)',
+    render(tokenTable(view)),
+  ];
+  const costs = costTable(view);
+  if (costs) {
+    lines.push(
+      '',
+      'cost (naive: no prompt cache; cached: cache-aware; summaries: summarizer calls;',
+      'break-even: calls after a compaction until it paid for itself, the slowest)',
+      render(costs),
+    );
+  } else {
+    lines.push('', 'cost: unknown model (pass --model or --price-input/--price-output)');
+  }
+  if (chart) {
+    const groups = (view.outcomes[0]?.result.turns ?? []).map((turn, i) => ({
+      label: String(turn.turn),
+      bars: [
+        { series: 'before', value: turn.baselineBefore },
+        ...view.outcomes.map((outcome) => {
+          const after = outcome.result.turns[i]!;
+          return { series: outcome.result.policy.name, value: after.baselineAfter, ...(after.compactions.length > 0 ? { mark: '*' } : {}) };
+        }),
+      ],
+    }));
+    lines.push('', renderBarChart(groups, { title: 'baseline per turn', limit: { label: 'window', value: view.contextWindow } }));
+  }
+  return `${lines.join('\n')}\n`;
+}
