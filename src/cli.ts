@@ -8,6 +8,7 @@ import { auditCommand } from './commands/audit.js';
 import { compactCommand } from './commands/compact.js';
 import { contextCommand } from './commands/context.js';
 import { estimateCommand } from './commands/estimate.js';
+import { forkCommand } from './commands/fork.js';
 import { inspectCommand } from './commands/inspect.js';
 import { replayCommand } from './commands/replay.js';
 import { installInterruptHandlers, interruption } from './commands/interrupt.js';
@@ -39,8 +40,9 @@ export async function main(argv: readonly string[] = hideBin(process.argv)): Pro
     .command(compactCommand)
     .command(replayCommand)
     .command(contextCommand)
+    .command(forkCommand)
     .command(auditCommand)
-    .demandCommand(1, 'name a command: estimate, inspect, compact, replay, context or audit')
+    .demandCommand(1, 'name a command: estimate, inspect, compact, replay, context, fork or audit')
     .strict()
     .wrap(Math.min(100, process.stdout.columns || 80))
     .epilogue('Exit codes: 0 ok, 1 a session failed (or a rejected API key stopped the batch), 2 bad usage, 3 a CI gate was breached, 130 interrupted.')

@@ -51,14 +51,14 @@ import { resolveSummarizer } from '../llm/settings.js';
  */
 export type CompactStatus = 'compacted' | 'skipped' | 'up-to-date' | 'no-gain' | 'would-thrash' | 'locked' | 'failed';
 
-interface CompactArgs extends CommonArgs, PolicyArgs, SummarizerArgs {
+export interface CompactArgs extends CommonArgs, PolicyArgs, SummarizerArgs {
   strategy?: StrategyName;
   'allow-no-gain': boolean;
   'dry-run': boolean;
   redact?: boolean;
 }
 
-interface CompactResult {
+export interface CompactResult {
   readonly status: Exclude<CompactStatus, 'failed'>;
   readonly record: Record<string, unknown>;
   readonly line: string;
@@ -278,54 +278,53 @@ export const compactBatchTask = sessionTask(
   },
 );
 
-export const compactCommand: CommandModule<object, CompactArgs> = {
-  command: 'compact <inputs..>',
-  describe: 'Write a compaction sidecar beside each session',
-  builder: (yargs) =>
-    withSummarizer(withAllowNoGain(withPolicy(withInputs(yargs))))
-      .option('strategy', { describe: 'summarize (default if configured), truncate, extract or prune', choices: STRATEGY_NAMES })
-      .option('dry-run', { describe: 'decide and report, write nothing', type: 'boolean', default: false })
-      .option('redact', { describe: 'mask secrets in what is summarized and stored (default: on for remote endpoints)', type: 'boolean' }) as never,
-  handler: async (args) => {
-    const strategyOptions = strategyOptionsFromArgs(args); // validates --max-summary-tokens for every strategy
-    // Every setting is read and checked up front, before any session is read.
-    const settings = await runSettings(args, { strategy: true, summarizerModelFlag: 'model' });
-    const policy = settings.policy;
-    const summarizer = await resolveSummarizer(settings.sources);
-    const strategyName = settings.strategy ?? (summarizer.configured ? 'summarize' : 'truncate');
-    if (!settings.strategy && !summarizer.configured) {
-      process.stderr.write('compactor: no summarizer configured (--model / --base-url, COMPACTOR_MODEL or the config file); using --strategy truncate\n');
-    }
-    // One --max-summary-tokens: the summarizer's reply budget, or extract's size budget.
-    const setup = { verbose: args.verbose, dryRun: args['dry-run'] };
-    const strategy = createStrategy(strategyName, {
-      ...strategyOptions,
-      ...(summarizer.configured && strategyName === 'summarize' ? { summarizer: summarizeOptions(summarizer.settings, setup) } : {}),
-    });
-    const { concurrency, onError } = summarizer.configured ? summarizer.settings : summarizer;
-    /** Sessions whose summarizer failed but which --on-error skip/truncate kept out of the failures. */
-    const summarizerFailures: { path: string; error: string }[] = [];
-    // Redaction defaults on when the transcript goes to a remote endpoint; truncate sends nothing.
-    const endpoint = strategyName === 'summarize' && summarizer.configured ? summarizer.settings.baseUrl : null;
-    const redact = shouldRedact(args.redact, endpoint);
-    const sweepTemps = createTempSweeper();
-    const { tokenizer } = settings;
-    const count = tokenizer === 'heuristic' ? undefined : await loadTextCounter(tokenizer);
-    const options = { format: args.format, tokenizer, strict: args.strict, policy, dryRun: args['dry-run'], redact, strategyOptions };
-    /** One writer per sidecar: the session is read, planned and written while holding its lock. */
-    const compactLocked = async (path: string, work: () => Promise<CompactResult>): Promise<CompactResult> => {
-      if (args['dry-run']) return work();
-      const attempt = lockSidecar(path);
-      if (attempt.kind === 'locked') return lockedResult(path, attempt);
-      try {
-        sweepTemps(path);
-        return await work();
-      } finally {
-        attempt.lock.release();
-      }
-    };
+/** Compaction as `compact`'s flags set it up: shared with `fork`, which compacts each session first. */
+export interface PreparedCompaction {
+  readonly strategyName: StrategyName;
+  readonly strategy: CompactionStrategy;
+  /** What a worker needs to compact with an offline strategy (and `strategy` is that). */
+  readonly options: Omit<CompactTaskOptions, 'strategy'>;
+  readonly concurrency: number;
+  readonly onError: string;
+  /** Sessions whose summarizer failed but which --on-error skip/truncate kept out of the failures. */
+  readonly summarizerFailures: { path: string; error: string }[];
+  /** Compacts one session in this thread, holding its sidecar lock (none for a dry run). */
+  compactInThisThread(path: string, warn: (warning: Diagnostic) => void): Promise<CompactResult>;
+}
 
-    await runSessionCommand<CompactResult>(args, { progress: true }, (output) => {
+export async function prepareCompaction(args: CompactArgs): Promise<PreparedCompaction> {
+  const strategyOptions = strategyOptionsFromArgs(args); // validates --max-summary-tokens for every strategy
+  // Every setting is read and checked up front, before any session is read.
+  const settings = await runSettings(args, { strategy: true, summarizerModelFlag: 'model' });
+  const policy = settings.policy;
+  const summarizer = await resolveSummarizer(settings.sources);
+  const strategyName = settings.strategy ?? (summarizer.configured ? 'summarize' : 'truncate');
+  if (!settings.strategy && !summarizer.configured) {
+    process.stderr.write('compactor: no summarizer configured (--model / --base-url, COMPACTOR_MODEL or the config file); using --strategy truncate\n');
+  }
+  // One --max-summary-tokens: the summarizer's reply budget, or extract's size budget.
+  const setup = { verbose: args.verbose, dryRun: args['dry-run'] };
+  const strategy = createStrategy(strategyName, {
+    ...strategyOptions,
+    ...(summarizer.configured && strategyName === 'summarize' ? { summarizer: summarizeOptions(summarizer.settings, setup) } : {}),
+  });
+  const { concurrency, onError } = summarizer.configured ? summarizer.settings : summarizer;
+  const summarizerFailures: { path: string; error: string }[] = [];
+  // Redaction defaults on when the transcript goes to a remote endpoint; truncate sends nothing.
+  const endpoint = strategyName === 'summarize' && summarizer.configured ? summarizer.settings.baseUrl : null;
+  const redact = shouldRedact(args.redact, endpoint);
+  const sweepTemps = createTempSweeper();
+  const { tokenizer } = settings;
+  const count = tokenizer === 'heuristic' ? undefined : await loadTextCounter(tokenizer);
+  const options = { format: args.format, tokenizer, strict: args.strict, policy, dryRun: args['dry-run'], redact, strategyOptions };
+  return {
+    strategyName,
+    strategy,
+    options,
+    concurrency,
+    onError,
+    summarizerFailures,
+    compactInThisThread: async (path, warn) => {
       const context: CompactContext = {
         format: args.format,
         policy,
@@ -336,11 +335,37 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
         redact,
         onError,
         signal: interruption.signal,
-        warn: (warning) => output.warn(warning),
+        warn,
         summarizerFailures,
         save: saveSidecar,
       };
-      const inThisThread = (path: string) => compactLocked(path, () => compactOne(path, context));
+      // One writer per sidecar: the session is read, planned and written while holding its lock.
+      if (args['dry-run']) return compactOne(path, context);
+      const attempt = lockSidecar(path);
+      if (attempt.kind === 'locked') return lockedResult(path, attempt);
+      try {
+        sweepTemps(path);
+        return await compactOne(path, context);
+      } finally {
+        attempt.lock.release();
+      }
+    },
+  };
+}
+
+export const compactCommand: CommandModule<object, CompactArgs> = {
+  command: 'compact <inputs..>',
+  describe: 'Write a compaction sidecar beside each session',
+  builder: (yargs) =>
+    withSummarizer(withAllowNoGain(withPolicy(withInputs(yargs))))
+      .option('strategy', { describe: 'summarize (default if configured), truncate, extract or prune', choices: STRATEGY_NAMES })
+      .option('dry-run', { describe: 'decide and report, write nothing', type: 'boolean', default: false })
+      .option('redact', { describe: 'mask secrets in what is summarized and stored (default: on for remote endpoints)', type: 'boolean' }) as never,
+  handler: async (args) => {
+    const prepared = await prepareCompaction(args);
+    const { strategyName, strategy, compactInThisThread, options, concurrency, onError, summarizerFailures } = prepared;
+    await runSessionCommand<CompactResult>(args, { progress: true }, (output) => {
+      const inThisThread = (path: string) => compactInThisThread(path, (warning) => output.warn(warning));
       return {
         // Only a strategy that needs no client can move to workers (README "Performance").
         run: (paths, emit) =>
