@@ -29,6 +29,6 @@ function viewFork(records: (view: readonly Message[], model: string) => readonly
 export const canonicalFork = viewFork((view) => view.map(toCanonicalRecord));
 export const openAiChatFork = viewFork((view, model) => openAiChatRequest(view, { model }).messages as unknown[]);
 export const anthropicMessagesFork = viewFork((view, model) => {
-  const body = anthropicRequest(view, { model });
+  const body = anthropicRequest(view, { model, thinking: true });
   return [...(typeof body['system'] === 'string' ? [{ system: body['system'] }] : []), ...(body['messages'] as unknown[])];
 });

@@ -18,6 +18,8 @@ export interface RequestOptions {
   readonly model: string;
   /** Anthropic's required reply budget. */
   readonly maxTokens?: number;
+  /** Keep thinking blocks (unsigned): for a log of the messages, which no provider is sent as is. */
+  readonly thinking?: boolean;
 }
 
 /** Anthropic's `max_tokens` when none is given. */
@@ -42,8 +44,10 @@ function toolNames(view: readonly Message[]): string[] {
 
 const OPEN_SCHEMA = { type: 'object', additionalProperties: true } as const;
 
-function anthropicBlock(block: Exclude<ContentBlock, { type: 'thinking' }>): Json {
+function anthropicBlock(block: ContentBlock): Json {
   switch (block.type) {
+    case 'thinking':
+      return { type: 'thinking', thinking: block.text };
     case 'text':
       return { type: 'text', text: block.text };
     case 'tool_request':
@@ -66,7 +70,7 @@ export function anthropicRequest(view: readonly Message[], options: RequestOptio
       if (text !== '') system.push(text);
       continue;
     }
-    const blocks = message.content.filter(sent).map((block) => anthropicBlock(block as Exclude<ContentBlock, { type: 'thinking' }>));
+    const blocks = message.content.filter((block) => options.thinking || sent(block)).map(anthropicBlock);
     const nonBlank = blocks.filter((block) => block['type'] !== 'text' || String(block['text']).trim() !== '');
     if (nonBlank.length === 0) continue;
     const last = messages.at(-1);
