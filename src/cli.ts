@@ -2,7 +2,8 @@
  * The `compactor` command line: registers the commands and turns every failure into one line
  * on stderr and a documented exit code (README "Exit codes").
  */
-import yargs from 'yargs';
+import { createRequire } from 'node:module';
+import type Yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { auditCommand } from './commands/audit.js';
 import { compactCommand } from './commands/compact.js';
@@ -12,7 +13,17 @@ import { forkCommand } from './commands/fork.js';
 import { inspectCommand } from './commands/inspect.js';
 import { replayCommand } from './commands/replay.js';
 import { installInterruptHandlers, interruption } from './commands/interrupt.js';
+import { logFormat, logMessage } from './commands/log.js';
 import { describeError, ExitCode, InputError, UsageError } from './errors.js';
+
+/**
+ * yargs' CommonJS build: its ES module build wraps help text every N characters, mid-word (its
+ * cliui ships no word wrap there); the CommonJS one wraps between words.
+ */
+const require = createRequire(import.meta.url);
+const yargs = require('yargs') as typeof Yargs;
+/** Given to yargs: its CommonJS build looks for package.json from the working directory. */
+const { version } = require('../package.json') as { version: string };
 
 function exitCodeFor(error: unknown): ExitCode {
   if (error instanceof UsageError) return ExitCode.usage;
@@ -42,7 +53,9 @@ export async function main(argv: readonly string[] = hideBin(process.argv)): Pro
     .command(contextCommand)
     .command(forkCommand)
     .command(auditCommand)
-    .demandCommand(1, 'name a command: estimate, inspect, compact, replay, context, fork or audit')
+    // bash or zsh by $SHELL; the script asks `compactor --get-yargs-completions …` at each <tab>.
+    .completion('completion', 'Print a bash or zsh completion script (zsh when $SHELL is zsh)')
+    .demandCommand(1, 'name a command: estimate, inspect, compact, replay, context, fork, audit or completion')
     .strict()
     .wrap(Math.min(100, process.stdout.columns || 80))
     .epilogue('Exit codes: 0 ok, 1 a session failed (or a rejected API key stopped the batch), 2 bad usage, 3 a CI gate was breached, 130 interrupted.')
@@ -51,13 +64,16 @@ export async function main(argv: readonly string[] = hideBin(process.argv)): Pro
       throw error ?? new UsageError(message);
     })
     .help()
-    .version();
+    .version(version);
   try {
     await parser.parseAsync();
   } catch (error) {
     const known = error instanceof InputError || error instanceof UsageError;
-    process.stderr.write(`compactor: ${known ? '' : 'error: '}${describeError(error)}\n`);
-    if (error instanceof UsageError) process.stderr.write('Run compactor --help for usage.\n');
+    if (logFormat() === 'json') logMessage('error', describeError(error));
+    else {
+      process.stderr.write(`compactor: ${known ? '' : 'error: '}${describeError(error)}\n`);
+      if (error instanceof UsageError) process.stderr.write('Run compactor --help for usage.\n');
+    }
     if (!known && process.env['COMPACTOR_DEBUG'] && error instanceof Error) process.stderr.write(`${error.stack}\n`);
     process.exitCode = exitCodeFor(error);
   } finally {

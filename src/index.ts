@@ -53,6 +53,7 @@ export { analyzeGrowth, type GrowthReport } from './audit/growth.js';
 export { callCost, type CostSplit } from './audit/cost.js';
 export { cachedTokens, cacheLifetime, CACHE_TTL_MS, type CacheLifetime } from './audit/cache.js';
 export { billedCalls, billedCost, buildLedgers, type BilledCall, type Ledger, type Ledgers, type LedgerDifference } from './audit/ledgers.js';
+export { rollUp, sessionSpend, sessionProject, utcDay, type Rollup, type RollupRow, type SessionSpend } from './audit/rollup.js';
 export { presetPolicy, PRESET_NAMES, type ReplayPolicy, type PresetName } from './audit/presets.js';
 export { policyCosts, type PolicyCosts } from './audit/savings.js';
 export { detectThrash, THRASH_TURNS } from './audit/thrash.js';

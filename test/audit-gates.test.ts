@@ -3,7 +3,7 @@
  * failed session (1) and from bad usage (2).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonLines, runCli, scratchCopy } from './helpers/cli.js';
+import { jsonLines, runCli, scratchCopy, sessionRecords } from './helpers/cli.js';
 
 let dir = '';
 let cleanup: () => Promise<void> = async () => {};
@@ -36,7 +36,7 @@ describe('inspect gates', () => {
   it('lists breaches in the JSON record and keeps stdout NDJSON', async () => {
     const result = await runCli(['inspect', '--json', '--max-baseline', '9000', dir]);
     expect(result.exitCode).toBe(3);
-    const records = jsonLines(result.stdout);
+    const records = sessionRecords(result.stdout);
     expect(records.map((record) => record.gates)).toEqual([
       [{ gate: 'max-baseline', limit: 9000, value: 90_212 }],
       [{ gate: 'max-baseline', limit: 9000, value: 9740 }],

@@ -22,7 +22,7 @@ describe('compactor audit on pi-mono_before-compaction_v1.jsonl', () => {
     expect(recorded[0].retention).toBeCloseTo(19 / 81, 10);
     expect(recorded[1].retention).toBeCloseTo(30 / 196, 10);
     const byStrategy = Object.fromEntries(record!.strategies.map((s: any) => [s.strategy, s]));
-    expect(byStrategy.extract).toMatchObject({ compactions: 2, retention: 1, directives_found: 64, directives_kept: 64 });
+    expect(byStrategy.extract).toMatchObject({ compactions: 1, retention: 1, directives_found: 44, directives_kept: 44 });
     expect(byStrategy.truncate.retention).toBeLessThan(0.2);
   });
 });

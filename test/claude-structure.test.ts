@@ -7,7 +7,7 @@
  * is also counted here without the reader.
  */
 import { readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSession } from '../src/commands/load.js';
@@ -135,13 +135,21 @@ describe('parallel tool calls and progress lines in the chain', () => {
       const context = await runCli(['context', session]);
       expect(context.exitCode).toBe(0);
       expect(context.stderr).toBe('');
-      const view = jsonLines(context.stdout);
-      const blocks = view.flatMap((message) => (Array.isArray(message['content']) ? message['content'] : []));
-      const requests = blocks.filter((block) => block.type === 'tool_request').map((block) => block.id);
-      const results = new Set(blocks.filter((block) => block.type === 'tool_result').map((block) => block.tool_request_id));
-      expect(requests).toContain('toolu_01VVBMXqdntWLpKnpHVbaJNJ');
-      expect(results.has('toolu_01VVBMXqdntWLpKnpHVbaJNJ')).toBe(true);
-      expect(requests.filter((id) => !results.has(id))).toEqual([]);
+      const calls = (stdout: string) => {
+        const blocks = jsonLines(stdout).flatMap((message) => (Array.isArray(message['content']) ? message['content'] : []));
+        const requests = blocks.filter((block) => block.type === 'tool_request').map((block) => block.id as string);
+        const results = new Set(blocks.filter((block) => block.type === 'tool_result').map((block) => block.tool_request_id as string));
+        return { requests, unanswered: requests.filter((id) => !results.has(id)) };
+      };
+      expect(calls(context.stdout).unanswered).toEqual([]);
+      // The compaction summarizes the parallel calls of toolu_01VVBMXqdntWLpKnpHVbaJNJ's response
+      // (the only valid cut keeps the last 8 messages); the view without the sidecar still holds
+      // them, each answered.
+      await rm(`${session.slice(0, -'.jsonl'.length)}_compaction.json`);
+      const whole = await runCli(['context', session]);
+      expect(whole.exitCode).toBe(0);
+      expect(calls(whole.stdout).requests).toContain('toolu_01VVBMXqdntWLpKnpHVbaJNJ');
+      expect(calls(whole.stdout).unanswered).toEqual([]);
     } finally {
       await cleanup();
     }

@@ -1,12 +1,14 @@
 /**
  * The Foundation's "done when", through the built CLI as a user runs it.
  */
+import { execa } from 'execa';
 import { createHash } from 'node:crypto';
 import { appendFile, readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sidecarSchema } from '../src/sidecar/schema.js';
-import { jsonLines, runCli, scratchCopy } from './helpers/cli.js';
+import { BIN, jsonLines, runCli, scratchCopy } from './helpers/cli.js';
 
 const BUG = 'fixtures/bug.jsonl';
 const BASELINES = [20_264, 22_565, 58_884, 77_702, 77_875, 78_703, 81_427, 89_910, 90_212];
@@ -201,6 +203,25 @@ describe('compactor context', () => {
     expect(view[1]).toMatchObject({ role: 'assistant' });
     expect(view.slice(2)).toEqual(original.slice(sidecar.first_kept_index));
   });
+
+  it('fails on a stale sidecar with one line that says why, and never claims to compact', async () => {
+    const dir = await scratch('bug.jsonl');
+    const session = join(dir, 'bug.jsonl');
+    await runCli(['compact', '--context-limit', '80000', session]);
+    // An edit before the cut: the summarized messages no longer hash as the sidecar says.
+    const lines = (await readFile(session, 'utf8')).split('\n');
+    lines[1] = lines[1]!.replace('"text":"', '"text":"edited ');
+    await writeFile(session, lines.join('\n'));
+    for (const flags of [[], ['--strict']]) {
+      const result = await runCli(['context', ...flags, session]);
+      expect(result.exitCode).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).not.toMatch(/from scratch/);
+      expect(result.stderr.trimEnd().split('\n')).toEqual([
+        `compactor: ${join(dir, 'bug_compaction.json')}: stale sidecar (the summarized messages changed since it was written); run compact again`,
+      ]);
+    }
+  });
 });
 
 describe('inputs and errors', () => {
@@ -233,5 +254,51 @@ describe('inputs and errors', () => {
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toMatch(new RegExp(`^compactor: error: ${join(dir, 'bad.jsonl')}:2: invalid JSON`));
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('--version', () => {
+  it('prints the package version from any working directory', async () => {
+    const { version } = JSON.parse(await readFile('package.json', 'utf8')) as { version: string };
+    const result = await runCli(['--version'], { cwd: tmpdir() });
+    expect(result.stdout.trim()).toBe(version);
+  });
+});
+
+describe('--help', () => {
+  const COMMANDS = ['', 'estimate', 'inspect', 'compact', 'replay', 'context', 'audit'];
+  /**
+   * The words of a help text: what wrapping may move between lines but never cut. yargs' layout
+   * (cliui) sets a flag's `[number]` right against a description that ends exactly where it
+   * starts (`[default: 8192][number]`): two whole words, not a cut one.
+   */
+  const words = (text: string) =>
+    text
+      .split(/\s+/)
+      .flatMap((word) => word.split(/(?<=\S)(?=\[(?:boolean|number|string|array|required|choices:|default:))/))
+      .filter((word) => word !== '');
+
+  /** `compactor CMD --help` on a terminal COLUMNS wide (`script` gives it a real one), or in a pipe. */
+  async function help(command: string, columns: number | 'pipe'): Promise<string> {
+    if (columns === 'pipe') return (await runCli([...(command ? [command] : []), '--help'])).stdout;
+    const line = `stty cols ${columns}; node ${BIN} ${command} --help`;
+    const result = await execa('script', ['-qec', line, '/dev/null'], { env: { CI: 'true' }, extendEnv: true });
+    return String(result.stdout).replace(/\r/g, '');
+  }
+
+  it.each(COMMANDS)('wraps %s between words at 40, 80 and 120 columns and in a pipe, within the width (100 at most)', async (command) => {
+    // Unwrapped, every word is whole: each wrapped word must be one of them.
+    const whole = new Set(words((await runCli([...(command ? [command] : []), '--help'], { env: { YARGS_DISABLE_WRAP: '1' } })).stdout));
+    for (const columns of [40, 80, 120, 'pipe'] as const) {
+      const text = await help(command, columns);
+      const cut = words(text).filter((word) => !whole.has(word));
+      // At 40 columns a description has 16 and an option name 20: only a longer word (a flag
+      // name, a path) can be cut there, as no layout in that width could keep it whole.
+      const tooLong = columns === 40 ? [...whole].filter((word) => [...word].length > 16) : [];
+      expect(cut.filter((piece) => !tooLong.some((word) => word.includes(piece))), `${columns} columns`).toEqual([]);
+      const width = columns === 'pipe' ? 80 : Math.min(columns, 100);
+      const longest = Math.max(...text.split('\n').map((line) => [...line].length));
+      expect(longest, `${columns} columns`).toBeLessThanOrEqual(width);
+    }
   });
 });

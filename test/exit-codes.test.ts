@@ -46,7 +46,7 @@ describe('exit codes', () => {
 
   it.each([
     [['estimate', '--no-such-flag', 'x.jsonl'], /Unknown argument/],
-    [['estimate', '--keep-recent', '-5', join(FIXTURES, 'bug.jsonl')], /--keep-recent must be a whole number >= 0, got -5/],
+    [['estimate', '--keep-recent', '-5', join(FIXTURES, 'bug.jsonl')], /--keep-recent: must be a whole number of tokens >= 0 or a percentage of the window \(like 25%\), got -5/],
     [['estimate', '/no/such/file.jsonl'], /no such file, and no file matches it as a glob/],
     [['frobnicate'], /Unknown argument: frobnicate|Unknown command/],
     [[], /name a command/],

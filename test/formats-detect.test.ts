@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectFormat } from '../src/formats/index.js';
-import { FIXTURES, jsonLines, runCli } from './helpers/cli.js';
+import { FIXTURES, jsonLines, runCli, sessionRecords } from './helpers/cli.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -112,7 +112,7 @@ describe('walking an archive directory', () => {
   it('reads the sessions, skips the rest with a warning each, and does not fail', async () => {
     const result = await runCli(['inspect', '--json', archive]);
     expect(result.exitCode).toBe(0);
-    const records = jsonLines(result.stdout);
+    const records = sessionRecords(result.stdout);
     expect(records.map((record) => [record['format'], record['totals']['requests']])).toEqual([
       ['claude-code', 7],
       ['codex', 39],

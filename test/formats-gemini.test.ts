@@ -13,7 +13,7 @@ import { readGeminiCli } from '../src/formats/gemini-cli.js';
 import { detectFormat, readSession, sniffWalkedFile } from '../src/formats/index.js';
 import { takeSniffedFormat } from '../src/formats/sniffed.js';
 import type { Message } from '../src/session/model.js';
-import { FIXTURES, jsonLines, runCli } from './helpers/cli.js';
+import { FIXTURES, jsonLines, runCli, sessionRecords } from './helpers/cli.js';
 
 const CODEMIE = join(FIXTURES, 'real/gemini-cli/codemie-ai_codemie-code_gemini-session-37b7abef.json');
 const JNAROWSKI = join(FIXTURES, 'real/gemini-cli/jnarowski_agentcmd_gemini-session-981c87cb.json');
@@ -109,7 +109,7 @@ describe('the real Gemini CLI chat files', () => {
   it('inspect counts the calls and tokens of both', async () => {
     const result = await runCli(['inspect', '--json', CODEMIE, JNAROWSKI]);
     expect(result.exitCode).toBe(0);
-    const records = jsonLines(result.stdout);
+    const records = sessionRecords(result.stdout);
     expect(records.map((record) => [record['format'], record['totals']['requests'], record['totals']['input_tokens'], record['totals']['output_tokens']])).toEqual([
       ['gemini-cli', 9, 87_418, 1_441 + 2_914],
       ['gemini-cli', 15, 102_805, 1_551 + 4_905],

@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readSession } from '../src/formats/index.js';
 import { estimateAll } from '../src/tokens/estimate.js';
 import { providerCalls } from '../src/tokens/provider-calls.js';
-import { FIXTURES, jsonLines, runCli } from './helpers/cli.js';
+import { FIXTURES, jsonLines, runCli, sessionRecords } from './helpers/cli.js';
 
 const REAL = join(FIXTURES, 'real');
 const path = (name: string) => join(REAL, name);
@@ -122,7 +122,7 @@ const results: Record<'estimate' | 'inspect' | 'replay' | 'compact', { exitCode:
 
 async function runOver(args: string[]) {
   const result = await runCli([...args, '--json', REAL]);
-  const records: Records = new Map(jsonLines(result.stdout).map((record) => [record['session'] as string, record]));
+  const records: Records = new Map(sessionRecords(result.stdout).map((record) => [record['session'] as string, record]));
   return { exitCode: result.exitCode, records, stderr: result.stderr };
 }
 

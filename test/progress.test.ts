@@ -1,17 +1,51 @@
 /**
- * The progress bar appears on a terminal only: `script` gives the CLI a real pseudo-terminal.
+ * The progress bar appears on a terminal only: `script` gives the CLI a real pseudo-terminal, and
+ * a headless terminal emulator (xterm.js) replays what it wrote to show the screen a user sees.
  */
+import { Terminal } from '@xterm/headless';
 import { execa } from 'execa';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, FIXTURES, runCli } from './helpers/cli.js';
 
-async function batchDir(): Promise<string> {
+async function batchDir(names = ['a', 'b', 'c']): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'compactor-progress-'));
-  for (const name of ['a', 'b', 'c']) await cp(join(FIXTURES, 'bug.jsonl'), join(dir, `${name}.jsonl`));
+  for (const name of names) await cp(join(FIXTURES, 'bug.jsonl'), join(dir, `${name}.jsonl`));
   return dir;
+}
+
+const COLUMNS = 100;
+
+/** `command` on a terminal COLUMNS wide: stdout and stderr both go to it, as in a shell. */
+async function onPty(command: string): Promise<{ exitCode: number; raw: string }> {
+  const line = `stty cols ${COLUMNS} rows 40; ${command}`;
+  const result = await execa('script', ['-qec', line, '/dev/null'], { env: { CI: '', TERM: 'xterm' }, reject: false, extendEnv: true });
+  return { exitCode: result.exitCode ?? -1, raw: String(result.stdout) };
+}
+
+/**
+ * The screen (and scrollback) after `raw` was written to a terminal COLUMNS wide, one entry per
+ * line as written: a line the terminal wrapped is joined again.
+ */
+function screen(raw: string): Promise<string[]> {
+  const terminal = new Terminal({ cols: COLUMNS, rows: 40, scrollback: 1000, allowProposedApi: true });
+  return new Promise((resolve) =>
+    terminal.write(raw, () => {
+      const buffer = terminal.buffer.active;
+      const lines: string[] = [];
+      for (let row = 0; row < buffer.length; row++) {
+        const line = buffer.getLine(row);
+        const text = line?.translateToString(true) ?? '';
+        if (line?.isWrapped && lines.length > 0) lines[lines.length - 1] += text;
+        else lines.push(text);
+      }
+      while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+      terminal.dispose();
+      resolve(lines);
+    }),
+  );
 }
 
 describe('progress bar', () => {
@@ -22,6 +56,41 @@ describe('progress bar', () => {
       const result = await execa('script', ['-qec', command, '/dev/null'], { env: { CI: '', TERM: 'xterm' }, reject: false, extendEnv: true });
       expect(result.exitCode).toBe(0);
       expect(String(result.stdout)).toMatch(/[░█]+ \d\/3 sessions/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('leaves every result line and the final tally whole on the screen, and no trace of itself', async () => {
+    const names = ['a', 'b', 'c', 'd', 'e', 'f'];
+    const dir = await batchDir(names);
+    try {
+      const { exitCode, raw } = await onPty(`node ${BIN} compact --dry-run --context-limit 80000 ${dir}`);
+      expect(exitCode).toBe(0);
+      expect(raw).toMatch(/[░█]+ \d\/6 sessions/); // it was drawn…
+      const lines = await screen(raw);
+      expect(lines.join('\n')).not.toMatch(/[░█]|sessions \|/); // …and is gone
+      expect(lines).toEqual([
+        'compactor: no summarizer configured (--model / --base-url, COMPACTOR_MODEL or the config file); using --strategy truncate',
+        ...names.map((name) => `would compact ${join(dir, `${name}.jsonl`)}: 49 messages, keep from msg-0050`),
+        '',
+        '6 would be compacted, 0 skipped, 0 up-to-date, 0 failed',
+      ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('prints warnings and failures above the bar too', async () => {
+    const dir = await batchDir(['a', 'b', 'c']);
+    try {
+      await writeFile(join(dir, 'broken.jsonl'), '{"id":"a","role":"user","content":"hi"}\n{oops\n');
+      const { raw } = await onPty(`node ${BIN} estimate --context-limit 80000 ${dir}`);
+      expect(raw).toMatch(/[░█]+ \d\/4 sessions/);
+      const lines = await screen(raw);
+      expect(lines.join('\n')).not.toMatch(/[░█]|sessions \|/);
+      expect(lines[0]!.startsWith(`compactor: error: ${join(dir, 'broken.jsonl')}:2: invalid JSON`)).toBe(true);
+      expect(lines[1]).toMatch(/^\s*session\s/);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -14,7 +14,7 @@ async function prunedBug(): Promise<{ dir: string; session: string; sidecar: Rec
   const session = join(scratch.dir, 'bug.jsonl');
   const result = await runCli(['compact', '--strategy', 'prune', '--context-limit', '80000', session]);
   expect(result.exitCode).toBe(0);
-  expect(result.stdout).toContain('96,212 -> 59,418 tokens');
+  expect(result.stdout).toContain('96,212 -> 42,510 tokens');
   return { dir: scratch.dir, session, sidecar: JSON.parse(await readFile(join(scratch.dir, 'bug_compaction.json'), 'utf8')) };
 }
 
@@ -26,14 +26,15 @@ describe('prune on fixtures/bug.jsonl', () => {
       summary: '',
       turn_prefix_summary: null,
       summary_tokens: 0,
-      first_kept_index: 24,
+      first_kept_index: 49,
       tokens_before: 96212,
-      tokens_after: 59418,
+      tokens_after: 42510,
       dropped_outputs: [],
     });
-    expect(sidecar.pruned_outputs.map((p: any) => p.tool_request_id)).toEqual([
-      'call_001', 'call_002', 'call_003', 'call_004', 'call_005', 'call_006', 'call_007', 'call_008', 'call_009', 'call_010',
-    ]);
+    // The cut is the earliest that gets the context under the trigger (no thrash): 22 outputs before it.
+    expect(sidecar.pruned_outputs.map((p: any) => p.tool_request_id)).toEqual(
+      Array.from({ length: 22 }, (_, i) => `call_${String(i + 1).padStart(3, '0')}`),
+    );
     expect(sidecar.pruned_outputs[0]).toEqual({
       tool_request_id: 'call_001',
       message_id: 'msg-0003',
@@ -53,7 +54,7 @@ describe('prune on fixtures/bug.jsonl', () => {
   it('estimate reads the pruned context back as the sidecar wrote it', async () => {
     const { session } = await prunedBug();
     const [record] = jsonLines((await runCli(['estimate', '--json', '--context-limit', '80000', session])).stdout);
-    expect(record).toMatchObject({ compacted_before: true, context_tokens: 59418 });
+    expect(record).toMatchObject({ compacted_before: true, context_tokens: 42510 });
   });
 
   it('context sends the whole conversation with the pruned outputs replaced', async () => {
@@ -74,16 +75,16 @@ describe('prune on fixtures/bug.jsonl', () => {
     ]);
     // the requests stay; so does every message from the keep window on
     expect(view[1]!.content).toEqual(original[1]!.content);
-    expect(view.slice(24).map((m) => m.content)).toEqual(original.slice(24).map((m) => m.content));
+    expect(view.slice(49).map((m) => m.content)).toEqual(original.slice(49).map((m) => m.content));
     const pruned = view.filter((m) => m.content.some?.((b: any) => b.type === 'tool_result' && b.output.startsWith('[tool output pruned: ')));
-    expect(pruned).toHaveLength(10);
+    expect(pruned).toHaveLength(22);
   });
 
   it('replay charges the pruned context to every later call', async () => {
     const result = await runCli(['replay', '--json', '--strategy', 'prune', '--context-limit', '80000', 'fixtures/bug.jsonl']);
     expect(result.exitCode).toBe(0);
     const [record] = jsonLines(result.stdout);
-    expect(record!.totals).toMatchObject({ compactions: 3, input_tokens_before: 4277423, input_tokens_after: 3144819 });
+    expect(record!.totals).toMatchObject({ compactions: 2, input_tokens_before: 4277423, input_tokens_after: 2212923 });
   });
 });
 

@@ -8,7 +8,7 @@ import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseShard, selectShard, shardOf } from '../src/commands/shard.js';
 import { UsageError } from '../src/errors.js';
-import { FIXTURES, jsonLines, runCli, scratchCopy } from './helpers/cli.js';
+import { FIXTURES, jsonLines, runCli, scratchCopy, sessionRecords } from './helpers/cli.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -90,7 +90,7 @@ describe('compactor --shard', () => {
     const picked = async (input: string, base: string, cwd?: string) => {
       const result = await runCli(['inspect', '--json', '--shard', '2/3', input], cwd ? { cwd } : {});
       expect(result.exitCode).toBe(0);
-      return jsonLines(result.stdout).map((record) => relative(base, join(cwd ?? '', record.session)));
+      return sessionRecords(result.stdout).map((record) => relative(base, join(cwd ?? '', record.session)));
     };
     const here = await picked(dir, dir);
     expect(here.length).toBeGreaterThan(0);

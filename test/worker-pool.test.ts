@@ -5,7 +5,7 @@
 import { cp, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURES, jsonLines, runCli, scratchCopy } from './helpers/cli.js';
+import { FIXTURES, jsonLines, runCli, scratchCopy, sessionRecords } from './helpers/cli.js';
 
 let dir = '';
 let cleanup = async () => {};
@@ -44,7 +44,7 @@ describe('--jobs', () => {
       expect(withoutClock(two.stdout)).toBe(withoutClock(one.stdout));
       expect(two.stderr).toBe(one.stderr);
       if (command.includes('--json')) {
-        const records = jsonLines(one.stdout);
+        const records = sessionRecords(one.stdout);
         expect(records.map((record) => record.session)).toEqual([0, 2, 4, 6, 8, 1, 3, 5, 7].map((i) => `${dir}/p${i % 2}/s${i}.jsonl`));
         expect(records[2]!.status).toBe('failed');
         expect(records[2]!.error).toBe(`${dir}/p0/s4.jsonl:2: invalid JSON: Unexpected token 'o', "not json" is not valid JSON`);

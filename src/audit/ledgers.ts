@@ -44,6 +44,13 @@ export interface BilledCall {
   readonly cause: SpendCause | null;
   /** True for a context call whose usage the file does not report (its tokens are estimates). */
   readonly estimated: boolean;
+  /** When the call was made, as the file says (its message's, or the off-context call's); null if it does not. */
+  readonly timestamp: string | null;
+}
+
+/** Is the call in the spend ledger: billed off the context, or a context call with reported usage? */
+export function isSpend(call: BilledCall): boolean {
+  return call.cause !== null || !call.estimated;
 }
 
 /**
@@ -59,8 +66,16 @@ export function billedCalls(session: Session, calls: readonly ProviderCall[], mo
       index: call.index,
       cause: null,
       estimated: call.estimated,
+      timestamp: session.messages[call.index]?.timestamp ?? null,
     })),
-    ...session.offContext.map((call) => ({ tokens: usageTokens(call.usage), model: named(call.model), index: null, cause: call.cause, estimated: false })),
+    ...session.offContext.map((call) => ({
+      tokens: usageTokens(call.usage),
+      model: named(call.model),
+      index: null,
+      cause: call.cause,
+      estimated: false,
+      timestamp: call.timestamp ?? null,
+    })),
   ];
 }
 
@@ -89,6 +104,10 @@ export interface Ledger {
   readonly cost: CostSplit | null;
   /** Models whose calls could not be priced (null: calls that name no model). */
   readonly unpriced: readonly (string | null)[];
+  /** The cost of the calls that have a price: `cost`, when every call has one. */
+  readonly pricedCost: CostSplit;
+  /** Calls with tokens whose model has no price: in the token counts, not in `pricedCost`. */
+  readonly unpricedRequests: number;
 }
 
 export interface LedgerPart {
@@ -105,7 +124,8 @@ export interface Ledgers {
   readonly notInSpend: readonly LedgerPart[];
 }
 
-class LedgerSum {
+/** Adds calls, or whole ledgers (a roll-up over sessions), into one ledger. */
+export class LedgerSum {
   private requests = 0;
   private inputTokens = 0;
   private cacheReadTokens = 0;
@@ -113,6 +133,8 @@ class LedgerSum {
   private cacheWrite1hTokens = 0;
   private outputTokens = 0;
   private cost: CostSplit | null = ZERO_COST;
+  private pricedCost: CostSplit = ZERO_COST;
+  private unpricedRequests = 0;
   private readonly unpriced = new Set<string | null>();
 
   add(call: BilledCall, cost: CostSplit | null): void {
@@ -123,13 +145,30 @@ class LedgerSum {
     this.cacheWriteTokens += tokens.cacheWrite;
     this.cacheWrite1hTokens += Math.min(tokens.cacheWrite1h ?? 0, tokens.cacheWrite);
     this.outputTokens += tokens.output;
-    if (cost === null) this.unpriced.add(call.model);
+    if (cost === null) {
+      this.unpriced.add(call.model);
+      this.unpricedRequests++;
+    } else this.pricedCost = addCost(this.pricedCost, cost);
     this.cost = cost && this.cost && addCost(this.cost, cost);
   }
 
+  /** A whole ledger, as if its calls were added one by one. */
+  addLedger(ledger: Ledger): void {
+    this.requests += ledger.requests;
+    this.inputTokens += ledger.inputTokens;
+    this.cacheReadTokens += ledger.cacheReadTokens;
+    this.cacheWriteTokens += ledger.cacheWriteTokens;
+    this.cacheWrite1hTokens += ledger.cacheWrite1hTokens;
+    this.outputTokens += ledger.outputTokens;
+    this.cost = ledger.cost && this.cost && addCost(this.cost, ledger.cost);
+    this.pricedCost = addCost(this.pricedCost, ledger.pricedCost);
+    this.unpricedRequests += ledger.unpricedRequests;
+    for (const model of ledger.unpriced) this.unpriced.add(model);
+  }
+
   ledger(): Ledger {
-    const { requests, inputTokens, cacheReadTokens, cacheWriteTokens, cacheWrite1hTokens, outputTokens, cost } = this;
-    return { requests, inputTokens, cacheReadTokens, cacheWriteTokens, cacheWrite1hTokens, outputTokens, cost, unpriced: [...this.unpriced] };
+    const { requests, inputTokens, cacheReadTokens, cacheWriteTokens, cacheWrite1hTokens, outputTokens, cost, pricedCost, unpricedRequests } = this;
+    return { requests, inputTokens, cacheReadTokens, cacheWriteTokens, cacheWrite1hTokens, outputTokens, cost, unpriced: [...this.unpriced], pricedCost, unpricedRequests };
   }
 }
 
@@ -147,8 +186,8 @@ export function buildLedgers(calls: readonly BilledCall[], costs: readonly (Cost
       return;
     }
     context.add(call, cost);
-    if (call.estimated) part('estimated').add(call, cost);
-    else spend.add(call, cost);
+    if (isSpend(call)) spend.add(call, cost);
+    else part('estimated').add(call, cost);
   });
   const listed = (keep: (cause: LedgerDifference) => boolean) =>
     (Object.keys(DIFFERENCE_LABELS) as LedgerDifference[]).flatMap((cause) => {

@@ -10,6 +10,7 @@
 import pLimit from 'p-limit';
 import { describeError, stopsBatch } from '../errors.js';
 import { interruption, stopRun } from './interrupt.js';
+import { logMessage } from './log.js';
 
 export type Outcome<T> = { readonly path: string; readonly ok: true; readonly value: T } | { readonly path: string; readonly ok: false; readonly error: string };
 
@@ -67,9 +68,9 @@ export async function runBatch<T>(
 function reportInterruption(done: number, total: number, signal: AbortSignal): void {
   const sessions = `${done} of ${total} session${total === 1 ? '' : 's'} done`;
   if (signal.reason instanceof Error) {
-    process.stderr.write(`compactor: error: ${describeError(signal.reason)}: batch stopped, ${sessions}, ${total - done} not run; fix it and run the same command again\n`);
+    logMessage('error', `${describeError(signal.reason)}: batch stopped, ${sessions}, ${total - done} not run; fix it and run the same command again`);
     return;
   }
   const by = typeof signal.reason === 'string' ? ` by ${signal.reason}` : '';
-  process.stderr.write(`compactor: interrupted${by}: ${sessions}, ${total - done} not done; run the same command again to resume\n`);
+  logMessage('info', `interrupted${by}: ${sessions}, ${total - done} not done; run the same command again to resume`);
 }

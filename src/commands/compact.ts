@@ -36,6 +36,8 @@ import { jobsFromArgs, policyFor, refusalReason, runSettings, strategyOptionsFro
 import type { CompactionPolicy } from '../compaction/policy.js';
 import type { ContextWindow } from '../pricing/window.js';
 import { sessionWindow } from '../pricing/window.js';
+import type { LogEvent, LogFields, LogFormat } from './log.js';
+import { configureLog, LOG_FORMATS, logEvent, logMessage, writeEvent } from './log.js';
 import { locatedError } from './output.js';
 import type { ReadTaskOptions } from './sessions.js';
 import { runSessionCommand } from './session-command.js';
@@ -52,6 +54,7 @@ import { resolveSummarizer } from '../llm/settings.js';
 export type CompactStatus = 'compacted' | 'skipped' | 'up-to-date' | 'no-gain' | 'would-thrash' | 'locked' | 'failed';
 
 export interface CompactArgs extends CommonArgs, PolicyArgs, SummarizerArgs {
+  'log-format': LogFormat;
   strategy?: StrategyName;
   'allow-no-gain': boolean;
   'dry-run': boolean;
@@ -64,6 +67,8 @@ export interface CompactResult {
   readonly line: string;
   /** Warnings a worker collected, printed with the result (in this thread they go out at once). */
   readonly warnings?: readonly Diagnostic[];
+  /** Log events a worker collected, likewise. */
+  readonly events?: readonly LogEvent[];
 }
 
 /** What one session's compaction needs besides its path. */
@@ -79,6 +84,8 @@ interface CompactContext {
   readonly onError: string;
   readonly signal: AbortSignal;
   readonly warn: (warning: Diagnostic) => void;
+  /** The compaction events (log.ts): written at once in this thread, collected in a worker. */
+  readonly log: (event: string, fields: LogFields) => void;
   /** Sessions whose summarizer failed but which --on-error skip/truncate kept out of the failures. */
   readonly summarizerFailures: { path: string; error: string }[];
   /** Writes (or stages) the sidecar; returns its path. */
@@ -91,8 +98,11 @@ interface CompactContext {
  * compaction reads text, slim ones elsewhere (compact-read.ts). A dry run only plans: it stops
  * after the lean read, so its memory follows the number of messages, not the size of the file.
  * The view the new sidecar defines is checked against the provider's rules before it is written.
+ * A compaction that runs is logged: `compaction_start` as the strategy starts, `compaction_end`
+ * once the sidecar is written (or the session skipped or failed), with the session's duration.
  */
 async function compactOne(path: string, ctx: CompactContext): Promise<CompactResult> {
+  const started = performance.now();
   const { strategy } = ctx;
   const options = { format: ctx.format, strict: ctx.strict, dryRun: ctx.dryRun, ...(ctx.count ? { count: ctx.count } : {}) };
   // The window is known once the session is read; the record says where it came from.
@@ -128,26 +138,51 @@ async function compactOne(path: string, ctx: CompactContext): Promise<CompactRes
       line: `would compact ${path}: ${plan.cut.index - plan.start} messages, keep from ${firstKept}`,
     };
   }
+  const span = { session: path, messages_to_summarize: plan.cut.index - plan.start, cut_index: plan.cut.index, tokens_before: plan.contextTokens };
+  ctx.log('compaction_start', { ...span, strategy: strategy.name, total_messages: subject.messages.length, has_previous: subject.previous !== null });
+  const ended = (fields: LogFields) => ctx.log('compaction_end', { ...span, ...fields, duration_ms: Math.round(performance.now() - started) });
   const run = { signal: ctx.signal, redact: ctx.redact, ...(ctx.count ? { count: ctx.count } : {}) };
   let outcome: GuardedCompaction;
+  let state: CompactionState;
+  let written: string;
   try {
-    outcome = await runGuardedCompaction(subject, plan, strategy, policy, run);
-  } catch (error) {
-    // An interrupted session is abandoned, never replaced by a fallback summary; a rejected key
-    // stops the batch (runBatch) rather than giving every session a fallback.
-    if (ctx.signal.aborted || !(error instanceof SummarizerError) || error.stopsBatch || ctx.onError === 'fail') throw error;
-    ctx.summarizerFailures.push({ path, error: describeError(error) });
-    if (ctx.onError === 'skip') {
-      const reason = `summarizer failed: ${describeError(error)}`;
-      return { status: 'skipped', record: { ...base, status: 'skipped', reason }, line: `skipped    ${path} (${reason})` };
+    try {
+      outcome = await runGuardedCompaction(subject, plan, strategy, policy, run);
+    } catch (error) {
+      // An interrupted session is abandoned, never replaced by a fallback summary; a rejected key
+      // stops the batch (runBatch) rather than giving every session a fallback.
+      if (ctx.signal.aborted || !(error instanceof SummarizerError) || error.stopsBatch || ctx.onError === 'fail') throw error;
+      ctx.summarizerFailures.push({ path, error: describeError(error) });
+      if (ctx.onError === 'skip') {
+        const reason = `summarizer failed: ${describeError(error)}`;
+        ended({ status: 'skipped', reason });
+        return { status: 'skipped', record: { ...base, status: 'skipped', reason }, line: `skipped    ${path} (${reason})` };
+      }
+      outcome = await runGuardedCompaction(subject, plan, truncateFallback(describeError(error)), policy, run);
     }
-    outcome = await runGuardedCompaction(subject, plan, truncateFallback(describeError(error)), policy, run);
+    if (outcome.kind !== 'compacted') {
+      ended({ status: outcome.kind, tokens_after: outcome.tokensAfter });
+      return refusedResult(path, base, outcome, policy);
+    }
+    state = outcome.state;
+    // The view this sidecar defines must be one the provider accepts; if not, nothing is written.
+    assertViewRules(subjectView(subject, state), 'the compacted view');
+    written = await ctx.save(path, state);
+  } catch (error) {
+    ended({ status: 'failed', error: describeError(error) });
+    throw error;
   }
-  if (outcome.kind !== 'compacted') return refusedResult(path, base, outcome, policy);
-  const { state } = outcome;
-  // The view this sidecar defines must be one the provider accepts; if not, nothing is written.
-  assertViewRules(subjectView(subject, state), 'the compacted view');
-  const written = await ctx.save(path, state);
+  ended({
+    status: 'compacted',
+    strategy: state.strategy,
+    fallback: state.fallback,
+    first_kept_message_id: state.first_kept_message_id,
+    tokens_after: state.tokens_after,
+    // In UTF-8 bytes, both summaries of a split turn together.
+    summary_len: Buffer.byteLength(state.summary) + Buffer.byteLength(state.turn_prefix_summary ?? ''),
+    summary_tokens: state.summary_tokens,
+    sidecar: written,
+  });
   return {
     status: 'compacted',
     record: {
@@ -239,6 +274,7 @@ export const compactBatchTask = sessionTask(
       let lock: SidecarLock | null = null;
       let staged: StagedSidecar | null = null;
       const warnings: Diagnostic[] = [];
+      const events: LogEvent[] = [];
       try {
         if (!options.dryRun) {
           const attempt = locks.take(path);
@@ -256,12 +292,13 @@ export const compactBatchTask = sessionTask(
           onError: 'fail',
           signal: new AbortController().signal,
           warn: (warning) => warnings.push(warning),
+          log: (event, fields) => events.push({ time: new Date().toISOString(), event, fields }),
           summarizerFailures: [],
           save: async (session, state) => (staged = stageSidecar(session, state)).path,
         });
         if (staged) toCommit.push({ index: results.length, staged, lock });
         else lock?.release();
-        results.push({ ok: true, value: { ...result, warnings } });
+        results.push({ ok: true, value: { ...result, warnings, events } });
       } catch (error) {
         lock?.release();
         results.push({ ok: false, error: describeError(error) });
@@ -300,7 +337,7 @@ export async function prepareCompaction(args: CompactArgs): Promise<PreparedComp
   const summarizer = await resolveSummarizer(settings.sources);
   const strategyName = settings.strategy ?? (summarizer.configured ? 'summarize' : 'truncate');
   if (!settings.strategy && !summarizer.configured) {
-    process.stderr.write('compactor: no summarizer configured (--model / --base-url, COMPACTOR_MODEL or the config file); using --strategy truncate\n');
+    logMessage('info', 'no summarizer configured (--model / --base-url, COMPACTOR_MODEL or the config file); using --strategy truncate');
   }
   // One --max-summary-tokens: the summarizer's reply budget, or extract's size budget.
   const setup = { verbose: args.verbose, dryRun: args['dry-run'] };
@@ -336,6 +373,7 @@ export async function prepareCompaction(args: CompactArgs): Promise<PreparedComp
         onError,
         signal: interruption.signal,
         warn,
+        log: logEvent,
         summarizerFailures,
         save: saveSidecar,
       };
@@ -360,10 +398,16 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
     withSummarizer(withAllowNoGain(withPolicy(withInputs(yargs))))
       .option('strategy', { describe: 'summarize (default if configured), truncate, extract or prune', choices: STRATEGY_NAMES })
       .option('dry-run', { describe: 'decide and report, write nothing', type: 'boolean', default: false })
-      .option('redact', { describe: 'mask secrets in what is summarized and stored (default: on for remote endpoints)', type: 'boolean' }) as never,
+      .option('redact', { describe: 'mask secrets in what is summarized and stored (default: on for remote endpoints)', type: 'boolean' })
+      .option('log-format', {
+        describe: 'stderr: text (compactor: lines; compaction events with --verbose) or json (one JSON event a line, compaction events always)',
+        choices: LOG_FORMATS,
+        default: 'text' as LogFormat,
+      }) as never,
   handler: async (args) => {
-    const prepared = await prepareCompaction(args);
-    const { strategyName, strategy, compactInThisThread, options, concurrency, onError, summarizerFailures } = prepared;
+    configureLog(args['log-format'], args.verbose);
+    const { strategyName, strategy, compactInThisThread, options, concurrency, onError, summarizerFailures } = await prepareCompaction(args);
+
     await runSessionCommand<CompactResult>(args, { progress: true }, (output) => {
       const inThisThread = (path: string) => compactInThisThread(path, (warning) => output.warn(warning));
       return {
@@ -376,7 +420,10 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
                 ...(args['dry-run'] ? {} : { guard: guardLocksOnExit }),
               })
             : runBatch(paths, inThisThread, emit, concurrency),
-        print: (_path, result) => output.record(result.record, () => result.line),
+        print: (_path, result) => {
+          result.events?.forEach(writeEvent);
+          output.record(result.record, () => result.line);
+        },
         finish: (outcomes) => {
           if (!output.json) {
             const counts: Record<CompactStatus, number> = { compacted: 0, skipped: 0, 'up-to-date': 0, 'no-gain': 0, 'would-thrash': 0, locked: 0, failed: 0 };
@@ -417,15 +464,13 @@ function reportFailureSummary(
   strategy: CompactionStrategy,
 ): void {
   const failed = outcomes.filter((outcome) => !outcome.ok);
-  const lines: string[] = [];
   if (failed.length > 0) {
-    lines.push(`error: ${failed.length} of ${outcomes.length} session${outcomes.length === 1 ? '' : 's'} failed:`);
-    for (const outcome of failed) lines.push(`error: ${locatedError(outcome.path, outcome.error ?? '')}`);
+    logMessage('error', `${failed.length} of ${outcomes.length} session${outcomes.length === 1 ? '' : 's'} failed:`);
+    for (const outcome of failed) logMessage('error', locatedError(outcome.path, outcome.error ?? ''), { session: outcome.path });
   }
   if (absorbed.length > 0) {
     const what = onError === 'skip' ? 'left without a new sidecar' : 'given a truncate sidecar (fallback)';
-    lines.push(`warning: the ${strategy.name} strategy failed for ${absorbed.length} session${absorbed.length === 1 ? '' : 's'}, ${what} (--on-error ${onError}):`);
-    for (const failure of absorbed) lines.push(`warning: ${locatedError(failure.path, failure.error)}`);
+    logMessage('warning', `the ${strategy.name} strategy failed for ${absorbed.length} session${absorbed.length === 1 ? '' : 's'}, ${what} (--on-error ${onError}):`);
+    for (const failure of absorbed) logMessage('warning', locatedError(failure.path, failure.error), { session: failure.path });
   }
-  if (lines.length > 0) process.stderr.write(`compactor: ${lines.join('\ncompactor: ')}\n`);
 }

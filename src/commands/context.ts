@@ -6,12 +6,11 @@
  */
 import type { CommandModule } from 'yargs';
 import { ExitCode } from '../errors.js';
-import type { Diagnostic } from '../session/model.js';
 import { loadCompactedView } from '../fork/index.js';
 import type { RequestApi } from '../session/request-body.js';
 import { DEFAULT_MAX_TOKENS, REQUEST_APIS, requestBody } from '../session/request-body.js';
 import { STRICT_OPTION } from './options.js';
-import { formatDiagnostic } from './output.js';
+import { logWarning } from './log.js';
 import { toCanonicalRecord } from '../formats/canonical.js';
 import { FORMAT_NAMES } from '../formats/index.js';
 import { jsonLinesWriter } from '../report/json-lines.js';
@@ -39,8 +38,7 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
       .option('model', { describe: 'with --as: the model the body names (default: the session\'s)', type: 'string' })
       .option('max-tokens', { describe: 'with --as anthropic: max_tokens', type: 'number', default: DEFAULT_MAX_TOKENS }) as never,
   handler: async (args) => {
-    const warn = (warning: Diagnostic) => process.stderr.write(`compactor: warning: ${formatDiagnostic(warning)}\n`);
-    const { loaded, view } = await loadCompactedView(args.session, { format: args.format, strict: args.strict, redact: args.redact, warn });
+    const { loaded, view } = await loadCompactedView(args.session, { format: args.format, strict: args.strict, redact: args.redact, warn: logWarning });
     const writer = jsonLinesWriter();
     if (args.as) {
       const model = args.model ?? loaded.session.model ?? 'unknown';

@@ -17,6 +17,8 @@ import { prepareCompaction } from './compact.js';
 import { withAllowNoGain, withInputs, withPolicy } from './options.js';
 import { runSessionCommand } from './session-command.js';
 import { withSummarizer } from './summarizer.js';
+import type { LogFormat } from './log.js';
+import { configureLog, LOG_FORMATS } from './log.js';
 
 interface ForkArgs extends CompactArgs {
   out?: string;
@@ -35,8 +37,10 @@ export const forkCommand: CommandModule<object, ForkArgs> = {
     withSummarizer(withAllowNoGain(withPolicy(withInputs(yargs))))
       .option('strategy', { describe: 'summarize (default if configured), truncate or extract', choices: STRATEGY_NAMES })
       .option('out', { describe: 'write the forks here instead of where the agent looks for them', type: 'string' })
-      .option('redact', { describe: 'mask secrets in what is summarized and stored (default: on for remote endpoints)', type: 'boolean' }) as never,
+      .option('redact', { describe: 'mask secrets in what is summarized and stored (default: on for remote endpoints)', type: 'boolean' })
+      .option('log-format', { describe: 'stderr: text or json (one JSON event a line)', choices: LOG_FORMATS, default: 'text' as LogFormat }) as never,
   handler: async (args) => {
+    configureLog(args['log-format'], args.verbose);
     const { compactInThisThread, concurrency } = await prepareCompaction({ ...args, 'dry-run': false });
     await runSessionCommand<ForkOutcome>(args, { progress: true }, (output) => ({
       run: (paths, emit) =>

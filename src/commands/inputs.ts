@@ -24,6 +24,7 @@ import { namedSubagentParent, sniffWalkedFile } from '../formats/index.js';
 import { isSidecarPath } from '../sidecar/store.js';
 import type { Shard } from './shard.js';
 import { selectShard } from './shard.js';
+import { logMessage } from './log.js';
 
 const SESSION_GLOBS = ['**/*.jsonl', '**/chats/session-*.json'];
 /** Claude Code keeps large tool outputs under `<session>/tool-results/`: never sessions. */
@@ -78,7 +79,7 @@ async function walk(pattern: string | readonly string[], cwd?: string): Promise<
 }
 
 function warn(message: string): void {
-  process.stderr.write(`compactor: warning: ${message}\n`);
+  logMessage('warning', message);
 }
 
 /** A Claude Code subagent transcript met among the inputs, and the session file it belongs to. */

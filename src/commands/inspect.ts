@@ -24,6 +24,9 @@ import type { RecordedCompactionEffect } from '../audit/recorded.js';
 import { recordedCompactionEffects } from '../audit/recorded.js';
 import { describeRecordedCompaction, recordedCompactionJson } from '../report/recorded-compactions.js';
 import { renderTable } from '../report/table.js';
+import { rollupJson, renderRollup, ROLLUP_ROWS } from '../report/rollup.js';
+import type { SessionSpend } from '../audit/rollup.js';
+import { rollUp, sessionSpend } from '../audit/rollup.js';
 import type { Diagnostic, Session } from '../session/model.js';
 import { providerCalls } from '../tokens/provider-calls.js';
 import type { GateLimits } from '../audit/gates.js';
@@ -50,6 +53,7 @@ const GATE_LEDGERS: readonly GateLedger[] = ['spend', 'context'];
 interface InspectArgs extends CommonArgs, PolicyArgs, PricingArgs, GateArgs {
   chart: boolean;
   top: number;
+  all: boolean;
   'gate-ledger': GateLedger;
 }
 
@@ -206,6 +210,8 @@ interface InspectResult {
   readonly human: string | null;
   readonly breaches: readonly Breach[];
   readonly warnings: readonly (Diagnostic | string)[];
+  /** The session's spend by day and model, for the roll-up over several sessions. */
+  readonly spend: SessionSpend;
 }
 
 /**
@@ -259,6 +265,7 @@ export const inspectSessionTask = sessionTask(import.meta.url, 'inspectSessionTa
     human: options.json ? null : humanReport(path, inspection, options),
     breaches,
     warnings: inspection.warnings,
+    spend: sessionSpend(loaded.session, billed, costs),
   };
 });
 
@@ -269,6 +276,7 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
     withGates(withPricing(withPolicy(withInputs(yargs))))
       .option('chart', { describe: 'draw the baseline per turn as a text chart', type: 'boolean', default: false })
       .option('top', { describe: 'rows in the largest-output and repeated-read tables', type: 'number', default: 5 })
+      .option('all', { describe: `every row of the roll-up over several sessions (default: the first ${ROLLUP_ROWS} of each table)`, type: 'boolean', default: false })
       .option('gate-ledger', {
         describe: 'the ledger --max-input-tokens and --max-cost read: spend (every billed call) or context (the live conversation)',
         choices: GATE_LEDGERS,
@@ -299,6 +307,13 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
         print: (path, { record, human, breaches }) => {
           output.record(record, () => human ?? '');
           for (const breach of breaches) process.stderr.write(`${breachLine(path, breach)}\n`);
+        },
+        // Over several sessions, what they spent together: per project, day and model.
+        finish: (outcomes) => {
+          const spends = outcomes.flatMap((outcome) => (outcome.ok ? [outcome.value.spend] : []));
+          if (spends.length < 2) return;
+          const rollup = rollUp(spends);
+          output.record(rollupJson(rollup), () => `${renderRollup(rollup, { all: args.all })}`);
         },
         breached: (outcomes) => outcomes.some((outcome) => outcome.ok && outcome.value.breaches.length > 0),
       };

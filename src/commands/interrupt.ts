@@ -8,6 +8,7 @@
  * meet too (a rejected API key): the same stop, reported as that error, exit 1. Only the CLI
  * installs the handlers; the library never does.
  */
+import { logMessage } from './log.js';
 
 const controller = new AbortController();
 
@@ -46,11 +47,11 @@ export function installInterruptHandlers(exitCode: number): () => void {
   const handler = (signal: InterruptSignal) => {
     if (signalled === null) {
       signalled = signal;
-      process.stderr.write(`compactor: ${signal}: stopping after the sessions in progress (again to stop now)\n`);
+      logMessage('info', `${signal}: stopping after the sessions in progress (again to stop now)`);
       if (!controller.signal.aborted) controller.abort(signal);
       return;
     }
-    process.stderr.write(`compactor: ${signal} again: stopped now; finished sidecars are kept, none is half-written\n`);
+    logMessage('info', `${signal} again: stopped now; finished sidecars are kept, none is half-written`);
     process.exit(exitCode);
   };
   process.on('SIGINT', handler);

@@ -24,8 +24,6 @@ export interface LoadedSession {
   readonly tokens: readonly number[];
   /** The subject the compaction core works on (previous = a fresh sidecar). */
   readonly subject: CompactionSubject;
-  /** A sidecar that exists but no longer matches the session (it will be replaced by `compact`). */
-  readonly staleSidecar: CompactionState | null;
   readonly warnings: readonly Diagnostic[];
   /**
    * A lean read whose reader handed its messages over in session order, so a second read can
@@ -39,6 +37,12 @@ export interface LoadOptions {
   readonly count?: TextCounter;
   /** Whether to read the sidecar (commands that report the raw session do not). */
   readonly withSidecar: boolean;
+  /**
+   * A sidecar that no longer matches the session: `recompact` (default), a warning that the
+   * compaction starts from scratch; `fail`, the session's one error (`context`, which only shows
+   * the sidecar's view, has nothing to fall back on).
+   */
+  readonly staleSidecar?: 'recompact' | 'fail';
   /**
    * `full` (default): messages as read. `lean`: slim messages, for what needs no text (estimate,
    * inspect, compact's planning read; compact hashes the one prefix it stores in its second
@@ -201,14 +205,11 @@ export async function loadSession<Observer extends MessageObserver>(
   const { session, tokens, observer, inOrder } = await readWithEstimates(path, options, state, newObserver ?? null);
   const warnings: Diagnostic[] = [...session.warnings];
   let previous: CompactionSubject['previous'] = null;
-  let staleSidecar: CompactionState | null = null;
   if (state) {
     const freshness = checkFreshness(state, session.messages);
     if (freshness.kind === 'fresh') previous = { state, firstKeptIndex: freshness.firstKeptIndex };
-    else {
-      staleSidecar = state;
-      warnings.push({ file: sidecarPath(path), message: `stale sidecar (${freshness.reason}); compacting from scratch` });
-    }
+    else if (options.staleSidecar === 'fail') throw new InputError(`stale sidecar (${freshness.reason}); run compact again`, sidecarPath(path));
+    else warnings.push({ file: sidecarPath(path), message: `stale sidecar (${freshness.reason}); compacting from scratch` });
   }
   const subject: CompactionSubject = {
     sessionName: basename(path),
@@ -226,7 +227,6 @@ export async function loadSession<Observer extends MessageObserver>(
     tokens,
     observer,
     subject,
-    staleSidecar,
     warnings,
     leanInOrder: inOrder ?? false,
   };

@@ -1,10 +1,13 @@
 /**
  * Where a command's results go: NDJSON records with --json, text otherwise; warnings and
- * failures on stderr as one line each (`compactor: file:line: message`).
+ * failures on stderr as one line each (`compactor: file:line: message`, or JSON events: log.ts).
+ * Text lines go above the progress bar when one is drawn.
  */
 import type { Diagnostic } from '../session/model.js';
 import type { JsonLinesWriter } from '../report/json-lines.js';
 import { jsonLinesWriter } from '../report/json-lines.js';
+import { writeAbove } from '../report/progress.js';
+import { logMessage, logWarning } from './log.js';
 
 export interface CommandOutput {
   readonly json: boolean;
@@ -14,32 +17,25 @@ export interface CommandOutput {
   close(): Promise<void>;
 }
 
-export function formatDiagnostic(diagnostic: Diagnostic | string): string {
-  if (typeof diagnostic === 'string') return diagnostic;
-  return diagnostic.line === undefined ? `${diagnostic.file}: ${diagnostic.message}` : `${diagnostic.file}:${diagnostic.line}: ${diagnostic.message}`;
-}
-
 export function createOutput(json: boolean): CommandOutput {
   const writer: JsonLinesWriter | null = json ? jsonLinesWriter() : null;
   return {
     json,
     record(record, human) {
       if (writer) writer.write(record);
-      else if (human) process.stdout.write(`${human()}\n`);
+      else if (human) writeAbove(process.stdout, `${human()}\n`);
     },
-    warn(diagnostic) {
-      process.stderr.write(`compactor: warning: ${formatDiagnostic(diagnostic)}\n`);
-    },
+    warn: logWarning,
     close: async () => {
       await writer?.close();
     },
   };
 }
 
-/** A failed session: an NDJSON record with --json (so pipelines see it), a stderr line otherwise. */
+/** A failed session: an NDJSON record with --json (so pipelines see it), a stderr line (or log event) otherwise. */
 export function reportFailure(output: CommandOutput, path: string, error: string): void {
   if (output.json) output.record({ session: path, status: 'failed', error });
-  else process.stderr.write(`compactor: error: ${locatedError(path, error)}\n`);
+  else logMessage('error', locatedError(path, error), { session: path });
 }
 
 /** `path: message`, unless the message already starts with the path (`path:line: …`). */

@@ -1,15 +1,16 @@
 /**
  * The frame every per-session command shares (estimate, inspect, replay, compact, audit):
  * select the inputs (with --shard), open one output, run the sessions, print each one's
- * warnings and result in input order or its failure, draw the progress bar, close the output
+ * warnings and result in input order or its failure, above the progress bar, close the output
  * and set the exit code (0, 1 a session failed, 3 a CI gate failed). A command supplies only
  * how its sessions run and how one result prints.
  */
-import { createProgress, shouldShowProgress } from '../report/progress.js';
+import { createProgress, printAbove, shouldShowProgress } from '../report/progress.js';
 import type { Diagnostic } from '../session/model.js';
 import type { Outcome } from './batch.js';
 import { exitCodeFor } from './gates.js';
 import { selectInputs } from './inputs.js';
+import { logFormat } from './log.js';
 import type { CommonArgs } from './options.js';
 import type { CommandOutput } from './output.js';
 import { createOutput, reportFailure } from './output.js';
@@ -46,15 +47,24 @@ export async function runSessionCommand<Result extends SessionResult>(
 ): Promise<void> {
   const paths = await selectInputs(args.inputs, parseShard(args.shard));
   const output = createOutput(args.json);
-  const progress = createProgress(paths.length, options.progress && shouldShowProgress(args.json));
+  // JSON logs on stderr are for a program to read: no bar among them.
+  const progress = createProgress(paths.length, options.progress && shouldShowProgress(args.json || logFormat() === 'json'));
   const { run, print, finish, breached } = command(output);
-  const outcomes = await run(paths, (outcome) => {
-    progress.tick(outcome.path);
-    if (!outcome.ok) return reportFailure(output, outcome.path, outcome.error);
-    outcome.value.warnings?.forEach((warning) => output.warn(warning));
-    print(outcome.path, outcome.value);
-  });
-  progress.stop();
+  let outcomes: Outcome<Result>[];
+  try {
+    outcomes = await run(paths, (outcome) => {
+      progress.tick(outcome.path);
+      // A session's lines go above the bar, which is drawn again below them with the new count.
+      printAbove(() => {
+        if (!outcome.ok) return reportFailure(output, outcome.path, outcome.error);
+        outcome.value.warnings?.forEach((warning) => output.warn(warning));
+        print(outcome.path, outcome.value);
+      });
+    });
+  } finally {
+    // Also when the run throws: the bar's timer would keep the process alive.
+    progress.stop();
+  }
   await finish?.(outcomes);
   await output.close();
   process.exitCode = exitCodeFor(

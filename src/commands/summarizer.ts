@@ -16,6 +16,7 @@ import type { SummarizeOptions } from '../strategies/summarize.js';
 import type { StrategyName } from '../strategies/index.js';
 import { createStrategy } from '../strategies/index.js';
 import type { CompactionStrategy } from '../strategies/strategy.js';
+import { logSummarizer } from './log.js';
 import { strategyOptionsFromArgs } from './options.js';
 import { simulatedClient } from '../llm/simulated.js';
 import { DEFAULT_SUMMARIZER_CONTEXT } from '../llm/models.js';
@@ -52,7 +53,7 @@ export function withSummarizer<T>(yargs: Argv<T>, modelFlag: SummarizerModelFlag
     (built, key: SettingsKey) => built.option(key === 'model' ? modelFlag : flagName(key), flagOption(key)),
     yargs,
   );
-  return declared.option('verbose', { describe: 'log summarizer requests (no headers, no key)', type: 'boolean', default: false });
+  return declared.option('verbose', { describe: 'log summarizer requests (no headers, no key), and compact\'s compaction events', type: 'boolean', default: false });
 }
 
 /** How summarizeOptions builds the client. */
@@ -73,7 +74,7 @@ export function summarizeOptions(settings: SummarizerSettings, setup: ClientSetu
   const client = createChatClient(settings, {
     apiKey: setup.dryRun ? null : readApiKey(settings, env),
     verbose: setup.verbose,
-    log: (line) => process.stderr.write(`compactor: llm: ${line}\n`),
+    log: logSummarizer,
   });
   return {
     client,

@@ -19,7 +19,6 @@ import type { Diagnostic, Message } from '../session/model.js';
 import type { RequestApi } from '../session/request-body.js';
 import { requestBody } from '../session/request-body.js';
 import { assertViewRules } from '../session/view-rules.js';
-import { sidecarPath } from '../sidecar/store.js';
 import { claudeCodeFork } from './claude-code.js';
 import { codexFork } from './codex.js';
 import { piFork } from './pi.js';
@@ -61,9 +60,8 @@ export interface CompactedView {
 
 /** A session, its live sidecar and the view they define: what `context` prints. */
 export async function loadCompactedView(path: string, options: ViewOptions = {}): Promise<CompactedView> {
-  const loaded = await loadSession(path, { format: options.format ?? 'auto', withSidecar: true, strict: options.strict ?? false });
+  const loaded = await loadSession(path, { format: options.format ?? 'auto', withSidecar: true, staleSidecar: 'fail', strict: options.strict ?? false });
   loaded.warnings.forEach((warning) => options.warn?.(warning));
-  if (loaded.staleSidecar) throw new InputError('the sidecar no longer matches the session; run compact again', sidecarPath(path));
   // The agent's own last compaction already cut the session: its window is where the view starts.
   const state = livePrevious(loaded.subject)?.state ?? null;
   const view = subjectView(loaded.subject, state);

@@ -91,6 +91,8 @@ class RolloutBuilder {
   model: string | undefined;
   /** The latest `model_context_window` of the main thread. */
   contextWindow: number | undefined;
+  /** The first `session_meta`'s working directory. */
+  cwd: string | undefined;
   /** Messages before this index went through `keep` (final: only the last closed call may still get usage). */
   private settled = 0;
 
@@ -367,7 +369,8 @@ export async function readCodex(file: string, options?: ReadOptions): Promise<Se
     const parsed = parseLine(lineSchema, value, file, line);
     const { type, payload } = parsed;
     const timestamp = typeof parsed['timestamp'] === 'string' ? parsed['timestamp'] : undefined;
-    if (type === 'turn_context') {
+    if (type === 'session_meta') builder.cwd ??= typeof payload['cwd'] === 'string' && payload['cwd'] !== '' ? payload['cwd'] : undefined;
+    else if (type === 'turn_context') {
       builder.setModel(payload['model']);
       builder.setWindow(payload['model_context_window']);
     } else if (type === 'response_item') {
@@ -388,6 +391,7 @@ export async function readCodex(file: string, options?: ReadOptions): Promise<Se
     warnings: [...readWarnings, ...builder.warnings],
     ...(model ? { model } : {}),
     ...(builder.contextWindow ? { contextWindow: builder.contextWindow } : {}),
+    ...(builder.cwd ? { project: builder.cwd } : {}),
     ...(builder.abortedTurns.length > 0 ? { abortedTurns: builder.abortedTurns } : {}),
   };
 }

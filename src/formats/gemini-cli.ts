@@ -132,6 +132,7 @@ export async function readGeminiCli(file: string, options?: ReadOptions): Promis
     for (const each of messagesOf(message, line)) messages.push(keep(each));
   }
   const model = lastModel(messages);
+  const project = document.members['projectHash'];
   return {
     path: file,
     format: 'gemini-cli',
@@ -140,6 +141,7 @@ export async function readGeminiCli(file: string, options?: ReadOptions): Promis
     offContext: [],
     warnings,
     ...(model ? { model } : {}),
+    ...(typeof project === 'string' && project !== '' ? { project } : {}),
   };
 }
 

@@ -229,6 +229,7 @@ export async function readPi(file: string, options?: ReadOptions): Promise<Sessi
   const unique = withUniqueIds(messages);
   const headerModel = typeof header?.['modelId'] === 'string' ? header['modelId'] : undefined;
   const model = lastModel(unique, headerModel);
+  const cwd = typeof header?.['cwd'] === 'string' && header['cwd'] !== '' ? header['cwd'] : undefined;
   return {
     path: file,
     format: 'pi',
@@ -237,6 +238,7 @@ export async function readPi(file: string, options?: ReadOptions): Promise<Sessi
     offContext: [],
     warnings,
     ...(model ? { model } : {}),
+    ...(cwd ? { project: cwd } : {}),
   };
 }
 

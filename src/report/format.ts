@@ -9,6 +9,14 @@ export function formatTokens(value: number): string {
   return integer.format(value);
 }
 
+/** `12.3k`, `4.3M`, `456M`: token counts short enough for six columns in 80 (exact below 10,000). */
+export function formatTokensShort(value: number): string {
+  if (value < 10_000) return formatTokens(value);
+  const [divisor, unit] = value < 999_500 ? [1e3, 'k'] : value < 999_500_000 ? [1e6, 'M'] : [1e9, 'B'];
+  const scaled = value / divisor;
+  return `${scaled.toFixed(scaled < 99.95 ? 1 : 0)}${unit}`;
+}
+
 export function formatPercent(fraction: number): string {
   return `${(fraction * 100).toFixed(1)}%`;
 }

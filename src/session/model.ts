@@ -162,6 +162,12 @@ export interface Session {
   readonly offContext: readonly OffContextCall[];
   /** The context window the agent ran the session with, when the file records it (Codex). */
   readonly contextWindow?: number;
+  /**
+   * The project the session belongs to, when the file names one: Codex's and pi's working
+   * directory (`cwd`), Gemini CLI's `projectHash`. Absent otherwise (a Claude Code session's
+   * project is the directory it is stored in).
+   */
+  readonly project?: string;
   /** Turns the agent recorded as stopped before they finished, in file order (Codex); absent: none recorded. */
   readonly abortedTurns?: readonly AbortedTurn[];
   /** Recoverable oddities met while reading (skipped lines, orphan results…). */

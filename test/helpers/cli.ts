@@ -36,6 +36,11 @@ export function jsonLines(stdout: string): Record<string, any>[] {
     .map((line) => JSON.parse(line) as Record<string, any>);
 }
 
+/** The per-session records of NDJSON stdout: without the roll-up `inspect` ends with over several sessions. */
+export function sessionRecords(stdout: string): Record<string, any>[] {
+  return jsonLines(stdout).filter((record) => !('rollup' in record));
+}
+
 /** A scratch directory with copies of the named fixtures; removed by the returned cleanup. */
 export async function scratchCopy(...fixtureNames: string[]): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'compactor-test-'));
