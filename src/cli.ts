@@ -9,6 +9,7 @@ import { auditCommand } from './commands/audit.js';
 import { compactCommand } from './commands/compact.js';
 import { contextCommand } from './commands/context.js';
 import { estimateCommand } from './commands/estimate.js';
+import { forkCommand } from './commands/fork.js';
 import { inspectCommand } from './commands/inspect.js';
 import { replayCommand } from './commands/replay.js';
 import { installInterruptHandlers, interruption } from './pipeline/interrupt.js';
@@ -56,10 +57,11 @@ export async function main(argv: readonly string[] = hideBin(process.argv)): Pro
     .command(compactCommand)
     .command(replayCommand)
     .command(contextCommand)
+    .command(forkCommand)
     .command(auditCommand)
     // bash or zsh by $SHELL; the script asks `compactor --get-yargs-completions …` at each <tab>.
     .completion('completion', 'Print a bash or zsh completion script (zsh when $SHELL is zsh)')
-    .demandCommand(1, 'name a command: estimate, inspect, compact, replay, context, audit or completion')
+    .demandCommand(1, 'name a command: estimate, inspect, compact, replay, context, fork, audit or completion')
     .strict()
     .wrap(Math.min(100, process.stdout.columns || 80))
     .epilogue('Exit codes: 0 ok, 1 a session failed (or a rejected API key stopped the batch), 2 bad usage, 3 a CI gate was breached, 130 interrupted.')

@@ -6,6 +6,22 @@ export { buildProviderContext, summaryMessages, SUMMARY_PREAMBLE, SUMMARY_ACKNOW
 export { viewViolations, assertViewRules, holdsNothing, ViewRuleError, type ViewRule, type ViewViolation } from './session/view-rules.js';
 export { planViewRepair, applyViewRepair, MISSING_RESULT_OUTPUT, type ViewRepair } from './session/view-repair.js';
 export { hashMessages } from './session/hash.js';
+export { requestBody, anthropicRequest, openAiChatRequest, openAiResponsesRequest, REQUEST_APIS, DEFAULT_MAX_TOKENS, type RequestApi, type RequestOptions } from './session/request-body.js';
+export {
+  forkSession,
+  planFork,
+  sessionRequestBody,
+  loadCompactedView,
+  FORK_WRITERS,
+  type ForkResult,
+  type ForkSessionOptions,
+  type RequestBodyOptions,
+  type CompactedView,
+  type ForkFile,
+  type ForkSource,
+  type ForkOptions,
+  type ForkWriter,
+} from './fork/index.js';
 export * from './tokens/estimate.js';
 export * from './tokens/provider-calls.js';
 export * from './compaction/policy.js';

@@ -54,7 +54,7 @@ import { resolveSummarizer } from '../config/summarizer.js';
  */
 export type CompactStatus = 'compacted' | 'skipped' | 'up-to-date' | 'no-gain' | 'would-thrash' | 'locked' | 'failed';
 
-interface CompactArgs extends CommonArgs, PolicyArgs, SummarizerArgs {
+export interface CompactArgs extends CommonArgs, PolicyArgs, SummarizerArgs {
   'log-format': LogFormat;
   strategy?: StrategyName;
   'allow-no-gain': boolean;
@@ -62,7 +62,7 @@ interface CompactArgs extends CommonArgs, PolicyArgs, SummarizerArgs {
   redact?: boolean;
 }
 
-interface CompactResult {
+export interface CompactResult {
   readonly status: Exclude<CompactStatus, 'failed'>;
   readonly record: Record<string, unknown>;
   readonly line: string;
@@ -76,7 +76,7 @@ interface CompactResult {
  * What one session's compaction is asked to do: plain data, built once from the flags and the
  * settings and used as it is on this thread and as a worker's payload (it crosses by structured clone).
  */
-interface CompactRequest extends ReadTaskOptions {
+export interface CompactRequest extends ReadTaskOptions {
   /** The policy settings; the window is each session's own (pricing/window.ts) unless --context-limit. */
   readonly policy: PolicySettings;
   readonly dryRun: boolean;
@@ -317,6 +317,72 @@ export const compactBatchTask = sessionTask(
   },
 );
 
+/** Compaction as `compact`'s flags set it up: shared with `fork`, which compacts each session first. */
+export interface PreparedCompaction {
+  readonly strategyName: StrategyName;
+  readonly strategy: CompactionStrategy;
+  /** What crosses to a worker (an offline strategy is named, not built). */
+  readonly request: CompactRequest;
+  readonly concurrency: number;
+  readonly onError: string;
+  /** Sessions whose summarizer failed but which --on-error skip/truncate kept out of the failures. */
+  readonly summarizerFailures: { path: string; error: string }[];
+  /** Compacts one session in this thread, holding its sidecar lock (none for a dry run or stdin). */
+  compactInThisThread(path: string, warn: (warning: Diagnostic) => void): Promise<CompactResult>;
+}
+
+export async function prepareCompaction(args: CompactArgs): Promise<PreparedCompaction> {
+  const strategyOptions = strategyOptionsFromArgs(args); // validates --max-summary-tokens for every strategy
+  // Every setting is read and checked up front, before any session is read.
+  const settings = await runSettings(args, { strategy: true, summarizerModelFlag: 'model' });
+  const policy = settings.policy;
+  const summarizer = await resolveSummarizer(settings.sources);
+  const strategyName = settings.strategy ?? (summarizer.configured ? 'summarize' : 'truncate');
+  if (!settings.strategy && !summarizer.configured) {
+    logMessage('info', 'no summarizer configured (--model / --base-url, COMPACTOR_MODEL or the config file); using --strategy truncate');
+  }
+  // One --max-summary-tokens: the summarizer's reply budget, or extract's size budget.
+  const setup = { verbose: args.verbose, dryRun: args['dry-run'] };
+  const strategy = createStrategy(strategyName, {
+    ...strategyOptions,
+    ...(summarizer.configured && strategyName === 'summarize' ? { summarizer: summarizeOptions(summarizer.settings, setup) } : {}),
+  });
+  const { concurrency, onError } = summarizer.configured ? summarizer.settings : summarizer;
+  /** Sessions whose summarizer failed but which --on-error skip/truncate kept out of the failures. */
+  const summarizerFailures: { path: string; error: string }[] = [];
+  // Redaction defaults on when the transcript goes to a remote endpoint; truncate sends nothing.
+  const endpoint = strategyName === 'summarize' && summarizer.configured ? summarizer.settings.baseUrl : null;
+  const redact = shouldRedact(args.redact, endpoint);
+  const sweepTemps = createTempSweeper();
+  const { tokenizer } = settings;
+  const count = tokenizer === 'heuristic' ? undefined : await loadTextCounter(tokenizer);
+  const request: CompactRequest = { format: args.format, tokenizer, strict: args.strict, policy, dryRun: args['dry-run'], redact, strategy: strategyName, strategyOptions };
+  /** One writer per sidecar: the session is read, planned and written while holding its lock. */
+  const compactLocked = async (path: string, work: () => Promise<CompactResult>): Promise<CompactResult> => {
+    if (args['dry-run'] || isStdin(path)) return work();
+    const attempt = lockSidecar(path);
+    if (attempt.kind === 'locked') return lockedResult(path, attempt);
+    try {
+      sweepTemps(path);
+      return await work();
+    } finally {
+      attempt.lock.release();
+    }
+  };
+  return {
+    strategyName,
+    strategy,
+    request,
+    concurrency,
+    onError,
+    summarizerFailures,
+    compactInThisThread: (path, warn) => {
+      const hooks: CompactHooks = { strategy, count, onError, signal: interruption.signal, warn, log: logEvent, summarizerFailures, save: saveSidecar };
+      return compactLocked(path, () => compactOne(path, request, hooks));
+    },
+  };
+}
+
 export const compactCommand: CommandModule<object, CompactArgs> = {
   command: 'compact [inputs..]',
   describe: 'Write a compaction sidecar beside each session',
@@ -332,59 +398,12 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
       }) as never,
   handler: async (args) => {
     configureLog(args['log-format'], args.verbose);
-    const strategyOptions = strategyOptionsFromArgs(args); // validates --max-summary-tokens for every strategy
-    // Every setting is read and checked up front, before any session is read.
-    const settings = await runSettings(args, { strategy: true, summarizerModelFlag: 'model' });
-    const policy = settings.policy;
-    const summarizer = await resolveSummarizer(settings.sources);
-    const strategyName = settings.strategy ?? (summarizer.configured ? 'summarize' : 'truncate');
-    if (!settings.strategy && !summarizer.configured) {
-      logMessage('info', 'no summarizer configured (--model / --base-url, COMPACTOR_MODEL or the config file); using --strategy truncate');
-    }
-    // One --max-summary-tokens: the summarizer's reply budget, or extract's size budget.
-    const setup = { verbose: args.verbose, dryRun: args['dry-run'] };
-    const strategy = createStrategy(strategyName, {
-      ...strategyOptions,
-      ...(summarizer.configured && strategyName === 'summarize' ? { summarizer: summarizeOptions(summarizer.settings, setup) } : {}),
-    });
-    const { concurrency, onError } = summarizer.configured ? summarizer.settings : summarizer;
-    /** Sessions whose summarizer failed but which --on-error skip/truncate kept out of the failures. */
-    const summarizerFailures: { path: string; error: string }[] = [];
-    // Redaction defaults on when the transcript goes to a remote endpoint; truncate sends nothing.
-    const endpoint = strategyName === 'summarize' && summarizer.configured ? summarizer.settings.baseUrl : null;
-    const redact = shouldRedact(args.redact, endpoint);
-    const sweepTemps = createTempSweeper();
-    const { tokenizer } = settings;
-    const count = tokenizer === 'heuristic' ? undefined : await loadTextCounter(tokenizer);
-    const request: CompactRequest = { format: args.format, tokenizer, strict: args.strict, policy, dryRun: args['dry-run'], redact, strategy: strategyName, strategyOptions };
-    /** One writer per sidecar: the session is read, planned and written while holding its lock. */
-    const compactLocked = async (path: string, work: () => Promise<CompactResult>): Promise<CompactResult> => {
-      if (args['dry-run'] || isStdin(path)) return work();
-      const attempt = lockSidecar(path);
-      if (attempt.kind === 'locked') return lockedResult(path, attempt);
-      try {
-        sweepTemps(path);
-        return await work();
-      } finally {
-        attempt.lock.release();
-      }
-    };
-
+    const { strategyName, strategy, request, compactInThisThread, concurrency, onError, summarizerFailures } = await prepareCompaction(args);
     if (!args['dry-run'] && args.inputs.some(isStdin)) {
       logMessage('info', '-: a session read from stdin gets no sidecar (there is no file to put one beside); it is planned as with --dry-run');
     }
     await runSessionCommand<CompactResult>(args, { progress: true }, (output) => {
-      const hooks: CompactHooks = {
-        strategy,
-        count,
-        onError,
-        signal: interruption.signal,
-        warn: (warning) => output.warn(warning),
-        log: logEvent,
-        summarizerFailures,
-        save: saveSidecar,
-      };
-      const inThisThread = (path: string) => compactLocked(path, () => compactOne(path, request, hooks));
+      const inThisThread = (path: string) => compactInThisThread(path, (warning) => output.warn(warning));
       return {
         // Only a strategy that needs no client can move to workers (README "Performance").
         run: (paths, emit) =>

@@ -1,14 +1,14 @@
 /**
  * `compactor context SESSION`: the provider view (summary, acknowledgement, kept messages) as
- * canonical JSONL, exactly what a harness would send after the sidecar's compaction. A view that
- * breaks the provider's rules is our bug: the command fails before printing anything.
+ * canonical JSONL, exactly what a harness would send after the sidecar's compaction; with
+ * `--as anthropic|openai-chat|openai-responses`, the one request body that API takes for it. A
+ * view that breaks the provider's rules is our bug: the command fails before printing anything.
  */
 import type { CommandModule } from 'yargs';
-import { redactMessages } from '../compaction/redact.js';
-import { livePrevious, subjectView } from '../compaction/compact.js';
 import { ExitCode, UsageError } from '../errors.js';
-import { assertViewRules } from '../session/view-rules.js';
-import { loadSession } from '../pipeline/load.js';
+import { loadCompactedView } from '../fork/index.js';
+import type { RequestApi } from '../session/request-body.js';
+import { DEFAULT_MAX_TOKENS, REQUEST_APIS, requestBody } from '../session/request-body.js';
 import { STRICT_OPTION, takeNamesAfterDoubleDash } from './options.js';
 import { logWarning } from '../pipeline/log.js';
 import { toCanonicalRecord } from '../formats/canonical.js';
@@ -20,11 +20,14 @@ interface ContextArgs {
   format: string;
   strict: boolean;
   redact: boolean;
+  as?: RequestApi;
+  model?: string;
+  'max-tokens': number;
 }
 
 export const contextCommand: CommandModule<object, ContextArgs> = {
   command: 'context [session]',
-  describe: 'Print what the provider sees after compaction, as canonical JSONL',
+  describe: 'Print what the provider sees after compaction, as canonical JSONL or as one API request body (--as)',
   builder: (yargs) =>
     yargs
       .positional('session', { describe: 'one session file, or - for stdin', type: 'string' })
@@ -36,18 +39,17 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
       })
       .option('format', { describe: 'session format', choices: FORMAT_NAMES as string[], default: 'auto' })
       .option('strict', STRICT_OPTION)
-      .option('redact', { describe: 'mask secrets (API keys, passwords, private keys…) in what is printed', type: 'boolean', default: false }) as never,
+      .option('redact', { describe: 'mask secrets (API keys, passwords, private keys…) in what is printed', type: 'boolean', default: false })
+      .option('as', { describe: 'print the request body this API takes instead', choices: REQUEST_APIS })
+      .option('model', { describe: 'with --as: the model the body names (default: the session\'s)', type: 'string' })
+      .option('max-tokens', { describe: 'with --as anthropic: max_tokens', type: 'number', default: DEFAULT_MAX_TOKENS }) as never,
   handler: async (args) => {
-    const loaded = await loadSession(args.session, { format: args.format, withSidecar: true, staleSidecar: 'fail', strict: args.strict });
-    loaded.warnings.forEach(logWarning);
+    const { loaded, view } = await loadCompactedView(args.session, { format: args.format, strict: args.strict, redact: args.redact, warn: logWarning });
     const writer = jsonLinesWriter();
-    // The agent's own last compaction already cut the session: its window is where the view starts.
-    const state = livePrevious(loaded.subject)?.state ?? null;
-    const view = subjectView(loaded.subject, state);
-    assertViewRules(view, state ? 'the compacted view' : 'the provider view', args.session);
-    for (const message of args.redact ? redactMessages(view) : view) {
-      writer.write(toCanonicalRecord(message));
-    }
+    if (args.as) {
+      const model = args.model ?? loaded.session.model ?? 'unknown';
+      writer.write(requestBody(view, args.as, { model, maxTokens: args['max-tokens'] }));
+    } else for (const message of view) writer.write(toCanonicalRecord(message));
     await writer.close();
     process.exitCode = ExitCode.ok;
   },

@@ -1,0 +1,144 @@
+/**
+ * The library's two calls from a session path: `forkSession` writes a new session file, in the
+ * session's own format, that the agent continues with the compaction applied; `sessionRequestBody`
+ * gives the request body an API takes for the compacted view. Both start from the compaction the
+ * sidecar holds (or the agent's own last one), as `context` does: making the sidecar is
+ * `compact`'s (the `fork` command runs it first). The original and its sidecar are only read; a
+ * fork is a new file with a new id, written atomically. One writer per format lives beside this.
+ */
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+import { livePrevious, subjectView } from '../compaction/compact.js';
+import type { CompactionState } from '../compaction/state.js';
+import { loadSession } from '../pipeline/load.js';
+import type { LoadedSession } from '../pipeline/load.js';
+import { redactMessages } from '../compaction/redact.js';
+import { describeFsError, InputError } from '../errors.js';
+import type { Diagnostic, Message } from '../session/model.js';
+import type { RequestApi } from '../session/request-body.js';
+import { requestBody } from '../session/request-body.js';
+import { assertViewRules } from '../session/view-rules.js';
+import { claudeCodeFork } from './claude-code.js';
+import { codexFork } from './codex.js';
+import { piFork } from './pi.js';
+import type { ForkFile, ForkWriter } from './source.js';
+import { unresumableReason } from './source.js';
+import { anthropicMessagesFork, canonicalFork, openAiChatFork } from './view-file.js';
+
+export type { ForkFile, ForkSource, ForkOptions, ForkWriter } from './source.js';
+
+/** One writer per format that can be forked; an agent's writers record the compaction its own way. */
+export const FORK_WRITERS: Readonly<Record<string, ForkWriter>> = {
+  'claude-code': claudeCodeFork,
+  codex: codexFork,
+  pi: piFork,
+  canonical: canonicalFork,
+  'openai-chat': openAiChatFork,
+  'anthropic-messages': anthropicMessagesFork,
+};
+
+/** Formats an agent resumes: their forks copy the agent's own lines and cannot express a prune. */
+const AGENT_FORMATS = new Set(['claude-code', 'codex', 'pi']);
+
+export interface ViewOptions {
+  readonly format?: string;
+  readonly strict?: boolean;
+  /** Mask secrets in the view (README "Secrets"). */
+  readonly redact?: boolean;
+  /** Shown the read's warnings before anything can fail. */
+  readonly warn?: (warning: Diagnostic) => void;
+}
+
+export interface CompactedView {
+  readonly loaded: LoadedSession;
+  /** Our compaction, or null when there is none (the view then starts at the agent's own last one). */
+  readonly state: CompactionState | null;
+  /** The provider view, checked against the provider's rules. */
+  readonly view: readonly Message[];
+}
+
+/** A session, its live sidecar and the view they define: what `context` prints. */
+export async function loadCompactedView(path: string, options: ViewOptions = {}): Promise<CompactedView> {
+  const loaded = await loadSession(path, { format: options.format ?? 'auto', withSidecar: true, staleSidecar: 'fail', strict: options.strict ?? false });
+  loaded.warnings.forEach((warning) => options.warn?.(warning));
+  // The agent's own last compaction already cut the session: its window is where the view starts.
+  const state = livePrevious(loaded.subject)?.state ?? null;
+  const view = subjectView(loaded.subject, state);
+  assertViewRules(view, state ? 'the compacted view' : 'the provider view', path);
+  return { loaded, state, view: options.redact ? redactMessages(view) : view };
+}
+
+export interface RequestBodyOptions extends ViewOptions {
+  /** The model to name; default: the session's own (else `unknown`). */
+  readonly model?: string;
+  /** Anthropic's `max_tokens`. */
+  readonly maxTokens?: number;
+}
+
+/** The body of one request to `api` carrying the session's compacted view. */
+export async function sessionRequestBody(path: string, api: RequestApi, options: RequestBodyOptions = {}): Promise<Record<string, unknown>> {
+  const { loaded, view } = await loadCompactedView(path, options);
+  const model = options.model ?? loaded.session.model ?? 'unknown';
+  return requestBody(view, api, { model, ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}) });
+}
+
+export interface ForkSessionOptions {
+  readonly format?: string;
+  readonly strict?: boolean;
+  /** Where to write the fork; default: where the agent looks (beside the original). */
+  readonly outDir?: string;
+  /** The fork's creation time; default: now. */
+  readonly now?: Date;
+}
+
+/** What a fork wrote, named as `fork --json` prints it. */
+export interface ForkResult {
+  readonly session: string;
+  /** The new file. */
+  readonly fork: string;
+  readonly session_id: string;
+  /** The command line that continues the fork (null for a message log no agent resumes). */
+  readonly resume: string | null;
+  /** The compaction's context before and after (the sidecar's estimates). */
+  readonly tokens_before: number;
+  readonly tokens_after: number;
+}
+
+/** The fork of a session as it would be written: checks everything, writes nothing. */
+export async function planFork(path: string, options: ForkSessionOptions = {}): Promise<{ file: ForkFile; state: CompactionState; view: readonly Message[] }> {
+  const { loaded, state, view } = await loadCompactedView(path, options);
+  const { session, subject } = loaded;
+  const writer = FORK_WRITERS[session.format];
+  if (!writer) {
+    throw new InputError(`cannot fork: ${session.format} sessions are not written (fork writes ${Object.keys(FORK_WRITERS).join(', ')})`, path);
+  }
+  if (!state) throw new InputError('cannot fork: the session has no compaction to apply (run compactor compact first, or compactor fork, which compacts)', path);
+  if (state.pruned_outputs && AGENT_FORMATS.has(session.format)) {
+    throw new InputError(`cannot fork: a prune compaction replaces tool outputs in place, which ${session.format} cannot record; compact with --strategy truncate, extract or summarize`, path);
+  }
+  const unresumable = unresumableReason(session);
+  if (unresumable) throw unresumable;
+  const firstKeptIndex = livePrevious(subject)!.firstKeptIndex;
+  const file = writer({ path, session, state, firstKeptIndex, view }, { now: options.now ?? new Date(), ...(options.outDir ? { outDir: options.outDir } : {}) });
+  return { file, state, view };
+}
+
+/** Writes the fork of a session's compaction as a new session file; the original and its sidecar are only read. */
+export async function forkSession(path: string, options: ForkSessionOptions = {}): Promise<ForkResult> {
+  const { file, state } = await planFork(path, options);
+  try {
+    if (options.outDir) mkdirSync(options.outDir, { recursive: true });
+    await writeFileAtomic(file.path, file.text, { mode: 0o644 });
+  } catch (error) {
+    throw new InputError(`cannot write the fork: ${describeFsError(error)}`, file.path);
+  }
+  return {
+    session: path,
+    fork: resolve(file.path),
+    session_id: file.sessionId,
+    resume: file.resume,
+    tokens_before: state.tokens_before,
+    tokens_after: state.tokens_after,
+  };
+}
