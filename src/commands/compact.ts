@@ -30,7 +30,7 @@ import type { Settled } from '../workers/task.js';
 import { sessionTask } from '../workers/task.js';
 import { runBatch } from './batch.js';
 import { readForCompaction } from './compact-read.js';
-import { interruption } from './interrupt.js';
+import { interruption, stopAtOnceOnSignal } from './interrupt.js';
 import type { CommonArgs, PolicyArgs, PolicySettings } from './options.js';
 import { jobsFromArgs, policyFor, refusalReason, runSettings, strategyOptionsFromArgs, withAllowNoGain, withInputs, withPolicy } from './options.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
@@ -341,6 +341,7 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
     }
     // One --max-summary-tokens: the summarizer's reply budget, or extract's size budget.
     const setup = { verbose: args.verbose, dryRun: args['dry-run'] };
+    if (setup.dryRun) stopAtOnceOnSignal();
     const strategy = createStrategy(strategyName, {
       ...strategyOptions,
       ...(summarizer.configured && strategyName === 'summarize' ? { summarizer: summarizeOptions(summarizer.settings, setup) } : {}),

@@ -40,6 +40,8 @@ async function enoughWork(paths: readonly string[]): Promise<boolean> {
 
 /** How many worker threads to start (0: run in this thread). */
 export async function workerCount(jobs: Jobs, paths: readonly string[]): Promise<number> {
+  // One big session goes to a worker too, so this thread stays free to answer Ctrl-C and SIGTERM.
+  if (paths.length === 1) return jobs === 'auto' && (await enoughWork(paths)) ? 1 : 0;
   if (paths.length < 2) return 0;
   if (jobs === 'auto') {
     const cores = availableParallelism();
