@@ -104,7 +104,8 @@ describe('inspect roll-up', () => {
   it('names each project as its format records it, else by the session\'s directory', async () => {
     const result = await runCli(['inspect', '--json', ...INPUTS]);
     const projects = new Map(jsonLines(result.stdout).at(-1)!.rollup.by_project.map((row: Row) => [row['project'], row['sessions']]));
-    expect(projects.get('/Users/badlogic/workspaces/pi-mono')).toBe(2); // pi: the header's cwd
+    // pi: the header's cwd (of the two pi-mono sessions, the v1 branch billed nothing of its own: its calls are copies)
+    expect(projects.get('/Users/badlogic/workspaces/pi-mono')).toBe(1);
     expect(projects.get('/home/user/projects/temp/chatbot-ui')).toBe(1); // Codex: session_meta's cwd
     expect(projects.get('1b37d21d2d347dc4deb92958752b51d6f657340fc961f32748333b8ed807a684')).toBe(1); // Gemini: projectHash
     expect(projects.get(join(FIXTURES, 'real', 'claude-code'))).toBeGreaterThan(1); // Claude Code: its directory

@@ -9,8 +9,9 @@
  * - **context**: the live conversation as the model last saw it, one call per assistant message,
  *   reported or estimated: what turn tables, growth, cuts and compaction work on.
  *
- * They differ by the off-context calls (spend only, one difference per cause) and the estimated
- * calls (context only: nothing billed them as far as the file says). Every call is priced at its
+ * They differ by the off-context calls (spend only, one difference per cause), the estimated
+ * calls (context only: nothing billed them as far as the file says) and the copied ones (context
+ * only: a fork's copies of calls another session was billed for, Message.copiedFrom). Every call is priced at its
  * own model's rates; which rates a model has is left to the commands (commands/pricing.ts).
  */
 import type { Rates } from '../pricing/catalog.js';
@@ -19,8 +20,11 @@ import type { ProviderCall } from '../tokens/provider-calls.js';
 import type { BilledTokens, CostSplit } from './cost.js';
 import { addCost, callCost, recordedTokens, usageTokens, ZERO_COST } from './cost.js';
 
-/** Why a call is in one ledger and not the other: a spend cause (spend only), or `estimated` (context only). */
-export type LedgerDifference = SpendCause | 'estimated';
+/** Why a call is in one ledger and not the other: a spend cause (spend only), or `estimated` or `copied` (context only). */
+export type LedgerDifference = SpendCause | 'estimated' | 'copied';
+
+/** The differences that are context only: calls this session's spend does not count. */
+const CONTEXT_ONLY: ReadonlySet<LedgerDifference> = new Set(['estimated', 'copied']);
 
 /** Every difference, in the order reports list them; the labels are the human report's. */
 export const DIFFERENCE_LABELS: Readonly<Record<LedgerDifference, string>> = {
@@ -31,6 +35,7 @@ export const DIFFERENCE_LABELS: Readonly<Record<LedgerDifference, string>> = {
   aborted: 'aborted',
   unmatched: 'unmatched usage',
   estimated: 'estimated',
+  copied: 'copied',
 };
 
 /** One provider call of either ledger. */
@@ -44,13 +49,15 @@ export interface BilledCall {
   readonly cause: SpendCause | null;
   /** True for a context call whose usage the file does not report (its tokens are estimates). */
   readonly estimated: boolean;
+  /** For a context call another session was billed for (a fork's copy): that session; else null. */
+  readonly copiedFrom: string | null;
   /** When the call was made, as the file says (its message's, or the off-context call's); null if it does not. */
   readonly timestamp: string | null;
 }
 
-/** Is the call in the spend ledger: billed off the context, or a context call with reported usage? */
+/** Is the call in the spend ledger: billed off the context, or a context call with reported usage that no other session was billed for? */
 export function isSpend(call: BilledCall): boolean {
-  return call.cause !== null || !call.estimated;
+  return call.cause !== null || (!call.estimated && call.copiedFrom === null);
 }
 
 /**
@@ -66,6 +73,7 @@ export function billedCalls(session: Session, calls: readonly ProviderCall[], mo
       index: call.index,
       cause: null,
       estimated: call.estimated,
+      copiedFrom: session.messages[call.index]?.copiedFrom ?? null,
       timestamp: session.messages[call.index]?.timestamp ?? null,
     })),
     ...session.offContext.map((call) => ({
@@ -74,6 +82,7 @@ export function billedCalls(session: Session, calls: readonly ProviderCall[], mo
       index: null,
       cause: call.cause,
       estimated: false,
+      copiedFrom: null,
       timestamp: call.timestamp ?? null,
     })),
   ];
@@ -113,6 +122,8 @@ export interface Ledger {
 export interface LedgerPart {
   readonly cause: LedgerDifference;
   readonly ledger: Ledger;
+  /** `copied` only: the sessions that were billed for the calls, in the order first met. */
+  readonly billedIn?: readonly string[];
 }
 
 export interface Ledgers {
@@ -120,7 +131,7 @@ export interface Ledgers {
   readonly context: Ledger;
   /** Billed calls the context does not hold, one entry per cause present. */
   readonly notInContext: readonly LedgerPart[];
-  /** Context calls nothing billed as far as the file says: the estimated ones (one entry, or none). */
+  /** Context calls this session's spend does not count: the estimated ones, the copied ones (an entry each, or none). */
   readonly notInSpend: readonly LedgerPart[];
 }
 
@@ -178,6 +189,7 @@ export function buildLedgers(calls: readonly BilledCall[], costs: readonly (Cost
   const context = new LedgerSum();
   const parts = new Map<LedgerDifference, LedgerSum>();
   const part = (cause: LedgerDifference) => parts.get(cause) ?? parts.set(cause, new LedgerSum()).get(cause)!;
+  const billedIn = new Set<string>();
   calls.forEach((call, position) => {
     const cost = costs[position] ?? null;
     if (call.cause !== null) {
@@ -187,17 +199,53 @@ export function buildLedgers(calls: readonly BilledCall[], costs: readonly (Cost
     }
     context.add(call, cost);
     if (isSpend(call)) spend.add(call, cost);
-    else part('estimated').add(call, cost);
+    else if (call.estimated) part('estimated').add(call, cost);
+    else {
+      part('copied').add(call, cost);
+      billedIn.add(call.copiedFrom!);
+    }
   });
-  const listed = (keep: (cause: LedgerDifference) => boolean) =>
+  const listed = (keep: (cause: LedgerDifference) => boolean): LedgerPart[] =>
     (Object.keys(DIFFERENCE_LABELS) as LedgerDifference[]).flatMap((cause) => {
       const sum = parts.get(cause);
-      return sum && keep(cause) ? [{ cause, ledger: sum.ledger() }] : [];
+      if (!sum || !keep(cause)) return [];
+      return [{ cause, ledger: sum.ledger(), ...(cause === 'copied' ? { billedIn: [...billedIn] } : {}) }];
     });
   return {
     spend: spend.ledger(),
     context: context.ledger(),
-    notInContext: listed((cause) => cause !== 'estimated'),
-    notInSpend: listed((cause) => cause === 'estimated'),
+    notInContext: listed((cause) => !CONTEXT_ONLY.has(cause)),
+    notInSpend: listed((cause) => CONTEXT_ONLY.has(cause)),
+  };
+}
+
+/**
+ * The provider's names (Message.callKey) of the calls this session's spend counts: the context's
+ * calls with usage that are not copies, and the off-context calls. Calls the file names no key
+ * for are not among them.
+ */
+export function spendCallKeys(session: Session): string[] {
+  const keys: string[] = [];
+  for (const message of session.messages) if (message.callKey !== undefined && message.usage && message.copiedFrom === undefined) keys.push(message.callKey);
+  for (const call of session.offContext) if (call.callKey !== undefined) keys.push(call.callKey);
+  return keys;
+}
+
+/**
+ * The session with the calls another session was already charged for (`billedIn`: callKey → that
+ * session) taken out of its spend: a context call becomes a copy (Message.copiedFrom), an
+ * off-context call is dropped (it is in neither ledger then). One call seen in two sessions of a
+ * batch, a fork's unmarked copy, is so billed once.
+ */
+export function withCallsBilledElsewhere(session: Session, billedIn: ReadonlyMap<string, string>): Session {
+  if (billedIn.size === 0) return session;
+  const elsewhere = (key: string | undefined) => (key === undefined ? undefined : billedIn.get(key));
+  return {
+    ...session,
+    messages: session.messages.map((message) => {
+      const other = message.usage && message.copiedFrom === undefined ? elsewhere(message.callKey) : undefined;
+      return other === undefined ? message : { ...message, copiedFrom: other };
+    }),
+    offContext: session.offContext.filter((call) => elsewhere(call.callKey) === undefined),
   };
 }

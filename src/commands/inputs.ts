@@ -10,9 +10,10 @@
  * What a walk or a glob finds is sniffed first (its first lines): files no reader knows are
  * skipped with a warning, so a whole `~/.claude/projects` or `~/.codex/sessions` reads without
  * failing. The format a sniff finds is remembered for the read (formats/sniffed.ts). A file named
- * explicitly is always read (and fails clearly if it is not a session), except a Claude Code
- * subagent transcript whose session is among the inputs: the session's read counts its calls
- * (one note says so). Walked subagent transcripts are never read as sessions of their own.
+ * explicitly is always read (and fails clearly if it is not a session), except a subagent's file
+ * (a Claude Code subagent transcript, a Codex review rollout) whose session is among the inputs:
+ * the session's read counts its calls (one note says so). Walked subagent transcripts are never
+ * read as sessions of their own.
  * Each file also gets a machine-independent key (its path relative to the input that found
  * it), which `--shard` hashes (shard.ts).
  */
@@ -20,6 +21,7 @@ import { lstat, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { UsageError } from '../errors.js';
+import type { SubagentLabel } from '../formats/index.js';
 import { namedSubagentParent, sniffWalkedFile } from '../formats/index.js';
 import { isSidecarPath } from '../sidecar/store.js';
 import type { Shard } from './shard.js';
@@ -82,10 +84,11 @@ function warn(message: string): void {
   logMessage('warning', message);
 }
 
-/** A Claude Code subagent transcript met among the inputs, and the session file it belongs to. */
+/** A subagent's file met among the inputs (WalkedFile), and the session file it belongs to. */
 interface Subagent {
   readonly path: string;
   readonly parent: string | null;
+  readonly label: SubagentLabel;
 }
 
 /** What one directory or glob found: its sessions and the subagent transcripts beside them. */
@@ -104,13 +107,20 @@ async function sessionsAmong(input: string, paths: readonly string[]): Promise<F
     if (index > 0 && index % SNIFF_BETWEEN_TURNS === 0) await nextTurn();
     const found = sniffWalkedFile(path);
     if (found.kind === 'session') sessions.push(path);
-    else if (found.kind === 'subagent') subagents.push({ path, parent: found.parent });
+    else if (found.kind === 'subagent') subagents.push({ path, parent: found.parent, label: found.label });
     else warn(`${path}: ${found.kind === 'empty' ? 'empty file' : 'not a session file (no known format)'}; skipped`);
   }
   return { input, candidates: paths.length, sessions, subagents };
 }
 
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+/** How many of each kind of subagent file, in the order the kinds were first met. */
+function countByLabel(subagents: readonly { readonly label: SubagentLabel }[]): Map<SubagentLabel, number> {
+  const counts = new Map<SubagentLabel, number>();
+  for (const { label } of subagents) counts.set(label, (counts.get(label) ?? 0) + 1);
+  return counts;
+}
 
 export async function expandInputs(inputs: readonly string[]): Promise<string[]> {
   return (await expandInputFiles(inputs)).map((file) => file.path);
@@ -130,8 +140,8 @@ export async function expandInputFiles(inputs: readonly string[]): Promise<Input
     const kind = await kindOf(input);
     if (kind === 'file') {
       if (!found.has(input)) found.set(input, basename(input));
-      const parent = namedSubagentParent(input);
-      if (parent !== null) named.push({ path: input, parent });
+      const subagent = namedSubagentParent(input);
+      if (subagent !== null) named.push({ path: input, ...subagent });
       continue;
     }
     const matches =
@@ -151,20 +161,21 @@ export async function expandInputFiles(inputs: readonly string[]): Promise<Input
   }
   const sessions = new Set([...found.keys()].map((path) => resolve(path)));
   const withItsSession = (subagent: Subagent) => subagent.parent !== null && sessions.has(resolve(subagent.parent));
-  const counted = new Set<string>();
+  const counted = new Map<string, SubagentLabel>();
   for (const subagent of named.filter(withItsSession)) {
     found.delete(subagent.path);
-    counted.add(resolve(subagent.path));
+    counted.set(resolve(subagent.path), subagent.label);
   }
   for (const among of walked) {
     const beside = among.subagents.filter(withItsSession);
-    for (const subagent of beside) counted.add(resolve(subagent.path));
-    const alone = among.subagents.length - beside.length;
-    if (alone > 0) warn(`${among.input}: skipped ${plural(alone, 'Claude Code subagent transcript')} whose session is not among the inputs (name a file to read it)`);
+    for (const subagent of beside) counted.set(resolve(subagent.path), subagent.label);
+    for (const [label, alone] of countByLabel(among.subagents.filter((subagent) => !withItsSession(subagent)))) {
+      warn(`${among.input}: skipped ${plural(alone, label)} whose session is not among the inputs (name a file to read it)`);
+    }
     if (among.sessions.length === 0 && beside.length === 0) throw new UsageError(`${among.input}: none of its ${among.candidates} candidate files is a session`);
   }
-  if (counted.size > 0) {
-    warn(`${plural(counted.size, 'Claude Code subagent transcript')} counted in ${counted.size === 1 ? 'its' : 'their'} session's spend, not read as a session of ${counted.size === 1 ? 'its' : 'their'} own`);
+  for (const [label, count] of countByLabel([...counted.values()].map((label) => ({ label })))) {
+    warn(`${plural(count, label)} counted in ${count === 1 ? 'its' : 'their'} session's spend, not read as a session of ${count === 1 ? 'its' : 'their'} own`);
   }
   return [...found.keys()].sort().map((path) => ({ path, key: found.get(path)! }));
 }

@@ -8,6 +8,7 @@ import { stablePrefixTokens } from '../audit/cache.js';
 import type { CostSplit } from '../audit/cost.js';
 import { costJson, sumCosts } from '../audit/cost.js';
 import type { Ledger, Ledgers } from '../audit/ledgers.js';
+import { spendCallKeys, withCallsBilledElsewhere } from '../audit/ledgers.js';
 import type { Breach } from '../audit/gates.js';
 import { checkGates } from '../audit/gates.js';
 import type { GrowthReport } from '../audit/growth.js';
@@ -35,6 +36,7 @@ import { loadTextCounter } from '../tokens/tokenizers.js';
 import { sessionTask } from '../workers/task.js';
 import type { GateArgs } from './gates.js';
 import { breachJson, breachLine, gateLimits, requirePricesForCostGate, withGates } from './gates.js';
+import { billedOnce } from './billed-once.js';
 import { loadSession } from './load.js';
 import type { CommonArgs, PolicyArgs, PolicySettings } from './options.js';
 import { jobsFromArgs, policyFor, policyJson, runSettings, withInputs, withPolicy } from './options.js';
@@ -215,6 +217,8 @@ interface InspectOptions extends ReadTaskOptions {
   readonly policy: PolicySettings;
   /** With --json the human report is not rendered. */
   readonly json: boolean;
+  /** Calls an earlier session of the batch was charged for (callKey → that session): copies here (billed-once.ts). */
+  readonly billedIn?: Readonly<Record<string, string>>;
 }
 
 /** What crosses back from a worker: the rendered record and report, not the session. */
@@ -223,6 +227,8 @@ interface InspectResult {
   readonly human: string | null;
   readonly breaches: readonly Breach[];
   readonly warnings: readonly (Diagnostic | string)[];
+  /** The calls its spend counted, by the provider's name for them (billed-once.ts). */
+  readonly spendKeys: readonly string[];
   /** The session's spend by day and model, for the roll-up over several sessions. */
   readonly spend: SessionSpend;
 }
@@ -239,11 +245,12 @@ export const inspectSessionTask = sessionTask(import.meta.url, 'inspectSessionTa
     { format: options.format, withSidecar: false, count, strict: options.strict, messages: 'lean' },
     () => new GrowthFacts(heuristicCounter),
   );
-  const { messages, recordedCompactions } = loaded.session;
+  const session = withCallsBilledElsewhere(loaded.session, new Map(Object.entries(options.billedIn ?? {})));
+  const { messages, recordedCompactions } = session;
   const calls = providerCalls(messages, loaded.tokens, recordedCompactions);
-  const groups = groupTurns(messages, calls, loaded.session.abortedTurns);
+  const groups = groupTurns(messages, calls, session.abortedTurns);
   const turns = groups.map(turnUsage);
-  const { pricing, billed, costs, ledgers } = await priceSession(loaded.session, calls, {
+  const { pricing, billed, costs, ledgers } = await priceSession(session, calls, {
     model: options.model,
     overrides: options.overrides,
     contextLimit: options.policy.contextLimit ?? undefined,
@@ -261,7 +268,7 @@ export const inspectSessionTask = sessionTask(import.meta.url, 'inspectSessionTa
     options.limits,
   );
   const inspection: Inspection = {
-    session: loaded.session,
+    session,
     turns,
     growth: growthFromFacts(messages, loaded.observer, groups, calls),
     pricing,
@@ -278,7 +285,8 @@ export const inspectSessionTask = sessionTask(import.meta.url, 'inspectSessionTa
     human: options.json ? null : humanReport(path, inspection, options),
     breaches,
     warnings: inspection.warnings,
-    spend: sessionSpend(loaded.session, billed, costs),
+    spendKeys: spendCallKeys(session),
+    spend: sessionSpend(session, billed, costs),
   };
 });
 
@@ -317,7 +325,12 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
         json: output.json,
       };
       return {
-        run: (paths, emit) => runSessions(paths, inspectSessionTask, options, emit, jobsFromArgs(args)),
+        run: async (paths, emit) => {
+          const once = billedOnce(emit, (path, billedIn) => inspectSessionTask.run(path, { ...options, billedIn }));
+          await runSessions(paths, inspectSessionTask, options, once.emit, jobsFromArgs(args));
+          // The roll-up and the gates read the results as printed: a call is billed once there too.
+          return [...once.settled];
+        },
         print: (path, { record, human, breaches }) => {
           output.record(record, () => human ?? '');
           for (const breach of breaches) process.stderr.write(`${breachLine(path, breach)}\n`);

@@ -18,7 +18,7 @@ import type { AnthropicUsage } from './anthropic-content.js';
 import { anthropicUsage } from './anthropic-content.js';
 import type { BilledLine } from './claude-code-spend.js';
 import { mergeUsage } from './claude-code-spend.js';
-import { nonZeroUsage } from './convert.js';
+import { callKeyOf, nonZeroUsage } from './convert.js';
 
 /** A user or assistant line, parsed; its billing fields are the response's (claude-code-spend.ts). */
 export interface ChatLine extends BilledLine {
@@ -39,6 +39,8 @@ interface Draft {
   usage: AnthropicUsage | null;
   final: boolean;
   timestamp: string | null;
+  readonly callKey: string | null;
+  readonly copiedFrom: string | null;
 }
 
 function newDraft(chat: ChatLine, line: number): Draft {
@@ -51,6 +53,8 @@ function newDraft(chat: ChatLine, line: number): Draft {
     usage: chat.usage,
     final: chat.final,
     timestamp: chat.timestamp,
+    callKey: chat.role === 'assistant' ? (callKeyOf(chat.responseKey, chat.timestamp) ?? null) : null,
+    copiedFrom: chat.copiedFrom,
   };
 }
 
@@ -100,6 +104,8 @@ function toMessage(draft: Draft): Message {
     ...(usage ? { usage } : {}),
     ...(draft.model ? { model: draft.model } : {}),
     ...(draft.timestamp ? { timestamp: draft.timestamp } : {}),
+    ...(draft.callKey !== null ? { callKey: draft.callKey } : {}),
+    ...(draft.copiedFrom !== null && usage ? { copiedFrom: draft.copiedFrom } : {}),
   };
 }
 

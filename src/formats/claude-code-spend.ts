@@ -6,14 +6,15 @@
  * wins). `<synthetic>` lines are written by Claude Code itself and are no call.
  *
  * Which responses are the session's context is claude-code.ts's (the parent chain); this file
- * keeps the others as off-context calls with their cause. Finding and reading the subagent
+ * keeps the others as off-context calls with their cause. A line Claude Code copied from another
+ * session when it branched the conversation (`forkedFrom`) was billed there: never spend here. Finding and reading the subagent
  * files is claude-code-subagents.ts's.
  */
 import { z } from 'zod';
 import type { OffContextCall, SpendCause } from '../session/model.js';
 import type { AnthropicUsage } from './anthropic-content.js';
 import { anthropicUsage, anthropicUsageSchema } from './anthropic-content.js';
-import { nonZeroUsage } from './convert.js';
+import { callKeyOf, nonZeroUsage } from './convert.js';
 
 export const SYNTHETIC_MODEL = '<synthetic>';
 
@@ -26,6 +27,8 @@ export interface BilledLine {
   readonly final: boolean;
   readonly model: string | null;
   readonly timestamp: string | null;
+  /** The session a branched conversation's line was copied from (`forkedFrom.sessionId`), else null. */
+  readonly copiedFrom: string | null;
 }
 
 /** The key that names one response: its `message.id` and the request that produced it. */
@@ -56,9 +59,13 @@ export function mergeUsage(kept: ResponseUsage, next: BilledLine): void {
   kept.model ??= next.model;
 }
 
+/** `forkedFrom` on the lines Claude Code copies into a branched conversation. */
+export const forkedFromSchema = z.looseObject({ sessionId: z.string().min(1) }).nullish().catch(null);
+
 const billedSchema = z.looseObject({
   requestId: z.string().nullish(),
   timestamp: z.string().nullish(),
+  forkedFrom: forkedFromSchema,
   message: z.looseObject({
     id: z.string().nullish(),
     model: z.string().nullish(),
@@ -83,6 +90,7 @@ export function billedRecord(record: Record<string, unknown>): BilledLine | null
     final: message.stop_reason !== null && message.stop_reason !== undefined,
     model: message.model ?? null,
     timestamp: parsed.data.timestamp ?? null,
+    copiedFrom: parsed.data.forkedFrom?.sessionId ?? null,
   };
 }
 
@@ -98,6 +106,8 @@ export interface CallSite {
 interface Call extends ResponseUsage {
   readonly site: CallSite;
   readonly timestamp: string | null;
+  readonly responseKey: string | null;
+  readonly copied: boolean;
 }
 
 /** Every billed call met while reading a session and its subagents, once each. */
@@ -108,7 +118,7 @@ export class SessionSpend {
     const key = callKey(billed.responseKey, site.file, site.line);
     const known = this.calls.get(key);
     if (!known) {
-      this.calls.set(key, { site, usage: billed.usage, final: billed.final, model: billed.model, timestamp: billed.timestamp });
+      this.calls.set(key, { site, usage: billed.usage, final: billed.final, model: billed.model, timestamp: billed.timestamp, responseKey: billed.responseKey, copied: billed.copiedFrom !== null });
       return;
     }
     mergeUsage(known, billed);
@@ -116,12 +126,13 @@ export class SessionSpend {
 
   /**
    * The calls that are not messages of the context (`inContext`, by callKey), with their cause:
-   * a subagent transcript's own, else `ownCause` of the line's side in the session's file.
+   * a subagent transcript's own, else `ownCause` of the line's side in the session's file. Copies
+   * of another session's calls are left out: that session was billed for them.
    */
   offContext(inContext: ReadonlySet<string>, ownCause: (sidechain: boolean) => SpendCause): OffContextCall[] {
     const off: OffContextCall[] = [];
     for (const [key, call] of this.calls) {
-      if (inContext.has(key) || !call.usage) continue;
+      if (inContext.has(key) || !call.usage || call.copied) continue;
       const usage = nonZeroUsage(anthropicUsage(call.usage));
       if (!usage) continue;
       const { file, line, cause, sidechain } = call.site;
@@ -132,6 +143,7 @@ export class SessionSpend {
         line,
         ...(call.model ? { model: call.model } : {}),
         ...(call.timestamp ? { timestamp: call.timestamp } : {}),
+        ...(call.responseKey !== null ? { callKey: callKeyOf(call.responseKey, call.timestamp) } : {}),
       });
     }
     return off;

@@ -17,6 +17,8 @@
  * - the subagent transcripts beside the session (claude-code-subagents.ts) are read for their
  *   calls only, which are spend too; every call counts once by `message.id` + `requestId`
  *   (claude-code-spend.ts);
+ * - a conversation branched from another session copies its lines with `forkedFrom`: their calls
+ *   were billed there, so they are context here, not spend (Message.copiedFrom);
  * - `compact_boundary` + the `isCompactSummary` line = a compaction Claude Code recorded;
  * - `<synthetic>` messages (locally generated, zero usage) are not provider calls: left out;
  * - `toolUseResult` duplicates a tool's output and is never sent to the model: cut out of the
@@ -30,7 +32,7 @@ import { anthropicBlocks, anthropicContentSchema, anthropicUsageSchema, unknownT
 import type { ChatLine } from './claude-code-messages.js';
 import { MessageAssembler, pickBuilt, rebuildMessages } from './claude-code-messages.js';
 import type { BilledLine } from './claude-code-spend.js';
-import { billedRecord, callKey, responseKeyOf, SessionSpend, SYNTHETIC_MODEL } from './claude-code-spend.js';
+import { billedRecord, callKey, forkedFromSchema, responseKeyOf, SessionSpend, SYNTHETIC_MODEL } from './claude-code-spend.js';
 import { subagentTranscriptsOf, transcriptCause } from './claude-code-subagents.js';
 import { asRecord, keepEach, lastModel, lineId, parseLine, partsText, withUniqueIds } from './convert.js';
 import { KeyCutter } from './json-cut.js';
@@ -45,6 +47,7 @@ const chatLineSchema = z.looseObject({
   isCompactSummary: z.boolean().nullish(),
   timestamp: z.string().nullish(),
   requestId: z.string().nullish(),
+  forkedFrom: forkedFromSchema,
   message: z.looseObject({
     content: anthropicContentSchema,
     id: z.string().nullish(),
@@ -109,6 +112,7 @@ function parseChatLine(value: Record<string, unknown>, file: string, line: numbe
       final: data.message.stop_reason !== null && data.message.stop_reason !== undefined,
       compactSummary: data.isCompactSummary === true,
       timestamp: data.timestamp ?? null,
+      copiedFrom: data.forkedFrom?.sessionId ?? null,
       unknownTypes,
     },
   };

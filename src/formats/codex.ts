@@ -5,15 +5,21 @@
  * - content comes from `response_item` lines only; `event_msg` lines repeat it for the UI;
  * - consecutive model outputs (reasoning, tool calls, assistant text) are one provider call
  *   until an input (user message, tool output) arrives;
- * - per-call usage is `token_count.last_token_usage`; repeated `token_count` events (same
- *   cumulative totals) are dropped; `input_tokens` includes the cached part
+ * - per-call usage is the `token_usage_record` line Codex 0.169 writes after each response (its
+ *   `response_id` names the call), else `token_count.last_token_usage`; a `token_count` whose
+ *   cumulative totals a record or an earlier event already gave is dropped (Codex repeats them at
+ *   turn start and after a compaction, with a zero `last_token_usage`); `input_tokens` includes the cached part
  *   (`cached_input_tokens`, billed at the cache-read price) and what was written to the cache
  *   (`cache_write_input_tokens`, newest versions), so both are taken out of `Usage.input`;
  * - a `token_count` no model output takes was billed all the same: spend only (`offContext`,
  *   cause `unmatched`);
- * - a review (`entered_review_mode` … `exited_review_mode`) is a conversation of its own, with
- *   token totals that restart: its items are not context and its calls are spend only (cause
- *   `review`); the review's outcome Codex writes into the main thread is context;
+ * - a review (`entered_review_mode` … `exited_review_mode`, or 0.169's `item_completed`
+ *   EnteredReviewMode … ExitedReviewMode) is a conversation of its own, with token totals that
+ *   restart: its items are not context and its calls are spend only (cause `review`); the
+ *   review's outcome Codex writes into the main thread is context; 0.169 runs it in a rollout of
+ *   its own beside the session's (codex-reviews.ts), whose calls are this session's `review` spend;
+ * - the call whose output a `compacted` item replaced (the summary request, the last call since
+ *   the turn started or an input arrived) is spend only (cause `compaction`);
  * - `turn_aborted` closes its turn (Session.abortedTurns);
  * - `turn_context` is written once per request by older versions: it is not a turn boundary,
  *   only the model name is taken from it; the window comes from `model_context_window`;
@@ -26,11 +32,12 @@
 import { z } from 'zod';
 import { InputError } from '../errors.js';
 import type { AbortedTurn, ContentBlock, Diagnostic, Message, OffContextCall, RecordedCompaction, Role, Session, Usage } from '../session/model.js';
-import { asRecord, lastModel, lineId, nonZeroUsage, outputText, parseLine, partsText, toolArguments, tokenCount } from './convert.js';
+import { reviewRolloutsOf } from './codex-reviews.js';
+import { asRecord, callKeyOf, lastModel, lineId, nonZeroUsage, outputText, parseLine, partsText, toolArguments, tokenCount } from './convert.js';
 import { forEachJsonLine } from './jsonl-lines.js';
 import type { FormatReader, ReadOptions } from './reader.js';
 
-const ROLLOUT_TYPES = new Set(['session_meta', 'response_item', 'event_msg', 'turn_context', 'compacted', 'world_state']);
+const ROLLOUT_TYPES = new Set(['session_meta', 'response_item', 'event_msg', 'turn_context', 'compacted', 'world_state', 'token_usage_record']);
 
 const lineSchema = z.looseObject({ type: z.string(), payload: z.looseObject({}) });
 
@@ -40,6 +47,7 @@ interface OpenCall {
   readonly line: number;
   readonly blocks: ContentBlock[];
   usage?: Usage;
+  callKey?: string;
   model?: string;
   timestamp?: string;
 }
@@ -47,14 +55,40 @@ interface OpenCall {
 /** Billed usage read before the model output it belongs to (older versions write it first). */
 interface PendingUsage {
   readonly usage: Usage;
+  readonly callKey?: string;
   readonly line: number;
   readonly timestamp?: string;
+}
+
+/** A call's usage as one of the two kinds of line reports it. */
+interface ReportedUsage {
+  readonly usage: Usage | undefined;
+  readonly callKey?: string;
+  /** The thread's cumulative totals after the call (totalsKey), when the line gives them. */
+  readonly totals: string | null;
+  readonly line: number;
+  readonly timestamp: string | undefined;
+}
+
+/** Cumulative totals as a key: `token_count` and `token_usage_record` lines that agree give the same one. */
+function totalsKey(totals: unknown): string | null {
+  const record = asRecord(totals);
+  if (!record) return null;
+  return ['input_tokens', 'cached_input_tokens', 'cache_write_input_tokens', 'output_tokens', 'reasoning_output_tokens'].map((name) => tokenCount(record[name]) ?? 0).join('/');
 }
 
 /** A review in progress: its own token totals, and its model if a turn_context names one. */
 interface ReviewThread {
   lastTotals: string | null;
   model?: string;
+}
+
+/** The cumulative totals of a thread: a report whose totals were already given is a repeat. */
+function isRepeat(thread: { lastTotals: string | null }, totals: string | null): boolean {
+  if (totals === null) return false;
+  if (totals === thread.lastTotals) return true;
+  thread.lastTotals = totals;
+  return false;
 }
 
 /** Codex's record of a review's outcome in the main thread (its exit templates open so). */
@@ -82,7 +116,15 @@ class RolloutBuilder {
   /** Index in `messages` of the last closed call, while no input has followed it yet. */
   private lastCall: number | null = null;
   private pendingUsage: PendingUsage | null = null;
-  private lastTotals: string | null = null;
+  /** The main thread's cumulative totals, as last reported. */
+  private readonly thread: { lastTotals: string | null } = { lastTotals: null };
+  /**
+   * `messages.length` when the current turn started (`task_started`, newer versions only): a call
+   * before it is not this turn's; null while no turn runs, or none was seen.
+   */
+  private turnStart: number | null = null;
+  /** The thread id of the first session_meta: the thread review rollouts name. */
+  threadId: string | undefined;
   /** The review in progress, or null in the main thread. */
   private review: ReviewThread | null = null;
   /** Set at a review's exit: the next item may be Codex's rendering of the review (no call made it). */
@@ -148,6 +190,18 @@ class RolloutBuilder {
     return afterReview && message && payload['role'] === 'assistant' ? 'rendering' : 'read';
   }
 
+  /** `task_started`: what follows is a new turn's. */
+  startTurn(): void {
+    this.closeCall();
+    this.turnStart = this.messages.length;
+  }
+
+  /** `task_complete`: no turn runs until the next starts (a compaction then is no call of it). */
+  endTurn(): void {
+    this.closeCall();
+    this.turnStart = null;
+  }
+
   /** `turn_aborted`: the open call is final and the turn is over (a review's abort ends with its exit). */
   abort(reason: unknown, line: number): void {
     if (this.review) return;
@@ -178,48 +232,71 @@ class RolloutBuilder {
 
   closeCall(): void {
     if (!this.call) return;
-    const { id, line, blocks, usage, model, timestamp } = this.call;
-    this.messages.push({ id, role: 'assistant', content: blocks, line, ...(usage ? { usage } : {}), ...(model ? { model } : {}), ...(timestamp ? { timestamp } : {}) });
+    const { id, line, blocks, usage, callKey, model, timestamp } = this.call;
+    this.messages.push({
+      id,
+      role: 'assistant',
+      content: blocks,
+      line,
+      ...(usage ? { usage } : {}),
+      ...(model ? { model } : {}),
+      ...(timestamp ? { timestamp } : {}),
+      ...(callKey ? { callKey } : {}),
+    });
     this.lastCall = this.messages.length - 1;
     this.call = null;
     this.settle(this.lastCall);
   }
 
-  /**
-   * A token_count event. Older versions write it before the call's items, newer ones after:
-   * it belongs to the open call, else the call just closed, else the next call to open.
-   */
+  /** A token_count event: the call's usage, unless a record or an earlier event gave these totals. */
   tokenCount(info: Record<string, unknown> | undefined, line: number, timestamp: string | undefined): void {
     const last = asRecord(info?.['last_token_usage']);
     if (!info || !last) return;
     this.setWindow(info['model_context_window']);
-    const totals = JSON.stringify(info['total_token_usage'] ?? last);
+    const totals = totalsKey(info['total_token_usage']) ?? totalsKey(last);
+    this.reported({ usage: codexCallUsage(last), totals, line, timestamp }, false);
+  }
+
+  /** A token_usage_record (0.169): one response's usage, named by its id; the response is complete. */
+  usageRecord(payload: Record<string, unknown>, line: number, timestamp: string | undefined): void {
+    const usage = asRecord(payload['usage']);
+    if (!usage) return;
+    const callKey = callKeyOf(payload['response_id'], timestamp);
+    const totals = totalsKey(payload['thread_token_usage']);
+    this.reported({ usage: codexCallUsage(usage), ...(callKey ? { callKey } : {}), totals, line, timestamp }, true);
+  }
+
+  /**
+   * A call's usage. Older versions write it before the call's items, newer ones after: it belongs
+   * to the open call, else the call just closed, else the next call to open. A record ends its
+   * response: the next output is another call.
+   */
+  private reported(report: ReportedUsage, endsResponse: boolean): void {
+    const { usage, callKey, line, timestamp } = report;
     const stamp = timestamp ? { timestamp } : {};
     if (this.review) {
       // The review's totals restart from zero: repeats are dropped against its own.
-      if (totals === this.review.lastTotals) return;
-      this.review.lastTotals = totals;
-      const usage = codexCallUsage(last);
+      if (isRepeat(this.review, report.totals)) return;
       const model = this.review.model;
-      if (usage) this.offContext.push({ cause: 'review', usage, ...(model ? { model } : {}), ...stamp, file: this.file, line });
+      if (usage) this.offContext.push({ cause: 'review', usage, ...(model ? { model } : {}), ...stamp, file: this.file, line, ...(callKey ? { callKey } : {}) });
       return;
     }
-    if (totals === this.lastTotals) return; // repeated event, same call
-    this.lastTotals = totals;
+    if (isRepeat(this.thread, report.totals)) return; // repeated event, same call
     this.reviewJustEnded = false; // a call of the main thread: what follows is its output
-    const usage = codexCallUsage(last);
     if (!usage) return;
+    const key = callKey ? { callKey } : {};
     if (this.call && !this.call.usage) {
-      this.call.usage = usage;
+      Object.assign(this.call, { usage }, key);
+      if (endsResponse) this.closeCall();
       return;
     }
     const closed = this.lastCall === null ? undefined : this.messages[this.lastCall];
     if (!this.call && closed && !closed.usage) {
-      this.messages[this.lastCall!] = { ...closed, usage };
+      this.messages[this.lastCall!] = { ...closed, usage, ...key };
       return;
     }
     this.flushPending();
-    this.pendingUsage = { usage, line, ...stamp };
+    this.pendingUsage = { usage, line, ...stamp, ...key };
   }
 
   /** Usage no model output took: billed all the same, so spend only (with a warning). */
@@ -228,12 +305,40 @@ class RolloutBuilder {
     if (!pending) return;
     this.pendingUsage = null;
     this.warnings.push({ file: this.file, line: pending.line, message: 'token usage matches no model output; counted as spend only' });
+    this.offContext.push(this.offCall('unmatched', pending));
+  }
+
+  private offCall(cause: 'unmatched' | 'compaction', { usage, callKey, line, timestamp }: PendingUsage): OffContextCall {
     const model = this.model;
-    this.offContext.push({ cause: 'unmatched', usage: pending.usage, ...(model ? { model } : {}), ...(pending.timestamp ? { timestamp: pending.timestamp } : {}), file: this.file, line: pending.line });
+    return { cause, usage, ...(model ? { model } : {}), ...(timestamp ? { timestamp } : {}), file: this.file, line, ...(callKey ? { callKey } : {}) };
+  }
+
+  /**
+   * At a `compacted` item: the call that wrote the summary it holds is the last one since the
+   * turn started or an input arrived (or usage no output took yet). Its output is not context
+   * (the compacted item replaces the history), its usage is spend only.
+   */
+  private takeCompactionCall(): void {
+    const pending = this.pendingUsage;
+    if (pending) {
+      this.pendingUsage = null;
+      this.offContext.push(this.offCall('compaction', pending));
+      return;
+    }
+    // Without turn starts (older versions) a turn's last answer could pass for the summary's call.
+    const index = this.lastCall;
+    if (index === null || this.turnStart === null || index < this.turnStart || index !== this.messages.length - 1) return;
+    const summary = this.messages.pop()!;
+    this.lastCall = null;
+    if (summary.usage) {
+      const { usage, line, timestamp, callKey } = summary;
+      this.offContext.push(this.offCall('compaction', { usage, line, ...(timestamp ? { timestamp } : {}), ...(callKey ? { callKey } : {}) }));
+    }
   }
 
   compacted(payload: Record<string, unknown>, line: number, timestamp: string | undefined): void {
     this.closeCall();
+    this.takeCompactionCall();
     const summary = typeof payload['message'] === 'string' ? payload['message'] : '';
     const history = Array.isArray(payload['replacement_history']) ? payload['replacement_history'] : [];
     const texts = [summary, ...history.map(historyText)].filter((text) => text !== '');
@@ -348,6 +453,10 @@ function eventMessage(builder: RolloutBuilder, payload: Record<string, unknown>,
       return;
     case 'task_started':
       builder.setWindow(payload['model_context_window']);
+      if (!builder.inReview) builder.startTurn();
+      return;
+    case 'task_complete':
+      if (!builder.inReview) builder.endTurn();
       return;
     case 'turn_aborted':
       builder.abort(payload['reason'], line);
@@ -358,19 +467,28 @@ function eventMessage(builder: RolloutBuilder, payload: Record<string, unknown>,
     case 'exited_review_mode':
       builder.exitReview();
       return;
+    case 'item_completed': {
+      // 0.169 records review mode as items of the turn.
+      const item = asRecord(payload['item'])?.['type'];
+      if (item === 'EnteredReviewMode') builder.enterReview();
+      else if (item === 'ExitedReviewMode') builder.exitReview();
+      return;
+    }
     default:
       return;
   }
 }
 
-export async function readCodex(file: string, options?: ReadOptions): Promise<Session> {
+export async function readCodex(file: string, options?: ReadOptions & { readonly reviews?: boolean }): Promise<Session> {
   const builder = new RolloutBuilder(file, options?.keep);
   const readWarnings = await forEachJsonLine(file, (value, line) => {
     const parsed = parseLine(lineSchema, value, file, line);
     const { type, payload } = parsed;
     const timestamp = typeof parsed['timestamp'] === 'string' ? parsed['timestamp'] : undefined;
-    if (type === 'session_meta') builder.cwd ??= typeof payload['cwd'] === 'string' && payload['cwd'] !== '' ? payload['cwd'] : undefined;
-    else if (type === 'turn_context') {
+    if (type === 'session_meta') {
+      builder.cwd ??= typeof payload['cwd'] === 'string' && payload['cwd'] !== '' ? payload['cwd'] : undefined;
+      builder.threadId ??= typeof payload['id'] === 'string' ? payload['id'] : undefined;
+    } else if (type === 'turn_context') {
       builder.setModel(payload['model']);
       builder.setWindow(payload['model_context_window']);
     } else if (type === 'response_item') {
@@ -378,9 +496,13 @@ export async function readCodex(file: string, options?: ReadOptions): Promise<Se
       if (kind === 'read') responseItem(builder, payload, line, file, timestamp);
       else if (kind === 'rendering') builder.input(textMessage(partsText(payload['content']), line, timestamp));
     } else if (type === 'event_msg') eventMessage(builder, payload, line, timestamp);
+    else if (type === 'token_usage_record') builder.usageRecord(payload, line, timestamp);
     else if (type === 'compacted' && !builder.inReview) builder.compacted(payload, line, timestamp);
   });
   const messages = builder.finish();
+  if (options?.reviews !== false && builder.threadId) {
+    for (const review of reviewRolloutsOf(file, builder.threadId)) builder.offContext.push(...(await reviewSpend(review, builder.warnings)));
+  }
   const model = lastModel(messages, builder.model);
   return {
     path: file,
@@ -394,6 +516,38 @@ export async function readCodex(file: string, options?: ReadOptions): Promise<Se
     ...(builder.cwd ? { project: builder.cwd } : {}),
     ...(builder.abortedTurns.length > 0 ? { abortedTurns: builder.abortedTurns } : {}),
   };
+}
+
+/**
+ * The calls of a review rollout beside the session, as its `review` spend. One that cannot be
+ * read is a warning, and none of its calls count: the session reads without them.
+ */
+async function reviewSpend(path: string, warnings: Diagnostic[]): Promise<OffContextCall[]> {
+  let review: Session;
+  try {
+    review = await readCodex(path, { reviews: false });
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    warnings.push({ file: path, ...(error.line === undefined ? {} : { line: error.line }), message: `review rollout left out of the spend: ${error.message}` });
+    return [];
+  }
+  warnings.push(...review.warnings);
+  const calls: OffContextCall[] = review.messages.flatMap((message) =>
+    message.usage
+      ? [
+          {
+            cause: 'review' as const,
+            usage: message.usage,
+            file: path,
+            line: message.line,
+            ...(message.model ? { model: message.model } : {}),
+            ...(message.timestamp ? { timestamp: message.timestamp } : {}),
+            ...(message.callKey ? { callKey: message.callKey } : {}),
+          },
+        ]
+      : [],
+  );
+  return [...calls, ...review.offContext.map((call) => ({ ...call, cause: 'review' as const }))];
 }
 
 function isRolloutLine(value: unknown): boolean {

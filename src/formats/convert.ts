@@ -26,6 +26,15 @@ export function parseLine<T>(
   throw new InputError(`${label ? `${label}: ` : ''}${field}: ${issue?.message ?? 'invalid'}`, file, line);
 }
 
+/**
+ * Message.callKey: the provider's id for a call (a response id) with the time the file wrote it.
+ * A fork copies both; the time keeps apart calls of unrelated sessions whose ids repeat (a local
+ * server, a scripted provider). Null without an id.
+ */
+export function callKeyOf(id: unknown, timestamp: unknown): string | undefined {
+  return typeof id === 'string' && id !== '' ? `${id}@${typeof timestamp === 'string' ? timestamp : ''}` : undefined;
+}
+
 /** The id of a message that has none in its file: `L<line>` (plus a part for several per line). */
 export function lineId(line: number, part?: string | number): string {
   return part === undefined ? `L${line}` : `L${line}-${part}`;

@@ -9,6 +9,7 @@ import { canonicalReader } from './canonical.js';
 import { claudeCodeReader } from './claude-code.js';
 import { headOf, subagentTranscript } from './claude-code-subagents.js';
 import { codexReader } from './codex.js';
+import { reviewParent } from './codex-reviews.js';
 import { geminiCliReader } from './gemini-cli.js';
 import type { DocumentHead } from './json-document.js';
 import { peekDocumentHead } from './json-document.js';
@@ -95,20 +96,30 @@ export async function detectFormat(path: string): Promise<FormatReader> {
 /** Bytes read to sniff a file found by walking a directory: its first lines, not the whole file. */
 const SNIFF_BYTES = 256 << 10;
 
+/** What a subagent's file is called in notes: its calls are counted in its session's spend. */
+export type SubagentLabel = 'Claude Code subagent transcript' | 'Codex review rollout';
+
 /**
  * What a file found by walking a directory holds, from its first lines (or, for one JSON
- * document spread over lines, from the document's head): a session, a Claude Code subagent
- * transcript (with the session file it belongs to: claude-code-subagents.ts), or something else.
+ * document spread over lines, from the document's head): a session, a subagent's file whose
+ * calls its session counts (a Claude Code subagent transcript: claude-code-subagents.ts; a Codex
+ * review rollout beside its session: codex-reviews.ts), with the session file it belongs to, or
+ * something else.
  */
 export type WalkedFile =
   | { readonly kind: 'session' | 'unknown' | 'empty' }
-  | { readonly kind: 'subagent'; readonly parent: string | null };
+  | { readonly kind: 'subagent'; readonly parent: string | null; readonly label: SubagentLabel };
 
 const SESSION: WalkedFile = { kind: 'session' };
 
-function subagentOf(path: string, first: readonly unknown[]): WalkedFile | undefined {
-  const transcript = subagentTranscript(path, () => first);
-  return transcript ? { kind: 'subagent', parent: transcript.parent } : undefined;
+/** `head` gives the file's first lines; it is asked for only when the file's name or place could be a subagent's. */
+function subagentOf(path: string, head: () => readonly unknown[]): WalkedFile | undefined {
+  let lines: readonly unknown[] | undefined;
+  const first = () => (lines ??= head());
+  const transcript = subagentTranscript(path, first);
+  if (transcript) return { kind: 'subagent', parent: transcript.parent, label: 'Claude Code subagent transcript' };
+  const parent = reviewParent(path, () => first()[0]);
+  return parent ? { kind: 'subagent', parent, label: 'Codex review rollout' } : undefined;
 }
 
 /**
@@ -123,10 +134,10 @@ export function sniffWalkedFile(path: string): WalkedFile {
   try {
     peek = peekJsonLines(path, DETECTION_LINES, SNIFF_BYTES);
   } catch {
-    return subagentOf(path, []) ?? SESSION;
+    return subagentOf(path, () => []) ?? SESSION;
   }
   const first = peek.values;
-  const subagent = subagentOf(path, first);
+  const subagent = subagentOf(path, () => first);
   if (subagent) return subagent;
   if (peek.size > 0 && (!peek.whole || !isJsonObject(first[0]))) {
     // Not plain JSON lines: perhaps one JSON document spread over lines (a Gemini CLI chat).
@@ -147,11 +158,13 @@ export function sniffWalkedFile(path: string): WalkedFile {
 }
 
 /**
- * For a file named on the command line: the session file it belongs to when it is a Claude Code
- * subagent transcript (subagentTranscript), else null.
+ * For a file named on the command line: the session file it belongs to when it is a subagent's
+ * file its session counts (a Claude Code subagent transcript, a Codex review rollout beside its
+ * session), else null.
  */
-export function namedSubagentParent(path: string): string | null {
-  return subagentTranscript(path, () => headOf(path))?.parent ?? null;
+export function namedSubagentParent(path: string): { readonly parent: string; readonly label: SubagentLabel } | null {
+  const found = subagentOf(path, () => headOf(path));
+  return found?.kind === 'subagent' && found.parent !== null ? { parent: found.parent, label: found.label } : null;
 }
 
 export function readerByName(name: string): FormatReader {

@@ -7,8 +7,14 @@
  *   a tree (`id`, `parentId`): the current branch runs from the last entry back to the root;
  * - a compaction entry becomes the agent's summary message (a user message, as pi sends it)
  *   and a recorded compaction keeping from `firstKeptEntryId`, written before the entry;
- * - aborted and errored assistant messages are left out: pi drops them from the context, their
- *   usage is zero or partial, and their tool calls never got results;
+ * - aborted and errored assistant messages are left out: pi drops them from the context, and their
+ *   tool calls never got results; one with usage was billed all the same (spend only, `aborted`);
+ * - the calls of a branch left behind (v2/v3 entries off the current branch) are spend only
+ *   (`abandoned-branch`);
+ * - a fork (a header naming `parentSession`, v1 `branchedFrom`) starts with copies of its parent's
+ *   entries, written verbatim after the header, so with their own older timestamps: their calls
+ *   were billed in the parent, so they are context here, not spend (Message.copiedFrom), and an
+ *   off-branch copy is neither;
  * - usage `{input, output, cacheRead, cacheWrite}` is read part by part, so a `totalTokens` of 0
  *   in older files does not matter; `toolResult` messages become tool results of a user message.
  *
@@ -17,8 +23,8 @@
  */
 import { z } from 'zod';
 import { InputError } from '../errors.js';
-import type { ContentBlock, Diagnostic, Message, RecordedCompaction, Session } from '../session/model.js';
-import { asRecord, lastModel, lineId, nonZeroUsage, outputText, parseLine, partsText, toolArguments, tokenCount, withUniqueIds } from './convert.js';
+import type { ContentBlock, Diagnostic, Message, OffContextCall, RecordedCompaction, Session, Usage } from '../session/model.js';
+import { asRecord, callKeyOf, lastModel, lineId, nonZeroUsage, outputText, parseLine, partsText, toolArguments, tokenCount, withUniqueIds } from './convert.js';
 import { forEachJsonLine } from './jsonl-lines.js';
 import type { FormatReader, ReadOptions } from './reader.js';
 
@@ -51,6 +57,26 @@ interface Entry {
   readonly error: InputError | null;
   /** Compaction entries only: what the recorded compaction needs. */
   readonly compaction: { readonly summary: string; readonly keptId: unknown; readonly keptIndex: unknown; readonly tokensBefore: number | undefined } | null;
+  /** An assistant message with usage: the call it stands for, whether or not the context holds it. */
+  readonly call: BilledCall | null;
+}
+
+/** An assistant entry's call, as billed. */
+interface BilledCall {
+  readonly usage: Usage;
+  readonly model?: string;
+  readonly timestamp?: string;
+  readonly callKey?: string;
+  /** An aborted or errored reply: left out of the context, billed all the same. */
+  readonly dropped: boolean;
+  /** A fork's copy of its parent's call (billed there): the parent, as the header names it. */
+  readonly copiedFrom?: string;
+}
+
+/** What the header says about where the session came from: a fork's parent, and when the fork was made. */
+interface Origin {
+  readonly parent: string;
+  readonly forkedAt: string;
 }
 
 const SKIPPED_STOP_REASONS = new Set(['aborted', 'error']);
@@ -74,87 +100,117 @@ function textMessage(id: string, role: 'user' | 'system', text: string, line: nu
   return { id, role, content: text === '' ? [] : [{ type: 'text', text }], line, ...(timestamp ? { timestamp } : {}) };
 }
 
-/** A `message` entry as the model saw it, or null for what pi leaves out of the context. */
-function convertMessage(value: EntryLine, line: number, id: string, file: string): Message | null {
+/** An assistant message's call, when its usage is not all zero (aborted replies often report none). */
+function billedCall(message: Record<string, unknown>, timestamp: string | null | undefined, copiedFrom: string | undefined): BilledCall | null {
+  const usage = asRecord(message['usage']);
+  const counted = usage
+    ? nonZeroUsage({
+        input: tokenCount(usage['input']) ?? 0,
+        output: tokenCount(usage['output']) ?? 0,
+        cacheRead: tokenCount(usage['cacheRead']) ?? 0,
+        cacheWrite: tokenCount(usage['cacheWrite']) ?? 0,
+      })
+    : undefined;
+  if (!counted) return null;
+  const model = typeof message['model'] === 'string' ? message['model'] : undefined;
+  const callKey = callKeyOf(message['responseId'], timestamp);
+  return {
+    usage: counted,
+    dropped: SKIPPED_STOP_REASONS.has(String(message['stopReason'])),
+    ...(model ? { model } : {}),
+    ...(timestamp ? { timestamp } : {}),
+    ...(callKey ? { callKey } : {}),
+    ...(copiedFrom ? { copiedFrom } : {}),
+  };
+}
+
+/** A `message` entry as the model saw it (null for what pi leaves out of the context), and its call. */
+function convertMessage(value: EntryLine, line: number, id: string, file: string, copiedFrom: string | undefined): { message: Message | null; call: BilledCall | null } {
   const message = parseLine(messageSchema, value['message'], file, line, { where: ['message'] });
   const timestamp = value.timestamp;
+  const only = (converted: Message | null) => ({ message: converted, call: null });
   switch (message.role) {
     case 'user':
-      return textMessage(id, 'user', partsText(message.content ?? ''), line, timestamp);
+      return only(textMessage(id, 'user', partsText(message.content ?? ''), line, timestamp));
     case 'assistant': {
-      if (SKIPPED_STOP_REASONS.has(String(message['stopReason']))) return null;
-      const usage = asRecord(message['usage']);
-      const counted = usage
-        ? nonZeroUsage({
-            input: tokenCount(usage['input']) ?? 0,
-            output: tokenCount(usage['output']) ?? 0,
-            cacheRead: tokenCount(usage['cacheRead']) ?? 0,
-            cacheWrite: tokenCount(usage['cacheWrite']) ?? 0,
-          })
-        : undefined;
+      const call = billedCall(message, timestamp, copiedFrom);
+      if (SKIPPED_STOP_REASONS.has(String(message['stopReason']))) return { message: null, call };
       const model = typeof message['model'] === 'string' ? message['model'] : undefined;
       const content = Array.isArray(message.content) ? message.content : [];
       return {
-        id,
-        role: 'assistant',
-        content: assistantBlocks(content, file, line),
-        line,
-        ...(counted ? { usage: counted } : {}),
-        ...(model ? { model } : {}),
-        ...(timestamp ? { timestamp } : {}),
+        message: {
+          id,
+          role: 'assistant',
+          content: assistantBlocks(content, file, line),
+          line,
+          ...(call ? { usage: call.usage } : {}),
+          ...(model ? { model } : {}),
+          ...(timestamp ? { timestamp } : {}),
+          ...(call?.callKey ? { callKey: call.callKey } : {}),
+          ...(call?.copiedFrom ? { copiedFrom: call.copiedFrom } : {}),
+        },
+        call,
       };
     }
     case 'toolResult': {
       const callId = message['toolCallId'];
       if (typeof callId !== 'string') throw new InputError('message.toolCallId: expected a string', file, line);
-      return {
+      return only({
         id,
         role: 'user',
         content: [{ type: 'tool_result', tool_request_id: callId, output: outputText(message.content), is_error: message['isError'] === true }],
         line,
         ...(timestamp ? { timestamp } : {}),
-      };
+      });
     }
     case 'bashExecution': {
       // A command the user ran with `!`; pi sends it with its output unless told not to.
-      if (message['excludeFromContext'] === true) return null;
+      if (message['excludeFromContext'] === true) return only(null);
       const text = `Ran \`${String(message['command'] ?? '')}\`\n${String(message['output'] ?? '')}`;
-      return textMessage(id, 'user', text, line, timestamp);
+      return only(textMessage(id, 'user', text, line, timestamp));
     }
     case 'custom':
     case 'hookMessage':
-      return textMessage(id, 'user', partsText(message.content ?? ''), line, timestamp);
+      return only(textMessage(id, 'user', partsText(message.content ?? ''), line, timestamp));
     case 'branchSummary':
     case 'compactionSummary':
-      return textMessage(id, 'user', String(message['summary'] ?? ''), line, timestamp);
+      return only(textMessage(id, 'user', String(message['summary'] ?? ''), line, timestamp));
     default:
-      return null;
+      return only(null);
   }
 }
 
-/** The message an entry line stands for (any branch), or null. */
-function entryMessage(value: EntryLine, line: number, file: string): Message | null {
+/** The message an entry line stands for (any branch), or null, and the call an assistant message stands for. */
+function entryMessage(value: EntryLine, line: number, file: string, copiedFrom: string | undefined): { message: Message | null; call: BilledCall | null } {
   const id = value.id ?? lineId(line);
-  const summary = (text: unknown) => textMessage(id, 'user', String(text ?? ''), line, value.timestamp);
+  const only = (message: Message | null) => ({ message, call: null });
   switch (value.type) {
     case 'message':
-      return convertMessage(value, line, id, file);
+      return convertMessage(value, line, id, file, copiedFrom);
     case 'compaction':
     case 'branch_summary':
-      return summary(value['summary']);
+      return only(textMessage(id, 'user', String(value['summary'] ?? ''), line, value.timestamp));
     case 'custom_message':
-      return textMessage(id, 'user', partsText(value['content'] ?? ''), line, value.timestamp);
+      return only(textMessage(id, 'user', partsText(value['content'] ?? ''), line, value.timestamp));
     default:
-      return null;
+      return only(null);
   }
+}
+
+/**
+ * The parent a fork's entry was copied from: pi writes a fork's header when it makes the fork,
+ * then its parent's entries as they were, so a copy is older than the header.
+ */
+function copiedFromOf(value: EntryLine, origin: Origin | null): string | undefined {
+  return origin && typeof value.timestamp === 'string' && value.timestamp < origin.forkedAt ? origin.parent : undefined;
 }
 
 /** An entry line as kept while reading (see Entry). */
-function readEntry(value: EntryLine, line: number, file: string, keep: (message: Message) => Message): Entry {
-  let message: Message | null = null;
+function readEntry(value: EntryLine, line: number, file: string, keep: (message: Message) => Message, origin: Origin | null): Entry {
+  let read: { message: Message | null; call: BilledCall | null } = { message: null, call: null };
   let error: InputError | null = null;
   try {
-    message = entryMessage(value, line, file);
+    read = entryMessage(value, line, file, copiedFromOf(value, origin));
   } catch (caught) {
     if (!(caught instanceof InputError)) throw caught;
     error = caught;
@@ -163,7 +219,38 @@ function readEntry(value: EntryLine, line: number, file: string, keep: (message:
     value.type === 'compaction'
       ? { summary: String(value['summary'] ?? ''), keptId: value['firstKeptEntryId'], keptIndex: value['firstKeptEntryIndex'], tokensBefore: tokenCount(value['tokensBefore']) }
       : null;
-  return { line, type: value.type, id: value.id ?? null, parentId: value.parentId ?? null, message: message && keep(message), error, compaction };
+  const { message, call } = read;
+  return { line, type: value.type, id: value.id ?? null, parentId: value.parentId ?? null, message: message && keep(message), error, compaction, call };
+}
+
+/** A header's parent session (v2/v3 `parentSession`, v1 `branchedFrom`), and when the fork was made. */
+function originOf(header: EntryLine): Origin | null {
+  const parent = header['parentSession'] ?? header['branchedFrom'];
+  const forkedAt = header.timestamp;
+  return typeof parent === 'string' && parent !== '' && typeof forkedAt === 'string' ? { parent, forkedAt } : null;
+}
+
+/**
+ * The calls the context does not hold, as spend: aborted replies on the branch (`aborted`) and
+ * every call off it (`abandoned-branch`). A fork's copies were billed in its parent: not here.
+ */
+function offContextCalls(entries: readonly Entry[], branch: ReadonlySet<Entry>, file: string): OffContextCall[] {
+  const off: OffContextCall[] = [];
+  for (const entry of entries) {
+    const call = entry.call;
+    if (!call || call.copiedFrom || (branch.has(entry) && !call.dropped)) continue;
+    const { usage, model, timestamp, callKey } = call;
+    off.push({
+      cause: branch.has(entry) ? 'aborted' : 'abandoned-branch',
+      usage,
+      file,
+      line: entry.line,
+      ...(model ? { model } : {}),
+      ...(timestamp ? { timestamp } : {}),
+      ...(callKey ? { callKey } : {}),
+    });
+  }
+  return off;
 }
 
 /** The entries of the current branch, oldest first. */
@@ -187,10 +274,14 @@ export async function readPi(file: string, options?: ReadOptions): Promise<Sessi
   const keep = options?.keep ?? ((message: Message) => message);
   const entries: Entry[] = [];
   let header: EntryLine | undefined;
+  let origin: Origin | null = null;
   const readWarnings = await forEachJsonLine(file, (value, line) => {
     const entry = parseLine(entrySchema, value, file, line);
-    if (entries.length === 0 && entry.type === 'session') header = entry;
-    entries.push(readEntry(entry, line, file, keep));
+    if (entries.length === 0 && entry.type === 'session') {
+      header = entry;
+      origin = originOf(entry);
+    }
+    entries.push(readEntry(entry, line, file, keep, origin));
   });
   const warnings: Diagnostic[] = [...readWarnings];
   const version = typeof header?.['version'] === 'number' ? header['version'] : 1;
@@ -235,7 +326,7 @@ export async function readPi(file: string, options?: ReadOptions): Promise<Sessi
     format: 'pi',
     messages: unique,
     recordedCompactions,
-    offContext: [],
+    offContext: offContextCalls(entries, new Set(branch), file),
     warnings,
     ...(model ? { model } : {}),
     ...(cwd ? { project: cwd } : {}),

@@ -23,7 +23,7 @@ export function ledgerJson(ledger: Ledger) {
 }
 
 function partJson(part: LedgerPart) {
-  return { cause: part.cause, ...ledgerJson(part.ledger) };
+  return { cause: part.cause, ...ledgerJson(part.ledger), ...(part.billedIn ? { billed_in: part.billedIn } : {}) };
 }
 
 /** The `spend` and `context` objects of `inspect --json`. */
@@ -34,18 +34,31 @@ export function ledgersJson(ledgers: Ledgers) {
   };
 }
 
+/** A session as the `copied` line names it: a path's file name, or an id as it is. */
+function sessionName(session: string): string {
+  return session.split('/').pop() ?? session;
+}
+
 function calls(count: number): string {
   return `${formatTokens(count)} call${count === 1 ? '' : 's'}`;
 }
 
 
-/** `subagents: 14 calls, 1,234,567 tokens, $2.35` (tokens: input and output). */
-function partLine(part: LedgerPart): string {
+/**
+ * `subagents: 14 calls, 1,234,567 tokens, $2.35` (tokens: input and output); the copied calls
+ * name the sessions that were billed for them, a line each (a session's file name is long).
+ */
+function partLines(part: LedgerPart): string[] {
   const { ledger } = part;
   const tokens = formatTokens(ledger.inputTokens + ledger.outputTokens);
   const label = DIFFERENCE_LABELS[part.cause];
-  if (part.cause === 'estimated') return `${label}: ${calls(ledger.requests)}, ~${tokens} tokens, not in spend`;
-  return `${label}: ${calls(ledger.requests)}, ${tokens} tokens, ${ledger.cost ? formatUsd(ledger.cost.total) : 'cost unknown'}`;
+  if (part.cause === 'estimated') return [`${label}: ${calls(ledger.requests)}, ~${tokens} tokens, not in spend`];
+  if (part.cause === 'copied') {
+    const sessions = part.billedIn ?? [];
+    const where = sessions.length === 1 ? 'another session' : 'other sessions';
+    return [`${label}: ${calls(ledger.requests)}, ${tokens} tokens, billed in ${where}:`, ...sessions.map((session) => `  ${sessionName(session)}`)];
+  }
+  return [`${label}: ${calls(ledger.requests)}, ${tokens} tokens, ${ledger.cost ? formatUsd(ledger.cost.total) : 'cost unknown'}`];
 }
 
 function splitLine(ledger: Ledger): string {
@@ -66,6 +79,6 @@ export function renderLedgers(ledgers: Ledgers): string[] {
     `  context: ${calls(context.requests)}`,
     `  ${splitLine(context)}`,
     '  why they differ:',
-    ...parts.map((part) => `    ${partLine(part)}`),
+    ...parts.flatMap(partLines).map((line) => `    ${line}`),
   ];
 }

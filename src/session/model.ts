@@ -69,6 +69,18 @@ export interface Message {
   /** 1-based line in the source file, for error messages. */
   readonly line: number;
   /**
+   * The provider's name for the call that produced this (assistant) message, where the file
+   * records one (Claude Code `message.id` + `requestId`, Codex `response_id`, pi `responseId`):
+   * one call found in two sessions (a fork's copy) is billed once.
+   */
+  readonly callKey?: string;
+  /**
+   * Set on an assistant message whose call was billed in another session, not this one (a fork's
+   * copy of its parent's call): the session that billed it, as the file names it (a path or a
+   * session id). Context, not spend.
+   */
+  readonly copiedFrom?: string;
+  /**
    * Tokens the message is known to take when the file records sizes but no text (usage-only
    * tracing logs). Estimators use it instead of counting characters.
    */
@@ -114,7 +126,7 @@ export function windowStartAt(compactions: readonly RecordedCompaction[], index:
  * - `aborted`: a call whose reply the agent dropped (pi aborted or error messages with usage);
  * - `unmatched`: usage the file reports that matches no message (a Codex token_count alone);
  * - `compaction`: the call the agent made to write its own compaction summary (Claude Code's
- *   `subagents/agent-acompact-*.jsonl`).
+ *   `subagents/agent-acompact-*.jsonl`, the Codex call whose output a `compacted` item replaced).
  */
 export type SpendCause = 'abandoned-branch' | 'subagent' | 'review' | 'aborted' | 'unmatched' | 'compaction';
 
@@ -127,6 +139,8 @@ export interface OffContextCall {
   /** Where the usage was read: a subagent's calls come from files beside the session. */
   readonly file: string;
   readonly line: number;
+  /** The provider's name for the call, where the file records one (Message.callKey). */
+  readonly callKey?: string;
 }
 
 /**

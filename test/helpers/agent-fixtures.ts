@@ -1,11 +1,14 @@
 /**
- * Reading the session files the real agents wrote (fixtures/agents/, or a run in a test) the
- * plain way: usage counted straight from each file's JSON lines, one entry per billed response,
+ * Reading session files the plain way: usage counted straight from each file's JSON lines (every
+ * line JSON.parse'd, one entry per billed response, deduplicated by the provider's billing key),
  * by rules written here and nowhere else, so they check our readers rather than repeat them.
- * Also the expected spend of each fixture, from its manifest, for the spend-ledger tests.
+ * For the files the real agents wrote (fixtures/agents/, or a run in a test), for the real
+ * sessions under fixtures/real/ (Claude Code, Codex, pi, Gemini CLI), and for a session with the
+ * files its agent wrote beside it (`spendByHand`). Also the expected spend of each agent fixture,
+ * from its manifest, for the spend-ledger tests.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { FIXTURES } from './cli.js';
 
 export const AGENT_FIXTURES = join(FIXTURES, 'agents');
@@ -27,6 +30,8 @@ export interface Spend extends CallUsage {
 }
 
 export type AgentName = 'claude-code' | 'codex' | 'pi';
+/** The agents whose session files are counted here: the three that ran here, and Gemini CLI (real files only). */
+export type SessionAgent = AgentName | 'gemini-cli';
 
 export interface ManifestCall {
   readonly n: number;
@@ -119,36 +124,49 @@ const isZero = (usage: CallUsage) => usage.input + usage.cacheRead + usage.cache
 
 /**
  * Claude Code: one response is one line per content block, all with the same `message.id`;
- * input and cache figures repeat on each, `output_tokens` is final on the last. Lines made up
- * locally (model `<synthetic>`) were never billed.
+ * input and cache figures repeat on each, `output_tokens` is final on the line with a
+ * `stop_reason`, else the largest partial. Lines made up locally (model `<synthetic>`) were never
+ * billed, and lines copied from another session when a conversation was branched (`forkedFrom`)
+ * were billed there.
  */
 function claudeUsage(lines: any[]): Map<string, CallUsage> {
-  const byId = new Map<string, CallUsage>();
+  const byId = new Map<string, CallUsage & { final: boolean }>();
   for (const line of lines) {
     const message = line.type === 'assistant' ? line.message : undefined;
-    if (!message?.usage || !message.id || message.model === '<synthetic>') continue;
+    if (!message?.usage || !message.id || message.model === '<synthetic>' || line.forkedFrom) continue;
     const usage = message.usage;
     const oneHour = usage.cache_creation?.ephemeral_1h_input_tokens ?? 0;
-    const here: CallUsage = {
+    const final = message.stop_reason !== null && message.stop_reason !== undefined;
+    const here = {
       input: usage.input_tokens ?? 0,
       cacheRead: usage.cache_read_input_tokens ?? 0,
       cacheWrite: usage.cache_creation_input_tokens ?? 0,
       cacheWrite1h: oneHour,
       output: usage.output_tokens ?? 0,
+      final,
     };
     const seen = byId.get(message.id);
     if (seen && (seen.input !== here.input || seen.cacheRead !== here.cacheRead || seen.cacheWrite !== here.cacheWrite)) {
       throw new Error(`message ${message.id}: input or cache figures differ between its lines`);
     }
-    byId.set(message.id, seen ? { ...here, output: Math.max(seen.output, here.output) } : here);
+    if (!seen || (!seen.final && (final || here.output > seen.output))) byId.set(message.id, here);
   }
-  return byId;
+  return new Map([...byId].map(([id, { final: _final, ...usage }]) => [id, usage]));
+}
+
+/** A Codex `last_token_usage` or record usage: `input_tokens` holds the cached part and the part written to the cache. */
+function codexCall(usage: any): CallUsage {
+  const cacheRead = usage.cached_input_tokens ?? 0;
+  const cacheWrite = usage.cache_write_input_tokens ?? 0;
+  return { input: usage.input_tokens - cacheRead - cacheWrite, cacheRead, cacheWrite, cacheWrite1h: 0, output: usage.output_tokens };
 }
 
 /**
- * Codex 0.169: a `token_usage_record` per response (`response_id`, `usage` with input
- * INCLUDING the cached part). The `token_count` events must tell the same story: each change
- * of the running total adds exactly that response's usage.
+ * Codex 0.169: a `token_usage_record` per response (`response_id`, `usage` with input INCLUDING
+ * the cached part). The `token_count` events must tell the same story: each change of the running
+ * total adds exactly that response's usage. Older versions write only the `token_count` events:
+ * each change of the running total is one call (a review inside the rollout restarts the totals:
+ * they change all the same).
  */
 function codexUsage(lines: any[]): Map<string, CallUsage> {
   const byId = new Map<string, CallUsage>();
@@ -157,23 +175,18 @@ function codexUsage(lines: any[]): Map<string, CallUsage> {
     if (line.type !== 'token_usage_record') continue;
     const usage = line.payload.usage;
     records.push(usage);
-    byId.set(line.payload.response_id, {
-      input: usage.input_tokens - usage.cached_input_tokens,
-      cacheRead: usage.cached_input_tokens,
-      cacheWrite: usage.cache_write_input_tokens ?? 0,
-      cacheWrite1h: 0,
-      output: usage.output_tokens,
-    });
+    byId.set(line.payload.response_id, codexCall(usage));
   }
   const steps: any[] = [];
   let total = '';
   for (const line of lines) {
     const info = line.type === 'event_msg' && line.payload?.type === 'token_count' ? line.payload.info : null;
-    if (!info) continue;
+    if (!info?.last_token_usage) continue;
     const now = JSON.stringify(info.total_token_usage);
     if (now !== total) steps.push(info.last_token_usage);
     total = now;
   }
+  if (records.length === 0) return new Map(steps.map((step, index) => [`token_count ${index}`, codexCall(step)]));
   const same = (a: any, b: any) => a.input_tokens === b.input_tokens && a.cached_input_tokens === b.cached_input_tokens && a.output_tokens === b.output_tokens;
   if (steps.length !== records.length || steps.some((step, index) => !same(step, records[index]))) {
     throw new Error(`token_count totals (${steps.length} changes) disagree with the ${records.length} token_usage_record lines`);
@@ -181,30 +194,120 @@ function codexUsage(lines: any[]): Map<string, CallUsage> {
   return byId;
 }
 
-/** pi: each assistant message carries its response's `responseId` and normalised usage. */
+/**
+ * pi: each assistant message carries its normalised usage (and, in newer versions, its
+ * response's `responseId`), aborted replies too. A fork's header names its parent
+ * (`parentSession`, v1 `branchedFrom`) and the time it was made: the entries older than that
+ * were copied from the parent, which was billed for them.
+ */
 function piUsage(lines: any[]): Map<string, CallUsage> {
+  const header = lines[0]?.type === 'session' ? lines[0] : undefined;
+  const forkedAt = header?.parentSession || header?.branchedFrom ? header.timestamp : undefined;
   const byId = new Map<string, CallUsage>();
-  for (const line of lines) {
+  lines.forEach((line, index) => {
     const message = line.type === 'message' && line.message?.role === 'assistant' ? line.message : undefined;
-    if (!message?.usage || !message.responseId) continue;
-    byId.set(message.responseId, {
+    if (!message?.usage || (forkedAt && line.timestamp < forkedAt)) return;
+    // Keyed by the response's id; a second reply under an id already seen is a second call
+    // (a test provider that answers every request with one fixed id).
+    const id = message.responseId !== undefined && !byId.has(message.responseId) ? message.responseId : `${message.responseId ?? ''} line ${index + 1}`;
+    byId.set(id, {
       input: message.usage.input,
       cacheRead: message.usage.cacheRead,
       cacheWrite: message.usage.cacheWrite,
       cacheWrite1h: 0,
       output: message.usage.output,
     });
+  });
+  return byId;
+}
+
+/**
+ * Gemini CLI: one JSON document; each `gemini` message is one call, its `tokens` copied from the
+ * API's usage: `input` is the whole prompt with `cached` in it, `tool` prompt tokens come on top,
+ * `thoughts` are billed as output and not in `output`.
+ */
+function geminiUsage(document: any): Map<string, CallUsage> {
+  const byId = new Map<string, CallUsage>();
+  for (const message of document.messages ?? []) {
+    const tokens = message.type === 'gemini' ? message.tokens : undefined;
+    if (!tokens) continue;
+    byId.set(message.id, {
+      input: tokens.input - (tokens.cached ?? 0) + (tokens.tool ?? 0),
+      cacheRead: tokens.cached ?? 0,
+      cacheWrite: 0,
+      cacheWrite1h: 0,
+      output: tokens.output + (tokens.thoughts ?? 0),
+    });
   }
   return byId;
 }
 
 /**
- * The usage a session file records, one entry per provider response id, counted straight from
- * its lines. Responses recorded with no usage at all (a reply aborted before usage arrived, a
- * fork's zeroed copy) are left out.
+ * The usage a session file records, one entry per provider response, counted straight from its
+ * lines. Responses recorded with no usage at all (a reply aborted before usage arrived, a fork's
+ * zeroed copy) are left out.
  */
-export function usageInFile(agent: AgentName, text: string): Map<string, CallUsage> {
-  const lines = jsonLines(text);
-  const all = agent === 'claude-code' ? claudeUsage(lines) : agent === 'codex' ? codexUsage(lines) : piUsage(lines);
+export function usageInFile(agent: SessionAgent, text: string): Map<string, CallUsage> {
+  const all =
+    agent === 'gemini-cli'
+      ? geminiUsage(JSON.parse(text))
+      : agent === 'claude-code'
+        ? claudeUsage(jsonLines(text))
+        : agent === 'codex'
+          ? codexUsage(jsonLines(text))
+          : piUsage(jsonLines(text));
   return new Map([...all].filter(([, usage]) => !isZero(usage)));
+}
+
+/**
+ * The files whose calls count in the spend of the session at `path`, found here by their own
+ * rules: the session's file, Claude Code's subagent transcripts in `<session>/subagents/`, and a
+ * Codex rollout's review rollouts beside it (their first line names it `parent_thread_id` and
+ * `source.subagent: "review"`).
+ */
+export function sessionFiles(agent: SessionAgent, path: string): string[] {
+  const files = [path];
+  if (agent === 'claude-code') {
+    const subagents = join(path.replace(/\.jsonl$/, ''), 'subagents');
+    if (existsSync(subagents)) files.push(...readdirSync(subagents).filter((name) => name.endsWith('.jsonl')).sort().map((name) => join(subagents, name)));
+  }
+  if (agent === 'codex') {
+    const firstLine = (file: string) => JSON.parse(readFileSync(file, 'utf8').split('\n')[0]!);
+    const own = firstLine(path);
+    if (own.type === 'session_meta') {
+      for (const name of readdirSync(dirname(path)).sort()) {
+        const other = join(dirname(path), name);
+        if (other === path || !name.startsWith('rollout-')) continue;
+        const meta = firstLine(other).payload;
+        if (meta?.source?.subagent === 'review' && meta.parent_thread_id === own.payload.id) files.push(other);
+      }
+    }
+  }
+  return files;
+}
+
+/** Calls summed into a Spend. */
+export function spendOf(calls: Iterable<CallUsage>): Spend {
+  let total = ZERO;
+  for (const usage of calls) total = add(total, usage);
+  return total;
+}
+
+/**
+ * The spend of the session at `path` counted by hand: every billed call of its files, once
+ * (a Claude Code response a subagent transcript repeats is one call: its id says so).
+ */
+export function spendByHand(agent: SessionAgent, path: string): Spend {
+  const calls = new Map<string, CallUsage>();
+  for (const file of sessionFiles(agent, path)) {
+    for (const [id, usage] of usageInFile(agent, readFileSync(file, 'utf8'))) calls.set(agent === 'claude-code' ? id : `${file} ${id}`, usage);
+  }
+  return spendOf(calls.values());
+}
+
+/** The agent that wrote a fixture, from where it lies (`fixtures/{real,agents}/<agent>/…`). */
+export function fixtureAgent(path: string): SessionAgent {
+  const agent = path.split('/').find((part) => ['claude-code', 'codex', 'pi', 'gemini-cli'].includes(part));
+  if (!agent) throw new Error(`${basename(path)}: not under an agent's fixture folder`);
+  return agent as SessionAgent;
 }
