@@ -4,27 +4,38 @@
  */
 import { createRequire } from 'node:module';
 import type Yargs from 'yargs';
-import { hideBin } from 'yargs/helpers';
-import { auditCommand } from './commands/audit.js';
-import { compactCommand } from './commands/compact.js';
-import { contextCommand } from './commands/context.js';
-import { estimateCommand } from './commands/estimate.js';
-import { forkCommand } from './commands/fork.js';
-import { inspectCommand } from './commands/inspect.js';
-import { replayCommand } from './commands/replay.js';
-import { installInterruptHandlers, interruption } from './pipeline/interrupt.js';
+import type { CommandModule } from 'yargs';
+import { installInterruptHandlers, interruption, stopAtOnceOnSignal } from './pipeline/interrupt.js';
 import { logFormat, logMessage } from './pipeline/log.js';
 import { describeError, ExitCode, InputError, UsageError } from './errors.js';
-import { normalizeArgs, usageMessage } from './commands/options.js';
 
-/**
- * yargs' CommonJS build: its ES module build wraps help text every N characters, mid-word (its
- * cliui ships no word wrap there); the CommonJS one wraps between words.
- */
 const require = createRequire(import.meta.url);
-const yargs = require('yargs') as typeof Yargs;
 /** Given to yargs: its CommonJS build looks for package.json from the working directory. */
 const { version } = require('../package.json') as { version: string };
+
+/**
+ * Each command's module, loaded only when it runs (or when help or completion lists them all):
+ * start-up is most of a small session's run, and each command pulls in its own dependencies.
+ */
+const COMMANDS: Record<string, () => Promise<CommandModule<object, never>>> = {
+  estimate: async () => (await import('./commands/estimate.js')).estimateCommand as never,
+  inspect: async () => (await import('./commands/inspect.js')).inspectCommand as never,
+  compact: async () => (await import('./commands/compact.js')).compactCommand as never,
+  replay: async () => (await import('./commands/replay.js')).replayCommand as never,
+  context: async () => (await import('./commands/context.js')).contextCommand as never,
+  fork: async () => (await import('./commands/fork.js')).forkCommand as never,
+  audit: async () => (await import('./commands/audit.js')).auditCommand as never,
+};
+
+/** Commands that write nothing (compact --dry-run says so in its handler): a signal stops them at once. */
+const READ_ONLY = new Set(['estimate', 'inspect', 'replay', 'context', 'audit']);
+
+/** The command modules this command line needs: the named command's alone when it comes first. */
+async function commandsFor(argv: readonly string[]): Promise<CommandModule<object, never>[]> {
+  const first = argv[0];
+  const names = first !== undefined && Object.hasOwn(COMMANDS, first) ? [first] : Object.keys(COMMANDS);
+  return Promise.all(names.map((name) => COMMANDS[name]!()));
+}
 
 function exitCodeFor(error: unknown): ExitCode {
   if (error instanceof UsageError) return ExitCode.usage;
@@ -41,24 +52,40 @@ function exitQuietlyOnClosedStdout(error: NodeJS.ErrnoException): void {
   process.exit(ExitCode.failed);
 }
 
-export async function main(argv: readonly string[] = hideBin(process.argv)): Promise<void> {
+/**
+ * yargs lays out the whole help text before running a command, in case the command shows it
+ * (string widths of every option, word wrap: a tenth of a small session's run). Ours never does:
+ * a failure prints one line and points to --help. Reached through yargs' internal methods; if a
+ * release moves them, nothing changes but the time.
+ */
+function skipHelpCache(parser: unknown): void {
+  const usage = (parser as { getInternalMethods?: () => { getUsageInstance?: () => { cacheHelpMessage?: unknown } } }).getInternalMethods?.().getUsageInstance?.();
+  if (usage && typeof usage.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => {};
+}
+
+export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
+  // `--version` alone needs neither yargs nor any command: answered before loading them.
+  if (argv.length === 1 && argv[0] === '--version') {
+    process.stdout.write(`${version}\n`);
+    return;
+  }
   const uninstall = installInterruptHandlers(ExitCode.interrupted);
+  if (argv[0] !== undefined && READ_ONLY.has(argv[0])) stopAtOnceOnSignal();
   process.stdout.on('error', exitQuietlyOnClosedStdout);
-  const parser = yargs([...argv])
+  // yargs' CommonJS build: its ES module build wraps help text every N characters, mid-word (its
+  // cliui ships no word wrap there); the CommonJS one wraps between words.
+  const yargs = require('yargs') as typeof Yargs;
+  const { normalizeArgs, usageMessage } = await import('./commands/options.js');
+  let parser = yargs([...argv])
     .scriptName('compactor')
     // Messages in English whatever the locale: usageMessage rewrites yargs's own.
     .locale('en')
     // Names after `--` are kept apart, so commands can take them as sessions (options.ts).
     .parserConfiguration({ 'populate--': true })
     .middleware(normalizeArgs(argv), true)
-    .usage('$0 <command> [options] <sessions..>')
-    .command(estimateCommand)
-    .command(inspectCommand)
-    .command(compactCommand)
-    .command(replayCommand)
-    .command(contextCommand)
-    .command(forkCommand)
-    .command(auditCommand)
+    .usage('$0 <command> [options] <sessions..>');
+  for (const command of await commandsFor(argv)) parser = parser.command(command);
+  parser = parser
     // bash or zsh by $SHELL; the script asks `compactor --get-yargs-completions …` at each <tab>.
     .completion('completion', 'Print a bash or zsh completion script (zsh when $SHELL is zsh)')
     .demandCommand(1, 'name a command: estimate, inspect, compact, replay, context, fork, audit or completion')
@@ -71,6 +98,7 @@ export async function main(argv: readonly string[] = hideBin(process.argv)): Pro
     })
     .help()
     .version(version);
+  skipHelpCache(parser);
   try {
     await parser.parseAsync();
   } catch (error) {

@@ -8,7 +8,7 @@
  *
  *   node scripts/bench/run.js [--sizes 200M,1G] [--runs 3] [--small 10000] [--single 1G|none]
  *                             [--tokenizer-size 50M] [--kinds claude,canonical] [--no-ccusage]
- *                             [--cache DIR] [--out results.json]
+ *                             [--startup-runs 21] [--cache DIR] [--out results.json]
  *
  * Without --cache, corpora go to a fresh temporary directory that is removed at the end; with
  * it (or COMPACTOR_BENCH_CACHE) they are kept and reused. ccusage (both releases) comes from
@@ -41,6 +41,7 @@ function parseFlags(argv) {
     small: '10000',
     single: '1G',
     'tokenizer-size': '50M',
+    'startup-runs': '21',
     kinds: 'claude,canonical',
     ccusage: true,
     cache: process.env['COMPACTOR_BENCH_CACHE'],
@@ -58,6 +59,7 @@ function parseFlags(argv) {
     small: Number(flags.small),
     single: flags.single === 'none' ? 0 : parseSize(flags.single),
     tokenizerSize: flags['tokenizer-size'] === 'none' ? 0 : parseSize(flags['tokenizer-size']),
+    startupRuns: Number(flags['startup-runs']),
     kinds: flags.kinds.split(',').filter(Boolean),
     ccusage: flags.ccusage,
     cache: flags.cache,
@@ -150,7 +152,7 @@ function addRow(corpus, name, result, base, extra = '') {
 
 function printTable(machine) {
   const lines = [
-    '| corpus | row | wall s | × bare | peak RSS MB | note |',
+    '| corpus | row | wall s | × yardstick | peak RSS MB | note |',
     '|---|---|---:|---:|---:|---|',
     ...rows.map((row) =>
       `| ${row.corpus} | ${row.name} | ${row.wall === null ? 'n/a' : row.wall.toFixed(2)} | ${row.ratio === null ? '' : `${row.ratio.toFixed(2)}×`} | ${row.rss === null ? '' : Math.round(row.rss)} | ${row.note} |`,
@@ -214,6 +216,35 @@ try {
   const tools = flags.ccusage ? await ccusageTools() : { error: 'skipped (--no-ccusage)' };
   if (tools.error) log(`ccusage: ${tools.error}`);
 
+  // Start-up: a run that does almost nothing, against Node starting and doing nothing.
+  if (flags.startupRuns > 0) {
+    const corpus = 'start-up';
+    const small = join(ROOT, 'fixtures', 'formats', 'claude-code.jsonl');
+    log(`${corpus}: node -e 0, --version, estimate of a 19-line session (${flags.startupRuns} runs each, in turn)`);
+    const commands = [
+      [process.execPath, ['-e', '0']],
+      compactor(['--version']),
+      compactor(['estimate', small]),
+      compactor(['estimate', '--json', small]),
+    ];
+    // In turn (A B C D A B C D …), so a change in the machine's load falls on all of them alike.
+    const walls = commands.map(() => []);
+    const rss = commands.map(() => 0);
+    for (let run = 0; run < flags.startupRuns; run++) {
+      commands.forEach(([command, args], index) => {
+        const result = measure(command, args, { runs: 1, scratch });
+        if (result.error) throw new Error(`start-up: ${result.error}`);
+        walls[index].push(result.wall);
+        rss[index] = Math.max(rss[index], result.rss);
+      });
+    }
+    const base = { wall: median(walls[0]), rss: rss[0] };
+    addRow(corpus, 'node -e 0', base, null, `the yardstick; median of ${flags.startupRuns}`);
+    addRow(corpus, 'compactor --version', { wall: median(walls[1]), rss: rss[1] }, base, 'target ≤ 1.5×');
+    addRow(corpus, 'compactor estimate (19 lines, text)', { wall: median(walls[2]), rss: rss[2] }, base, 'target ≤ 2×');
+    addRow(corpus, 'compactor estimate --json (19 lines)', { wall: median(walls[3]), rss: rss[3] }, base, 'target ≤ 2×');
+  }
+
   for (const size of flags.sizes) {
     for (const kind of flags.kinds) {
       const dir = join(work, `${kind}-${size}`);
@@ -235,6 +266,12 @@ try {
           log(`${corpus}: ${name}`);
           const result = measure(tool[0], [...tool[1], 'session', '--json', '--offline'], { runs: flags.runs, scratch, env: { CLAUDE_CONFIG_DIR: dir } });
           addRow(corpus, name, result, base);
+          // Our reading commands against the native binary, the strongest yardstick on this corpus.
+          if (name.includes('native') && result.wall) {
+            for (const row of rows) {
+              if (row.corpus === corpus && /^(estimate|inspect) --json$/.test(row.name) && row.wall) row.note += `, ${(row.wall / result.wall).toFixed(2)}× ccusage native`;
+            }
+          }
         }
       }
       if (kind === 'canonical' && size === flags.sizes[0]) {
@@ -272,10 +309,15 @@ try {
       }
     };
     const args = ['compact', '--json', '--strategy', 'truncate', '--force', '--allow-no-gain', '--keep-recent', '300', dir];
+    removeSidecars();
+    const smallList = fileList(dir);
+    log(`${corpus}: bare loop`);
+    const bare = measure(process.execPath, [join(HERE, 'bare-loop.js'), smallList.path], { runs: flags.runs, scratch });
+    addRow(corpus, 'bare loop: read, indexOf, JSON.parse (1 core)', bare, null, 'the yardstick');
     log(`${corpus}: compact`);
     const result = measure(...compactor(args), { runs: flags.runs, scratch, before: removeSidecars });
     const out = result.error ? null : records(result.stdout);
-    addRow(corpus, 'compact --strategy truncate --force (writes sidecars)', result, null, out ? `${Math.round(flags.small / result.wall)} sessions/s, ${out.count} records, ${out.failed} failed` : '');
+    addRow(corpus, 'compact --strategy truncate --force (writes sidecars)', result, bare, out ? `${Math.round(flags.small / result.wall)} sessions/s, ${out.count} records, ${out.failed} failed` : '');
     removeSidecars();
   }
 

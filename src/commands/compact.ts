@@ -31,7 +31,7 @@ import type { Settled } from '../workers/task.js';
 import { sessionTask } from '../workers/task.js';
 import { runBatch } from '../pipeline/batch.js';
 import { readForCompaction } from '../pipeline/compact-read.js';
-import { interruption } from '../pipeline/interrupt.js';
+import { interruption, stopAtOnceOnSignal } from '../pipeline/interrupt.js';
 import type { CommonArgs, PolicyArgs, PolicySettings } from './options.js';
 import { jobsFromArgs, policyFor, refusalReason, runSettings, strategyOptionsFromArgs, withAllowNoGain, withInputs, withPolicy } from './options.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
@@ -343,6 +343,8 @@ export async function prepareCompaction(args: CompactArgs): Promise<PreparedComp
   }
   // One --max-summary-tokens: the summarizer's reply budget, or extract's size budget.
   const setup = { verbose: args.verbose, dryRun: args['dry-run'] };
+  // A dry run writes nothing: a signal stops it at once.
+  if (setup.dryRun) stopAtOnceOnSignal();
   const strategy = createStrategy(strategyName, {
     ...strategyOptions,
     ...(summarizer.configured && strategyName === 'summarize' ? { summarizer: summarizeOptions(summarizer.settings, setup) } : {}),

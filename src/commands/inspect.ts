@@ -20,7 +20,7 @@ import { renderBarChart } from '../report/chart.js';
 import { firstTier, formatRates } from '../cost/text.js';
 import { formatTokens, titleLine } from '../report/format.js';
 import { ledgersJson, renderLedgers } from '../ledgers/report.js';
-import { renderGrowth } from '../growth/text.js';
+import { moreTurnsLine, renderGrowth, TURN_ROWS } from '../growth/text.js';
 import type { RecordedCompactionEffect } from '../growth/recorded.js';
 import { recordedCompactionEffects } from '../growth/recorded.js';
 import { describeRecordedCompaction, recordedCompactionJson } from '../growth/recorded-report.js';
@@ -98,10 +98,18 @@ function priceLines(pricing: Pricing, ledgers: Ledgers): string[] {
   return lines;
 }
 
-function humanReport(path: string, inspection: Inspection, args: Pick<InspectOptions, 'top' | 'chart'>): string {
+/** The largest baseline, without spreading every turn into one call's arguments. */
+function maxBaseline(turns: readonly TurnUsage[]): number {
+  let most = 0;
+  for (const turn of turns) if (turn.baselineInputTokens > most) most = turn.baselineInputTokens;
+  return most;
+}
+
+function humanReport(path: string, inspection: Inspection, args: Pick<InspectOptions, 'top' | 'chart' | 'all'>): string {
   const { session, turns, pricing, ledgers } = inspection;
   const totals = totalUsage(turns);
-  const rows = turns.map((turn) => [
+  const shown = args.all ? turns : turns.slice(0, TURN_ROWS);
+  const rows = shown.map((turn) => [
     String(turn.turn) + (turn.aborted ? ' (aborted)' : ''),
     formatTokens(turn.requests),
     formatTokens(turn.baselineInputTokens) + (turn.estimated ? '*' : ''),
@@ -115,17 +123,20 @@ function humanReport(path: string, inspection: Inspection, args: Pick<InspectOpt
   );
   const model = pricing.model ? `, ${pricing.model}` : '';
   const lines = [titleLine(path, `${session.format}, ${formatTokens(session.messages.length)} messages, ${turns.length} turns${model}`), table];
+  lines.push(...moreTurnsLine(turns.length - shown.length));
   if (turns.some((turn) => turn.estimated)) lines.push('* estimated (the file reports no usage for some calls)');
   const over = turns.filter((turn) => overTrigger(turn.baselineInputTokens, inspection.policy)).map((turn) => turn.turn);
   if (over.length > 0) {
-    lines.push(`turns starting above the compaction trigger (${formatTokens(triggerThreshold(inspection.policy))} tokens): ${over.join(', ')}`);
+    const listed = args.all ? over : over.slice(0, TURN_ROWS);
+    const more = over.length > listed.length ? `, … ${formatTokens(over.length - listed.length)} more (--all lists every one)` : '';
+    lines.push(`turns starting above the compaction trigger (${formatTokens(triggerThreshold(inspection.policy))} tokens): ${listed.join(', ')}${more}`);
   }
   for (const effect of inspection.recorded) lines.push(describeRecordedCompaction(effect));
   if (inspection.overhead > 0) lines.push(`every call also carried ${formatTokens(inspection.overhead)} tokens of system prompt and tool schemas`);
   if (pricing.rates) lines.push('', ...priceLines(pricing, ledgers));
   else lines.push('', 'cost: unknown model (pass --model or --price-input/--price-output)');
   lines.push(...renderLedgers(ledgers));
-  lines.push('', renderGrowth(inspection.growth, args.top));
+  lines.push('', renderGrowth(inspection.growth, args.top, args.all));
   if (args.chart) {
     const groups = turns.map((turn) => ({ label: String(turn.turn), bars: [{ series: '', value: turn.baselineInputTokens }] }));
     lines.push('', renderBarChart(groups, { title: 'baseline per turn', limit: { label: 'window', value: inspection.policy.contextLimit } }));
@@ -160,7 +171,7 @@ function inspectJson(path: string, inspection: Inspection, top: number) {
       requests: totals.requests,
       input_tokens: totals.inputTokens,
       output_tokens: totals.outputTokens,
-      max_baseline_input_tokens: Math.max(0, ...turns.map((turn) => turn.baselineInputTokens)),
+      max_baseline_input_tokens: maxBaseline(turns),
     },
     prompt_overhead_tokens: inspection.overhead,
     policy: policyJson(inspection.policy),
@@ -182,6 +193,8 @@ interface InspectOptions extends ReadTaskOptions {
   readonly gateLedger: GateLedger;
   readonly top: number;
   readonly chart: boolean;
+  /** --all: every turn in the text report. */
+  readonly all: boolean;
   /** The policy settings (they cross to worker threads); the window is resolved per session. */
   readonly policy: PolicySettings;
   /** With --json the human report is not rendered. */
@@ -233,7 +246,7 @@ export const inspectSessionTask = sessionTask('inspect', async (path: string, op
     return split.every((cost) => cost !== null) ? sumCosts(split as CostSplit[]) : null;
   });
   const breaches = checkGates(
-    { baseline: Math.max(0, ...turns.map((turn) => turn.baselineInputTokens)), inputTokens: gated.inputTokens, costUsd: gated.cost?.total ?? null },
+    { baseline: maxBaseline(turns), inputTokens: gated.inputTokens, costUsd: gated.cost?.total ?? null },
     options.limits,
   );
   const inspection: Inspection = {
@@ -266,7 +279,7 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
     withGates(withPricing(withPolicy(withInputs(yargs))))
       .option('chart', { describe: 'draw the baseline per turn as a text chart', type: 'boolean', default: false })
       .option('top', { describe: 'rows in the largest-output and repeated-read tables', type: 'number', default: 5 })
-      .option('all', { describe: `every row of the roll-up over several sessions (default: the first ${ROLLUP_ROWS} of each table)`, type: 'boolean', default: false })
+      .option('all', { describe: `every row of long tables: the turns (default: the first ${TURN_ROWS}) and the roll-up over several sessions (default: the first ${ROLLUP_ROWS} of each)`, type: 'boolean', default: false })
       .option('gate-ledger', {
         describe: 'the ledger --max-input-tokens and --max-cost read: spend (every billed call) or context (the live conversation)',
         choices: GATE_LEDGERS,
@@ -289,6 +302,7 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
         gateLedger: args['gate-ledger'],
         top: args.top,
         chart: args.chart,
+        all: args.all,
         policy: settings.policy,
         json: output.json,
       };

@@ -5,7 +5,6 @@
  * truncate strategy big batches run in worker threads (sessions.ts); a summarizer (live or
  * simulated) runs in this thread.
  */
-import writeFileAtomic from 'write-file-atomic';
 import type { CommandModule } from 'yargs';
 import { cacheExpiry, cacheLifetime } from '../replay/cache.js';
 import { checkGates } from '../gates/check.js';
@@ -228,7 +227,7 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
         }
       },
       finish: async (outcomes) => {
-        if (args.html) await writeFileAtomic(args.html, renderHtmlReport(views(outcomes)));
+        if (args.html) await (await import('write-file-atomic')).default(args.html, renderHtmlReport(views(outcomes)));
       },
       breached: (outcomes) => views(outcomes).some((view) => view.outcomes.some((policy) => policy.breaches.length > 0)),
     }));

@@ -12,8 +12,17 @@ function fitTarget(target: string, width: number): string {
   return fitPath(target.replace(/\s+/g, ' ').trim(), width);
 }
 
-function turnsTable(report: GrowthReport): string {
-  const rows = report.turns.map((turn) => {
+/** Turns a per-turn text table lists without --all (the JSON record has every turn). */
+export const TURN_ROWS = 100;
+
+/** The line under a table cut to its first rows. */
+export function moreTurnsLine(hidden: number): string[] {
+  return hidden > 0 ? [`  … ${formatTokens(hidden)} more turn${hidden === 1 ? '' : 's'} (--all shows every row)`] : [];
+}
+
+function turnsTable(report: GrowthReport, all: boolean): string {
+  const shown = all ? report.turns : report.turns.slice(0, TURN_ROWS);
+  const rows = shown.map((turn) => {
     const top = turn.toolResults[0];
     const share = top && turn.total > 0 ? `${fitTarget(top.tool, 12)} ${Math.round((top.tokens / turn.total) * 100)}%` : '';
     return [
@@ -27,7 +36,7 @@ function turnsTable(report: GrowthReport): string {
       share,
     ];
   });
-  return renderTable(
+  const table = renderTable(
     [
       { header: 'turn' },
       { header: 'added' },
@@ -40,6 +49,7 @@ function turnsTable(report: GrowthReport): string {
     ],
     rows,
   );
+  return [table, ...moreTurnsLine(report.turns.length - shown.length)].join('\n');
 }
 
 function toolsTable(report: GrowthReport): string {
@@ -65,8 +75,9 @@ function readsTable(report: GrowthReport, top: number): string {
   return renderTable([{ header: 'file', align: 'left' }, { header: 'reads' }, { header: 'tokens' }, { header: 'turns', align: 'left' }], rows);
 }
 
-export function renderGrowth(report: GrowthReport, top: number): string {
-  const sections = [`what each turn added (estimated tokens; largest: the tool that added most)\n${turnsTable(report)}`];
+/** `all`: every turn (--all); otherwise the first TURN_ROWS. */
+export function renderGrowth(report: GrowthReport, top: number, all = false): string {
+  const sections = [`what each turn added (estimated tokens; largest: the tool that added most)\n${turnsTable(report, all)}`];
   if (report.tools.length > 0) sections.push(`tool results by tool\n${toolsTable(report)}`);
   if (report.outputs.length > 0) {
     sections.push(`largest tool outputs (re-sent = tokens x the later calls that carried them)\n${outputsTable(report, top)}`);

@@ -4,7 +4,8 @@
  * are aborted, sessions whose summary is already written finish their (atomic) save, and the CLI
  * exits 130 with a line saying what was done. A second signal exits 130 at once; sidecars are
  * still whole, because every write is a rename, and locks are released on exit (README
- * "Guarantees"). `stopRun` aborts the same signal with an error every remaining session would
+ * "Guarantees"). A command that writes nothing (stopAtOnceOnSignal) has nothing to finish: the
+ * first signal exits 130 at once. `stopRun` aborts the same signal with an error every remaining session would
  * meet too (a rejected API key): the same stop, reported as that error, exit 1. Only the CLI
  * installs the handlers; the library never does.
  */
@@ -15,6 +16,16 @@ const controller = new AbortController();
 export type InterruptSignal = 'SIGINT' | 'SIGTERM';
 
 let signalled: InterruptSignal | null = null;
+let atOnce = false;
+
+/**
+ * This run writes nothing a signal could leave half done (estimate, inspect, replay, context,
+ * audit, compact --dry-run): the first SIGINT or SIGTERM exits at once instead of letting the
+ * sessions in progress finish, which for a big session can take many seconds.
+ */
+export function stopAtOnceOnSignal(): void {
+  atOnce = true;
+}
 let failure: Error | null = null;
 
 export const interruption = {
@@ -45,6 +56,11 @@ export function stopRun(error: Error): void {
 
 export function installInterruptHandlers(exitCode: number): () => void {
   const handler = (signal: InterruptSignal) => {
+    if (signalled === null && atOnce) {
+      signalled = signal;
+      logMessage('info', `${signal}: stopped (this command writes nothing)`);
+      process.exit(exitCode);
+    }
     if (signalled === null) {
       signalled = signal;
       logMessage('info', `${signal}: stopping after the sessions in progress (again to stop now)`);

@@ -42,7 +42,10 @@ async function enoughWork(paths: readonly string[]): Promise<boolean> {
 /** How many worker threads to start (0: run in this thread). */
 export async function workerCount(jobs: Jobs, paths: readonly string[]): Promise<number> {
   // A worker thread has no stdin of its own: a run that reads `-` stays in this thread.
-  if (paths.length < 2 || paths.some(isStdin)) return 0;
+  if (paths.some(isStdin)) return 0;
+  // One big session goes to a worker too, so this thread stays free to answer Ctrl-C and SIGTERM.
+  if (paths.length === 1) return jobs === 'auto' && (await enoughWork(paths)) ? 1 : 0;
+  if (paths.length < 2) return 0;
   if (jobs === 'auto') {
     const cores = availableParallelism();
     return cores > 1 && (await enoughWork(paths)) ? Math.min(cores, paths.length) : 0;

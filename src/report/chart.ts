@@ -21,16 +21,23 @@ const FILL = '#';
 /** A limit more than this many times the largest bar is named, not drawn. */
 const OFF_SCALE = 3;
 
+/** The largest of `values` and `floor`; not Math.max(...values), which a long session overflows. */
+function largestOf(values: Iterable<number>, floor: number): number {
+  let most = floor;
+  for (const value of values) if (value > most) most = value;
+  return most;
+}
+
 /** Renders groups of bars; every line fits `width` columns. */
 export function renderBarChart(groups: readonly ChartGroup[], options: ChartOptions): string {
   const width = options.width ?? 80;
-  const labelWidth = Math.max(0, ...groups.map((group) => group.label.length));
-  const seriesWidth = Math.max(0, ...groups.flatMap((group) => group.bars.map((bar) => bar.series.length)));
+  const labelWidth = largestOf(groups.map((group) => group.label.length), 0);
+  const seriesWidth = largestOf(groups.flatMap((group) => group.bars.map((bar) => bar.series.length)), 0);
   const values = groups.flatMap((group) => group.bars.map((bar) => bar.value));
-  const valueWidth = Math.max(1, ...values.map((value) => formatTokens(value).length)) + 2;
+  const valueWidth = largestOf(values.map((value) => formatTokens(value).length), 1) + 2;
   const prefix = labelWidth + (seriesWidth > 0 ? seriesWidth + 1 : 0) + 2;
   const barWidth = Math.max(10, width - prefix - valueWidth - 2);
-  const largest = Math.max(1, ...values);
+  const largest = largestOf(values, 1);
   // A limit far above every bar (a 1M window over 90k baselines) would squash them: leave it off the scale.
   const limit = options.limit && options.limit.value <= largest * OFF_SCALE ? options.limit : null;
   const scaleMax = Math.max(largest, limit?.value ?? 0);

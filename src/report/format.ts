@@ -3,9 +3,18 @@
  * on a terminal, in a pipe and under NO_COLOR.
  */
 
-const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+/** Made on first use of a number the fast path leaves to it: building one loads ICU data (tens of ms). */
+let integer: Intl.NumberFormat | undefined;
 
+/** `1,234,567`: safe integers grouped by hand, anything else (fractions, -0, NaN, huge) by Intl. */
 export function formatTokens(value: number): string {
+  if (Number.isSafeInteger(value) && !Object.is(value, -0)) {
+    const digits = String(Math.abs(value));
+    let grouped = digits.slice(0, ((digits.length - 1) % 3) + 1);
+    for (let at = grouped.length; at < digits.length; at += 3) grouped += `,${digits.slice(at, at + 3)}`;
+    return value < 0 ? `-${grouped}` : grouped;
+  }
+  integer ??= new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
   return integer.format(value);
 }
 

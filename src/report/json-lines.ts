@@ -2,7 +2,11 @@
  * `--json` output: one JSON object a line (NDJSON) on stdout, through ndjson's serializer, so a
  * pipe downstream can read results while a batch is still running.
  */
-import ndjson from 'ndjson';
+import { createRequire } from 'node:module';
+import type Ndjson from 'ndjson';
+
+/** Loaded with the first writer: text output never needs it. */
+const require = createRequire(import.meta.url);
 
 export interface JsonLinesWriter {
   write(record: Record<string, unknown>): void;
@@ -11,7 +15,7 @@ export interface JsonLinesWriter {
 }
 
 export function jsonLinesWriter(out: NodeJS.WritableStream = process.stdout): JsonLinesWriter {
-  const serializer = ndjson.stringify();
+  const serializer = (require('ndjson') as typeof Ndjson).stringify();
   serializer.pipe(out, { end: false });
   return {
     write: (record) => {

@@ -5,8 +5,12 @@
  * the lines written, the bar drawn again below them, so neither overwrites the other. When it
  * stops, its line is cleared and the cursor left there, for the lines that come after.
  */
-import cliProgress from 'cli-progress';
+import type CliProgress from 'cli-progress';
+import { createRequire } from 'node:module';
 import { clearLine, cursorTo } from 'node:readline';
+
+/** cli-progress is loaded only when a bar is drawn (on a terminal, for a batch): start-up stays short. */
+const require = createRequire(import.meta.url);
 
 export interface Progress {
   /** One more session done. */
@@ -53,6 +57,7 @@ export function writeAbove(stream: NodeJS.WriteStream, text: string): void {
 export function createProgress(total: number, enabled: boolean): Progress {
   if (!enabled || total < 2) return SILENT;
   const stream = process.stderr;
+  const cliProgress = require('cli-progress') as typeof CliProgress;
   // A MultiBar of one: unlike SingleBar it saves and restores no cursor position, which lines
   // printed in between would make wrong. Wrapping stays on, so lines printed above are whole.
   const bars = new cliProgress.MultiBar(
@@ -67,7 +72,7 @@ export function createProgress(total: number, enabled: boolean): Progress {
     cliProgress.Presets.shades_classic,
   );
   // A MultiBar's bars are GenericBars (the typings say SingleBar), whose render can be forced.
-  const bar: cliProgress.GenericBar = bars.create(total, 0, { label: '' });
+  const bar: CliProgress.GenericBar = bars.create(total, 0, { label: '' });
   const clear = () => {
     cursorTo(stream, 0);
     clearLine(stream, 0);

@@ -19,7 +19,6 @@ import type { CompactionState } from '../compaction/state.js';
 import { SIDECAR_FORMAT_VERSION } from '../compaction/state.js';
 import { describeFsError, InputError } from '../errors.js';
 import { isProcessAlive } from './process-alive.js';
-import { sidecarSchema } from './schema.js';
 
 export const SIDECAR_SUFFIX = '_compaction.json';
 
@@ -86,6 +85,8 @@ export async function loadSidecar(sessionPath: string): Promise<CompactionState 
   if (typeof version === 'number' && version > SIDECAR_FORMAT_VERSION) {
     throw new InputError(`sidecar format version ${version} is newer than this compactor understands (${SIDECAR_FORMAT_VERSION})`, path);
   }
+  // The schema (and zod) load with the first sidecar read: most runs meet none.
+  const { sidecarSchema } = await import('./schema.js');
   const parsed = sidecarSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

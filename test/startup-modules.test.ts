@@ -1,0 +1,53 @@
+/**
+ * Start-up loads only what the command line needs (README "Performance"): `--version` loads no
+ * command and not yargs; a command loads its own module, not the others'; text output loads no
+ * NDJSON writer and no progress bar in a pipe. Checked by what a child process has loaded (the
+ * CommonJS cache and the ES modules a loader hook saw), never by timing.
+ */
+import { execa } from 'execa';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { FIXTURES, ROOT } from './helpers/cli.js';
+
+/** Runs the CLI's main() in a child and returns the module files it loaded, relative to the repo. */
+async function loadedBy(argv: readonly string[]): Promise<string[]> {
+  // The hook runs on the loaders' thread: it reports each ES module on stderr as it loads.
+  const hook = `data:text/javascript,${encodeURIComponent(
+    "export async function load(url, context, next) { if (url.startsWith('file:')) process.stderr.write('MODULE ' + url + '\\n'); return next(url, context); }",
+  )}`;
+  const script = `
+    import { register, createRequire } from 'node:module';
+    register(${JSON.stringify(hook)});
+    const { main } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'cli.js')).href)});
+    await main(${JSON.stringify(argv)});
+    for (const path of Object.keys(createRequire(import.meta.url).cache)) process.stderr.write('MODULE file://' + path + '\\n');
+  `;
+  const result = await execa('node', ['--input-type=module', '-e', script], { cwd: ROOT, env: { CI: 'true', NO_COLOR: '1' }, reject: false });
+  const urls = String(result.stderr)
+    .split('\n')
+    .filter((line) => line.startsWith('MODULE '))
+    .map((line) => line.slice('MODULE '.length));
+  const root = pathToFileURL(ROOT).href + '/';
+  return urls.map((url) => url.replace(root, ''));
+}
+
+const matching = (files: readonly string[], pattern: RegExp) => files.filter((file) => pattern.test(file));
+
+describe('start-up loads what the command needs', () => {
+  it('--version: no command module, no yargs', async () => {
+    const files = await loadedBy(['--version']);
+    expect(files).toContain('dist/cli.js');
+    expect(matching(files, /dist\/commands\/(estimate|inspect|compact|replay|context|audit)\.js$/)).toEqual([]);
+    expect(matching(files, /node_modules\/(yargs|zod|cli-progress|ndjson)\//)).toEqual([]);
+  }, 60_000);
+
+  it('estimate in text: its own command, no other command, no NDJSON writer, no progress bar, no sidecar schema', async () => {
+    const files = await loadedBy(['estimate', join(FIXTURES, 'formats', 'codex.jsonl')]);
+    expect(files).toContain('dist/commands/estimate.js');
+    expect(files.some((file) => file.includes('node_modules/yargs/'))).toBe(true);
+    expect(matching(files, /dist\/commands\/(inspect|compact|replay|context|audit)\.js$/)).toEqual([]);
+    expect(matching(files, /node_modules\/(cli-progress|ndjson|write-file-atomic|openai)\//)).toEqual([]);
+    expect(matching(files, /dist\/sidecar\/schema\.js$/)).toEqual([]);
+  }, 60_000);
+});
