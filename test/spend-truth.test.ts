@@ -19,6 +19,7 @@ import { describe, expect, it } from 'vitest';
 import { priceSession } from '../src/commands/pricing.js';
 import { readSession } from '../src/formats/index.js';
 import { estimateAll } from '../src/tokens/estimate.js';
+import { isProviderCall } from '../src/session/model.js';
 import { providerCalls } from '../src/tokens/provider-calls.js';
 import type { Spend } from './helpers/agent-fixtures.js';
 import { agentFixtures, AGENT_FIXTURES, expectedSpend, fixtureAgent, sessionFiles, spendByHand } from './helpers/agent-fixtures.js';
@@ -186,10 +187,12 @@ describe('calls the context does not hold, with their cause', () => {
     expect(review.offContext.map((call) => [call.cause, call.file.split('/').pop(), call.line])).toEqual([
       ['review', 'rollout-2026-11-25T03-33-15-01a210c3-c63b-7ca2-b654-0474e14af6d9.jsonl', 11],
     ]);
-    // What the parent holds is the review's outcome, as input: no call of its own.
-    expect(review.messages.map((message) => [message.id, message.role])).toEqual([
-      ['L6', 'user'],
-      ['L8', 'user'],
+    // What the parent holds is the review's outcome and Codex's rendering of it (an assistant
+    // message, as Codex sends it back): no call of its own.
+    expect(review.messages.map((message) => [message.id, message.role, message.rendered ?? false])).toEqual([
+      ['L6', 'user', false],
+      ['L8', 'assistant', true],
     ]);
+    expect(review.messages.filter(isProviderCall)).toEqual([]);
   });
 });

@@ -180,7 +180,8 @@ class RolloutBuilder {
    * What the main thread makes of a response item. Inside a review: only Codex's record of its
    * outcome (a user message written before the exit) is read, the rest is the review's own.
    * Right after the exit, an assistant message is Codex's rendering of the review, written
-   * without a provider call: context, read as input so it does not pass for a call.
+   * without a provider call: context, an assistant message as Codex sends it, marked `rendered`
+   * so it does not pass for a call.
    */
   classify(payload: Record<string, unknown>): 'read' | 'skip' | 'rendering' {
     const afterReview = this.reviewJustEnded;
@@ -494,7 +495,7 @@ export async function readCodex(file: string, options?: ReadOptions & { readonly
     } else if (type === 'response_item') {
       const kind = builder.classify(payload);
       if (kind === 'read') responseItem(builder, payload, line, file, timestamp);
-      else if (kind === 'rendering') builder.input(textMessage(partsText(payload['content']), line, timestamp));
+      else if (kind === 'rendering') builder.input({ ...textMessage(partsText(payload['content']), line, timestamp), role: 'assistant', rendered: true });
     } else if (type === 'event_msg') eventMessage(builder, payload, line, timestamp);
     else if (type === 'token_usage_record') builder.usageRecord(payload, line, timestamp);
     else if (type === 'compacted' && !builder.inReview) builder.compacted(payload, line, timestamp);

@@ -85,6 +85,12 @@ export interface Message {
    * tracing logs). Estimators use it instead of counting characters.
    */
   readonly knownTokens?: number;
+  /**
+   * Set on an assistant message the agent wrote into the history itself, with no provider call
+   * behind it (Codex's rendering of a finished review): context the model sees as its own turn,
+   * never a call.
+   */
+  readonly rendered?: true;
 }
 
 /**
@@ -203,5 +209,5 @@ export function isTurnStart(message: Message): boolean {
 
 /** Each assistant message stands for one provider call. */
 export function isProviderCall(message: Message): boolean {
-  return message.role === 'assistant';
+  return message.role === 'assistant' && message.rendered !== true;
 }
