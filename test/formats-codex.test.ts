@@ -112,18 +112,19 @@ describe('a review is its own thread', () => {
   it('its items are not context and its calls are spend only, as "review"', async () => {
     const session = await readSession(REVIEW);
     // Lines 14-20 are the review's prompt, reasoning, call, output and answer: none is context.
-    // Line 22 is Codex's record of the outcome, line 24 its rendering (no call made it): both context.
-    expect(session.messages.map((message) => [message.id, message.role])).toEqual([
-      ['L4', 'user'],
-      ['L5', 'assistant'],
-      ['L7', 'user'],
-      ['L8', 'assistant'],
-      ['L22', 'user'],
-      ['L24', 'user'],
-      ['L29', 'user'],
-      ['L30', 'assistant'],
-      ['L32', 'user'],
-      ['L33', 'assistant'],
+    // Line 22 is Codex's record of the outcome, line 24 its rendering (an assistant message no
+    // call made: `rendered`): both context.
+    expect(session.messages.map((message) => [message.id, message.role, message.rendered ?? false])).toEqual([
+      ['L4', 'user', false],
+      ['L5', 'assistant', false],
+      ['L7', 'user', false],
+      ['L8', 'assistant', false],
+      ['L22', 'user', false],
+      ['L24', 'assistant', true],
+      ['L29', 'user', false],
+      ['L30', 'assistant', false],
+      ['L32', 'user', false],
+      ['L33', 'assistant', false],
     ]);
     // Lines 17 and 21 (line 19 repeats 17's totals): the review's totals restart at 6000.
     expect(session.offContext).toEqual([
