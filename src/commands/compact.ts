@@ -22,7 +22,7 @@ import { commitSidecars, createTempSweeper, saveSidecar, stageSidecar } from '..
 import type { Diagnostic, Session } from '../session/model.js';
 import { assertViewRules } from '../session/view-rules.js';
 import type { StrategyName, StrategyOptions } from '../strategies/index.js';
-import { createStrategy, STRATEGY_NAMES } from '../strategies/index.js';
+import { createStrategy } from '../strategies/index.js';
 import { truncateFallback } from '../strategies/fallback.js';
 import type { CompactionStrategy } from '../compaction/strategy.js';
 import type { TextCounter } from '../tokens/estimate.js';
@@ -32,8 +32,11 @@ import { sessionTask } from '../workers/task.js';
 import { runBatch } from '../pipeline/batch.js';
 import { readForCompaction } from '../pipeline/compact-read.js';
 import { interruption, stopAtOnceOnSignal } from '../pipeline/interrupt.js';
-import type { CommonArgs, PolicyArgs, PolicySettings } from './options.js';
-import { jobsFromArgs, policyFor, refusalReason, runSettings, strategyOptionsFromArgs, withAllowNoGain, withInputs, withPolicy } from './options.js';
+import type { CommonArgs, PolicyArgs } from './options.js';
+import { jobsFromArgs, refusalReason, runSettings, strategyOptionsFromArgs, withAllowNoGain, withInputs, withPolicy, settingFlag } from './options.js';
+import type { PolicyValues } from '../config/policy.js';
+import { policyFor } from '../config/policy.js';
+import type { SettingArgs } from '../config/settings.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
 import type { ContextWindow } from '../pricing/window.js';
 import { sessionWindow } from '../pricing/window.js';
@@ -54,13 +57,14 @@ import { resolveSummarizer } from '../config/summarizer.js';
  */
 export type CompactStatus = 'compacted' | 'skipped' | 'up-to-date' | 'no-gain' | 'would-thrash' | 'locked' | 'failed';
 
-export interface CompactArgs extends CommonArgs, PolicyArgs, SummarizerArgs {
-  'log-format': LogFormat;
-  strategy?: StrategyName;
-  'allow-no-gain': boolean;
-  'dry-run': boolean;
-  redact?: boolean;
-}
+export type CompactArgs = CommonArgs &
+  PolicyArgs &
+  SummarizerArgs &
+  SettingArgs<'allow_no_gain' | 'strategy', 'compact'> & {
+    'log-format': LogFormat;
+    'dry-run': boolean;
+    redact?: boolean;
+  };
 
 export interface CompactResult {
   readonly status: Exclude<CompactStatus, 'failed'>;
@@ -77,8 +81,8 @@ export interface CompactResult {
  * settings and used as it is on this thread and as a worker's payload (it crosses by structured clone).
  */
 export interface CompactRequest extends ReadTaskOptions {
-  /** The policy settings; the window is each session's own (pricing/window.ts) unless --context-limit. */
-  readonly policy: PolicySettings;
+  /** The policy settings by the table's names; the window is each session's own (pricing/window.ts) unless --context-limit. */
+  readonly policy: PolicyValues;
   readonly dryRun: boolean;
   readonly redact: boolean;
   readonly strategy: StrategyName;
@@ -118,7 +122,7 @@ async function compactOne(path: string, given: CompactRequest, hooks: CompactHoo
   // The window is known once the session is read; the record says where it came from.
   const resolved: { window?: ContextWindow } = {};
   const sessionPolicy = async (session: Session) => {
-    resolved.window = await sessionWindow(session, { flag: request.policy.contextLimit ?? undefined });
+    resolved.window = await sessionWindow(session, { flag: request.policy.context_limit ?? undefined });
     return policyFor(request.policy, resolved.window.tokens);
   };
   const { warnings, subject, discarded, plan, policy } = await readForCompaction(path, options, strategy, sessionPolicy);
@@ -331,10 +335,10 @@ export interface PreparedCompaction {
   compactInThisThread(path: string, warn: (warning: Diagnostic) => void): Promise<CompactResult>;
 }
 
-export async function prepareCompaction(args: CompactArgs): Promise<PreparedCompaction> {
+export async function prepareCompaction(args: CompactArgs, command: 'compact' | 'fork' = 'compact'): Promise<PreparedCompaction> {
   const strategyOptions = strategyOptionsFromArgs(args); // validates --max-summary-tokens for every strategy
   // Every setting is read and checked up front, before any session is read.
-  const settings = await runSettings(args, { strategy: true, summarizerModelFlag: 'model' });
+  const settings = await runSettings(args, command);
   const policy = settings.policy;
   const summarizer = await resolveSummarizer(settings.sources);
   const strategyName = settings.strategy ?? (summarizer.configured ? 'summarize' : 'truncate');
@@ -389,8 +393,8 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
   command: 'compact [inputs..]',
   describe: 'Write a compaction sidecar beside each session',
   builder: (yargs) =>
-    withSummarizer(withAllowNoGain(withPolicy(withInputs(yargs))))
-      .option('strategy', { describe: 'summarize (default if configured), truncate, extract or prune', choices: STRATEGY_NAMES })
+    withSummarizer(withAllowNoGain(withPolicy(withInputs(yargs))), 'compact')
+      .option(...settingFlag('strategy', 'compact'))
       .option('dry-run', { describe: 'decide and report, write nothing', type: 'boolean', default: false })
       .option('redact', { describe: 'mask secrets in what is summarized and stored (default: on for remote endpoints)', type: 'boolean' })
       .option('log-format', {
