@@ -116,6 +116,20 @@ describe('each setting is defined once, in the table', () => {
   });
 });
 
+describe('the documentation lists every setting', () => {
+  it('with a row naming its flag, and its config key and variable when it has them', async () => {
+    const rows = (await Promise.all(['docs/policy.md', 'docs/strategies.md'].map((file) => readFile(join(ROOT, file), 'utf8'))))
+      .join('\n')
+      .split('\n')
+      .filter((line) => line.startsWith('| `--'));
+    const missing = SETTINGS_KEYS.filter((key) => {
+      const names = [`\`--${flagName(key)}`, ...((SOURCED_KEYS as readonly string[]).includes(key) ? [`\`${key}\``, `\`${envName(key)}\``] : [])];
+      return !rows.some((row) => names.every((name) => row.includes(name)));
+    });
+    expect(missing).toEqual([]);
+  });
+});
+
 describe('what the table derives', () => {
   it('types the parsed flags and the policy values from the table', () => {
     expectTypeOf<PolicyArgs['cut-rule']>().toEqualTypeOf<CutRule | undefined>();
