@@ -5,7 +5,8 @@
  * hand-written setting flag fails); the parsed flags' and the policy's types follow the table; and
  * what crosses to worker threads is plain data.
  */
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fg from 'fast-glob';
 import type { CommandModule } from 'yargs';
@@ -15,7 +16,7 @@ import type { PolicyValues } from '../src/config/policy.js';
 import { DEFAULT_POLICY_VALUES, POLICY_KEYS, resolvePolicy } from '../src/config/policy.js';
 import type { Amount, SettingsCommand, SettingsKey } from '../src/config/settings.js';
 import { echoOf, envName, flagName, flagOption, SETTINGS_COMMANDS, SETTINGS_KEYS, SOURCED_KEYS, takesSetting } from '../src/config/settings.js';
-import { settingsFromEnv, settingsFromFlags } from '../src/config/sources.js';
+import { loadConfigFile, settingsFromEnv, settingsFromFlags } from '../src/config/sources.js';
 import type { CompactArgs } from '../src/commands/compact.js';
 import type { PolicyArgs, SummaryBudgetArgs } from '../src/commands/options.js';
 import type { SummarizerArgs } from '../src/commands/summarizer.js';
@@ -179,5 +180,17 @@ describe('what the table derives', () => {
     expect(keys).not.toContain('force');
     expect(keys).not.toContain('config');
     expect(() => settingsFromEnv({ COMPACTOR_FORCE: 'true' })).not.toThrow();
+  });
+
+  it('names the config keys in the table\'s order when one is unknown', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'compactor-settings-'));
+    try {
+      await writeFile(join(dir, 'config.json'), '{"keep": 1}');
+      await expect(loadConfigFile(join(dir, 'config.json'), true)).rejects.toThrow(
+        'unknown setting "keep" (known: context_limit, reserve, keep_recent, trigger_percent, cut_rule, strategy, tokenizer, base_url, model, api_key_env, max_summary_tokens, instructions, timeout, summarizer_context, concurrency, on_error, max_retries)',
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

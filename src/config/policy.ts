@@ -66,15 +66,20 @@ export function policyFor(values: PolicyValues, window = DEFAULT_CONTEXT_LIMIT):
 }
 
 /**
- * The policy as `--json` reports it: each policy setting under its echo name, in the table's
- * order (the trigger once, as reserve_tokens or trigger_percent), then `allow_thrash`, which no
- * setting gives (only replay's presets turn that guard off).
+ * The policy as `--json` reports it: each policy setting in force under its echo name, in the
+ * table's order, a setting that yields to another in that one's place (the trigger once, as
+ * reserve_tokens or trigger_percent); then `allow_thrash`, which no setting gives (only replay's
+ * presets turn that guard off).
  */
 export function policyJson(policy: CompactionPolicy): Record<string, unknown> {
-  const fields = POLICY_KEYS.flatMap((key) => {
+  const echoed = (key: PolicyKey) => {
     const echo = echoOf(key);
     const value = echo?.of(policy);
     return echo && value !== undefined ? [[echo.name, value] as const] : [];
-  });
+  };
+  const fields = POLICY_KEYS.filter((key) => !yieldsTo(key)).flatMap((key) => [
+    ...echoed(key),
+    ...POLICY_KEYS.filter((other) => yieldsTo(other) === key).flatMap(echoed),
+  ]);
   return { ...Object.fromEntries(fields), allow_thrash: policy.allowThrash ?? false };
 }

@@ -77,13 +77,18 @@ interface SettingSpec {
   readonly numericText?: true;
   /** The field `--json` shows it under in a policy (inspect, audit, replay), read from the resolved policy. */
   readonly echo?: { readonly name: string; readonly of: (policy: CompactionPolicy) => unknown };
-  /** This setting is not in force when that one is set (the trigger is one choice: docs/policy.md). */
+  /**
+   * This setting is not in force when that one is set (the trigger is one choice: docs/policy.md);
+   * `--json` shows the one in force in that one's place.
+   */
   readonly yieldsTo?: string;
 }
 
 /**
- * The table. Its order is the policy's `--json` order; each command's flags are declared in the
- * order its --help shows them (commands/options.ts). Help lines end with the default, from `default`.
+ * The table. Its order is the order of the config keys in messages and of the fields of a policy
+ * in `--json` (a setting that yields to another is shown in that one's place); each command's
+ * flags are declared in the order its --help shows them (commands/options.ts). Help lines end
+ * with the default, from `default`.
  */
 export const SETTINGS = {
   // The compaction policy (docs/policy.md "Policy flags").
@@ -96,16 +101,6 @@ export const SETTINGS = {
     schema: wholeNumber(1),
     echo: { name: 'context_limit', of: (policy) => policy.contextLimit },
   },
-  keep_recent: {
-    group: 'policy',
-    type: 'string',
-    doc: 'recent tokens kept verbatim: tokens, or N% of the window',
-    default: { tokens: DEFAULT_KEEP_RECENT_TOKENS } as Amount,
-    shownDefault: String(DEFAULT_KEEP_RECENT_TOKENS),
-    schema: amount,
-    numericText: true,
-    echo: { name: 'keep_recent_tokens', of: (policy) => policy.keepRecentTokens },
-  },
   reserve: {
     group: 'policy',
     type: 'string',
@@ -116,6 +111,16 @@ export const SETTINGS = {
     numericText: true,
     yieldsTo: 'trigger_percent',
     echo: { name: 'reserve_tokens', of: (policy) => (policy.trigger.kind === 'reserve' ? policy.trigger.tokens : undefined) },
+  },
+  keep_recent: {
+    group: 'policy',
+    type: 'string',
+    doc: 'recent tokens kept verbatim: tokens, or N% of the window',
+    default: { tokens: DEFAULT_KEEP_RECENT_TOKENS } as Amount,
+    shownDefault: String(DEFAULT_KEEP_RECENT_TOKENS),
+    schema: amount,
+    numericText: true,
+    echo: { name: 'keep_recent_tokens', of: (policy) => policy.keepRecentTokens },
   },
   trigger_percent: {
     group: 'policy',
