@@ -4,7 +4,7 @@
  * summarizer's precedence lives in config/summarizer.ts; the client in llm/client.ts.
  */
 import type { Argv } from 'yargs';
-import type { GroupKey, SettingArgs } from '../config/settings.js';
+import type { CompactingCommand, GroupKey, SettingArgs } from '../config/settings.js';
 import { settingsOf } from '../config/settings.js';
 import type { SettingsSources } from '../config/sources.js';
 import { createChatClient } from '../llm/client.js';
@@ -22,22 +22,19 @@ import { simulatedClient } from '../llm/simulated.js';
 import { DEFAULT_SUMMARIZER_CONTEXT } from '../llm/models.js';
 import { SUMMARIZER_DEFAULTS } from '../config/summarizer.js';
 
-/** The commands that run a summarizer, and so take its flags. */
-export type SummarizerCommand = 'compact' | 'replay' | 'fork';
-
 /**
  * The summarizer's flags as parsed, from the settings table: `compact` and `fork` name the model
  * `--model`; `replay`, where `--model` names the session's model for prices and window (see
  * pricing.ts), `--summarizer-model`.
  */
-export type SummarizerArgs<C extends SummarizerCommand = 'compact'> = SettingArgs<GroupKey<'summarizer'>, C> & { verbose: boolean };
+export type SummarizerArgs<C extends CompactingCommand = 'compact'> = SettingArgs<GroupKey<'summarizer'>, C> & { verbose: boolean };
 
 /**
  * The summarizer's flags, from the settings table (config/settings.ts). No yargs defaults: an
  * unset flag must fall through to the environment and the config file (`--config` is a policy
  * flag: options.ts withPolicy).
  */
-export function withSummarizer<T>(yargs: Argv<T>, command: SummarizerCommand) {
+export function withSummarizer<T>(yargs: Argv<T>, command: CompactingCommand) {
   return withSettings(yargs, settingsOf('summarizer'), command).option('verbose', {
     describe: "log summarizer requests (no headers, no key), and compact's compaction events",
     type: 'boolean',

@@ -24,7 +24,8 @@ export const SETTINGS_COMMANDS = ['estimate', 'inspect', 'compact', 'replay', 'f
 export type SettingsCommand = (typeof SETTINGS_COMMANDS)[number];
 
 /** The commands that compact for real or in simulation, with a strategy and the summarizer. */
-const COMPACTING = ['compact', 'replay', 'fork'] as const;
+const COMPACTING = ['compact', 'replay', 'fork'] as const satisfies readonly SettingsCommand[];
+export type CompactingCommand = (typeof COMPACTING)[number];
 
 const show = (value: unknown) => (typeof value === 'string' ? JSON.stringify(value) : String(value));
 
