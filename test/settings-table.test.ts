@@ -15,7 +15,7 @@ import type { CutRule } from '../src/compaction/policy.js';
 import type { PolicyValues } from '../src/config/policy.js';
 import { DEFAULT_POLICY_VALUES, POLICY_KEYS, resolvePolicy } from '../src/config/policy.js';
 import type { Amount, SettingsCommand, SettingsKey } from '../src/config/settings.js';
-import { echoOf, envName, flagName, flagOption, SETTINGS_COMMANDS, SETTINGS_KEYS, SOURCED_KEYS, takesSetting } from '../src/config/settings.js';
+import { echoOf, envName, flagName, flagOption, SETTINGS_COMMANDS, SETTINGS_KEYS, SOURCED_KEYS, takesSetting, yieldsTo } from '../src/config/settings.js';
 import { loadConfigFile, settingsFromEnv, settingsFromFlags } from '../src/config/sources.js';
 import type { CompactArgs } from '../src/commands/compact.js';
 import type { PolicyArgs, SummaryBudgetArgs } from '../src/commands/options.js';
@@ -85,6 +85,11 @@ describe('each setting is defined once, in the table', () => {
     expect(new Set(echoes).size).toBe(echoes.length);
     // Every setting of the policy is echoed: a new one cannot be left out of --json.
     expect(POLICY_KEYS.filter((key) => echoOf(key) === undefined)).toEqual([]);
+    // A setting yields only to another of the policy's, which yields to none.
+    for (const key of SETTINGS_KEYS) {
+      const over = yieldsTo(key);
+      if (over) expect([POLICY_KEYS.includes(over as never), yieldsTo(over)], key).toEqual([true, undefined]);
+    }
   });
 
   it.each(SETTINGS_COMMANDS)('every flag of %s that is a setting is the table\'s, declared once', async (command) => {
