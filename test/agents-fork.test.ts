@@ -25,7 +25,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordedWindowStart } from '../src/compaction/compact.js';
 import { loadCompactedView } from '../src/fork/index.js';
 import { readSession } from '../src/formats/index.js';
-import type { Message } from '../src/session/model.js';
+import type { ContentBlock, Message } from '../src/session/model.js';
 import { viewViolations } from '../src/session/view-rules.js';
 import { estimateMessageTokens } from '../src/tokens/estimate.js';
 import type { AgentTools } from '../tools/agents/install.js';
@@ -94,7 +94,7 @@ const comparableMessages = (messages: readonly Message[]): Message[] =>
     .filter((message) => !injected(message))
     .map((message) => ({
       ...message,
-      content: message.content.flatMap((block) => {
+      content: message.content.flatMap((block): ContentBlock[] => {
         if (block.type === 'thinking') return [];
         if (block.type !== 'text') return [block];
         const text = comparable(block.text);
@@ -112,7 +112,7 @@ function items(messages: readonly Message[]): string[] {
         // Long texts are named by their start and length, so a failure stays readable.
         if (text !== '' && text !== PROMPT) out.push(`${message.role}|text|${text.length > 300 ? `${text.slice(0, 300)}… (${text.length})` : text}`);
       } else if (block.type === 'tool_request') out.push(`call|${block.id}`);
-      else out.push(`result|${block.tool_request_id}`);
+      else if (block.type === 'tool_result') out.push(`result|${block.tool_request_id}`);
     }
   }
   return out;
