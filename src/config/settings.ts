@@ -6,7 +6,7 @@
  * the file and the environment is sources.ts's, the precedence is each consumer's
  * (summarizer.ts for the summarizer, commands/options.ts for the policy).
  */
-import { z } from 'zod';
+import { z } from '../lazy-zod.js';
 import { CUT_RULES, DEFAULT_KEEP_RECENT_TOKENS, DEFAULT_RESERVE_TOKENS } from '../compaction/policy.js';
 import { STRATEGY_NAMES } from '../strategies/names.js';
 import { TOKENIZER_NAMES } from '../tokens/tokenizers.js';
