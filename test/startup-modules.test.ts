@@ -54,7 +54,7 @@ describe('start-up loads what the command needs', () => {
     expect(matching(files, /dist\/sidecar\/schema\.js$/)).toEqual([]);
   }, 60_000);
 
-  it('estimate of valid sessions, text and --json: no zod', async () => {
+  it('estimate of valid sessions, text and --json: no zod, no stream stack for the JSON lines', async () => {
     for (const argv of [
       ['estimate', join(FIXTURES, 'formats', 'claude-code.jsonl')],
       ['estimate', '--json', join(FIXTURES, 'formats', 'claude-code.jsonl')],
@@ -62,7 +62,7 @@ describe('start-up loads what the command needs', () => {
     ]) {
       const files = await loadedBy(argv);
       expect(files, argv.join(' ')).toContain('dist/commands/estimate.js');
-      expect(matching(files, /node_modules\/zod\//), argv.join(' ')).toEqual([]);
+      expect(matching(files, /node_modules\/(zod|ndjson|through2|readable-stream)\//), argv.join(' ')).toEqual([]);
     }
   }, 60_000);
 
