@@ -1,10 +1,13 @@
 /**
  * Start-up loads only what the command line needs (README "Performance"): `--version` loads no
  * command and not yargs; a command loads its own module, not the others'; text output loads no
- * NDJSON writer and no progress bar in a pipe. Checked by what a child process has loaded (the
+ * NDJSON writer and no progress bar in a pipe; a valid session loads no zod (its schemas' plain
+ * checks accept it, src/lazy-zod.ts: zod is for the errors). Checked by what a child process has loaded (the
  * CommonJS cache and the ES modules a loader hook saw), never by timing.
  */
 import { execa } from 'execa';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -49,5 +52,29 @@ describe('start-up loads what the command needs', () => {
     expect(matching(files, /dist\/commands\/(inspect|compact|replay|context|audit)\.js$/)).toEqual([]);
     expect(matching(files, /node_modules\/(cli-progress|ndjson|write-file-atomic|openai)\//)).toEqual([]);
     expect(matching(files, /dist\/sidecar\/schema\.js$/)).toEqual([]);
+  }, 60_000);
+
+  it('estimate of valid sessions, text and --json: no zod, no stream stack for the JSON lines', async () => {
+    for (const argv of [
+      ['estimate', join(FIXTURES, 'formats', 'claude-code.jsonl')],
+      ['estimate', '--json', join(FIXTURES, 'formats', 'claude-code.jsonl')],
+      ['estimate', join(FIXTURES, 'bug.jsonl'), join(FIXTURES, 'formats', 'codex.jsonl'), join(FIXTURES, 'formats', 'pi-branch.jsonl'), join(FIXTURES, 'formats', 'openai-chat.jsonl')],
+    ]) {
+      const files = await loadedBy(argv);
+      expect(files, argv.join(' ')).toContain('dist/commands/estimate.js');
+      expect(matching(files, /node_modules\/(zod|ndjson|through2|readable-stream)\//), argv.join(' ')).toEqual([]);
+    }
+  }, 60_000);
+
+  it('a block zod rejects loads it, for the message', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'startup-modules-'));
+    try {
+      const file = join(dir, 'bad.jsonl');
+      writeFileSync(file, `${JSON.stringify({ id: 'u1', role: 'user', content: [{ type: 'tool_result', tool_request_id: '', output: 'x' }] })}\n`);
+      const files = await loadedBy(['estimate', file]);
+      expect(matching(files, /node_modules\/zod\//).length).toBeGreaterThan(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 });

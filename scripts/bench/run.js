@@ -8,7 +8,7 @@
  *
  *   node scripts/bench/run.js [--sizes 200M,1G] [--runs 3] [--small 10000] [--single 1G|none]
  *                             [--tokenizer-size 50M] [--kinds claude,canonical] [--no-ccusage]
- *                             [--startup-runs 21] [--cache DIR] [--out results.json]
+ *                             [--startup-runs 21] [--no-llm] [--cache DIR] [--out results.json]
  *
  * Without --cache, corpora go to a fresh temporary directory that is removed at the end; with
  * it (or COMPACTOR_BENCH_CACHE) they are kept and reused. ccusage (both releases) comes from
@@ -44,12 +44,14 @@ function parseFlags(argv) {
     'startup-runs': '21',
     kinds: 'claude,canonical',
     ccusage: true,
+    llm: true,
     cache: process.env['COMPACTOR_BENCH_CACHE'],
     out: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--no-ccusage') flags.ccusage = false;
+    else if (arg === '--no-llm') flags.llm = false;
     else if (arg.startsWith('--') && argv[i + 1] !== undefined) flags[arg.slice(2)] = argv[++i];
     else throw new Error(`unknown argument ${arg} (see the header of scripts/bench/run.js)`);
   }
@@ -62,6 +64,7 @@ function parseFlags(argv) {
     startupRuns: Number(flags['startup-runs']),
     kinds: flags.kinds.split(',').filter(Boolean),
     ccusage: flags.ccusage,
+    llm: flags.llm,
     cache: flags.cache,
     out: flags.out,
   };
@@ -349,7 +352,7 @@ try {
 
   // LLM path: 200 sessions at --concurrency 16 against a local server delaying each reply 1 s.
   // Each session needs exactly one summarizer call (a short session, forced, no split turn).
-  {
+  if (flags.llm) {
     const sessions = 200;
     const concurrency = 16;
     const delayMs = 1000;

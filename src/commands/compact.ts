@@ -18,7 +18,7 @@ import { isStdin } from '../formats/input-source.js';
 import type { LockAttempt, SidecarLock } from '../sidecar/lock.js';
 import { createLockStager, guardLocksOnExit, lockSidecar } from '../sidecar/lock.js';
 import type { StagedSidecar } from '../sidecar/store.js';
-import { commitSidecars, createTempSweeper, saveSidecar, stageSidecar } from '../sidecar/store.js';
+import { commitSidecars, createTempSweeper, saveSidecar, stageSidecarInBackground } from '../sidecar/store.js';
 import type { Diagnostic, Session } from '../session/model.js';
 import { assertViewRules } from '../session/view-rules.js';
 import type { StrategyName, StrategyOptions } from '../strategies/index.js';
@@ -275,11 +275,11 @@ export const compactBatchTask = sessionTask(
     const strategy = createStrategy(request.strategy, request.strategyOptions);
     const count = await loadTextCounter(request.tokenizer);
     const results: Settled<CompactResult>[] = [];
-    const toCommit: { index: number; staged: StagedSidecar; lock: SidecarLock | null }[] = [];
+    const toCommit: { index: number; staged: Promise<StagedSidecar>; lock: SidecarLock | null }[] = [];
     const locks = createLockStager();
     for (const path of paths) {
       let lock: SidecarLock | null = null;
-      let staged: StagedSidecar | null = null;
+      let staged: Promise<StagedSidecar> | null = null;
       const warnings: Diagnostic[] = [];
       const events: LogEvent[] = [];
       try {
@@ -300,7 +300,12 @@ export const compactBatchTask = sessionTask(
           warn: (warning) => warnings.push(warning),
           log: (event, fields) => events.push({ time: new Date().toISOString(), event, fields }),
           summarizerFailures: [],
-          save: async (session, state) => (staged = stageSidecar(session, state)).path,
+          // Staged in the background: this thread compacts the next session while the temp file is made.
+          save: async (session, state) => {
+            const staging = stageSidecarInBackground(session, state);
+            staged = staging.staged;
+            return staging.path;
+          },
         });
         if (staged) toCommit.push({ index: results.length, staged, lock });
         else lock?.release();

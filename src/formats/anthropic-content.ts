@@ -3,7 +3,7 @@
  * lines carry API messages: Claude Code (`line.message`) and Anthropic messages logs. Turning
  * whole lines into messages is left to them.
  */
-import { z } from 'zod';
+import { z } from '../lazy-zod.js';
 import type { ContentBlock, Usage } from '../session/model.js';
 import { outputText, parseLine } from './convert.js';
 

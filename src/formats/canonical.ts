@@ -4,7 +4,7 @@
  * See README "Canonical session format" and "Bad input" for what is an error and what a warning:
  * a line we cannot interpret is an error; one we can read with a repair is a warning.
  */
-import { z } from 'zod';
+import { z } from '../lazy-zod.js';
 import { InputError } from '../errors.js';
 import type { ContentBlock, Diagnostic, Message, Role, Session, Usage } from '../session/model.js';
 import { forEachJsonLine, isJsonObject, jsonKind } from './jsonl-lines.js';

@@ -25,7 +25,7 @@
  *   line before it is parsed (json-cut.ts), as are the bodies of progress, attachment and
  *   file-history-snapshot lines.
  */
-import { z } from 'zod';
+import { z } from '../lazy-zod.js';
 import { InputError } from '../errors.js';
 import type { ContentBlock, Diagnostic, Message, RecordedCompaction, Session } from '../session/model.js';
 import { anthropicBlocks, anthropicContentSchema, anthropicUsageSchema, unknownTypesWarning } from './anthropic-content.js';

@@ -3,7 +3,7 @@
  * output text, token counts that arrive as numbers or strings, the session's model name.
  * Pure; each reader owns the shape of its own format.
  */
-import type { z } from 'zod';
+import type { z } from '../lazy-zod.js';
 import { InputError } from '../errors.js';
 import type { Message, Usage } from '../session/model.js';
 import type { ReadOptions } from './reader.js';

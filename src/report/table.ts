@@ -16,11 +16,16 @@ const require = createRequire(import.meta.url);
 let stringWidth: ((text: string) => number) | undefined;
 
 const ANSI_COLOUR = /\u001b\[(?:\d*;){0,5}\d*m/g;
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+/**
+ * Text one column a character: printable ASCII and the few other characters our own output
+ * uses (the `…` of a shortened path, `→`, `—`, `·`, `×`), none of them wide, combining or
+ * emoji. string-width's first call compiles its emoji pattern, a few ms of a small run.
+ */
+const NARROW = /^[\x20-\x7e\u00b7\u00d7\u2014\u2026\u2192]*$/;
 
-/** Columns a line takes on a terminal: its length for plain ASCII, string-width otherwise (wide and combining characters). */
+/** Columns a line takes on a terminal: its length for narrow text, string-width otherwise (wide and combining characters). */
 function widthOf(line: string): number {
-  if (PRINTABLE_ASCII.test(line)) return line.length;
+  if (NARROW.test(line)) return line.length;
   stringWidth ??= require('string-width') as (text: string) => number;
   return stringWidth(line.includes('\u001b') ? line.replace(ANSI_COLOUR, '') : line);
 }

@@ -8,11 +8,14 @@
  * opened for writing, and a sidecar path that is a symbolic link is neither read nor written
  * through.
  *
- * Reads and stagings use synchronous calls (small files; in a worker thread each asynchronous
- * call is a round trip through libuv's shared thread pool); only the fsyncs are asynchronous,
- * so that they overlap.
+ * Reads and checks use synchronous calls (small files; in a worker thread each asynchronous
+ * call is a round trip through libuv's shared thread pool). Creating a temp file is the
+ * exception when a batch stages many (stageSidecarInBackground): a new name waits for the file
+ * system's journal, about as long as compacting a small session, so the thread compacts the
+ * next one meanwhile. The fsyncs are asynchronous, so that they overlap.
  */
-import { closeSync, fchmodSync, fstatSync, fsync, lstatSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { close, closeSync, fchmod, fchmodSync, fstat, fstatSync, fsync, lstatSync, open, openSync, readdirSync, readFileSync, renameSync, unlinkSync, write, writeSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { basename, dirname, join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import type { CompactionState } from '../compaction/state.js';
@@ -140,14 +143,21 @@ function openTemp(path: string): { temp: string; fd: number } {
   }
 }
 
-/** Writes the new sidecar whole into a temp file beside it; the sidecar itself is untouched. */
-export function stageSidecar(sessionPath: string, state: CompactionState): StagedSidecar {
-  const path = sidecarPath(sessionPath);
-  checkSidecarPath(path, 'write');
+function removeStagedOnExitOnce(): void {
   if (!exitHookInstalled) {
     process.on('exit', removeStagedOnExit);
     exitHookInstalled = true;
   }
+}
+
+/** A sidecar's text: what stageSidecar and stageSidecarInBackground write. */
+const sidecarText = (state: CompactionState): string => `${JSON.stringify(state, null, 2)}\n`;
+
+/** Writes the new sidecar whole into a temp file beside it; the sidecar itself is untouched. */
+export function stageSidecar(sessionPath: string, state: CompactionState): StagedSidecar {
+  const path = sidecarPath(sessionPath);
+  checkSidecarPath(path, 'write');
+  removeStagedOnExitOnce();
   let opened: { temp: string; fd: number };
   try {
     opened = openTemp(path);
@@ -157,7 +167,7 @@ export function stageSidecar(sessionPath: string, state: CompactionState): Stage
   const { temp, fd } = opened;
   staged.add(temp);
   try {
-    writeSync(fd, `${JSON.stringify(state, null, 2)}\n`, null, 'utf8');
+    writeSync(fd, sidecarText(state), null, 'utf8');
     // The mode regardless of the umask, as for every sidecar before (a chmod is a journalled
     // metadata write, so only when the umask changed it).
     if ((fstatSync(fd).mode & 0o777) !== 0o644) fchmodSync(fd, 0o644);
@@ -167,6 +177,53 @@ export function stageSidecar(sessionPath: string, state: CompactionState): Stage
     discard(temp);
     throw new InputError(`cannot write sidecar: ${describeFsError(error)}`, path);
   }
+}
+
+const openAsync = promisify(open);
+const writeAsync = promisify(write) as (fd: number, text: string, position: null, encoding: BufferEncoding) => Promise<unknown>;
+const fstatAsync = promisify(fstat);
+const fchmodAsync = promisify(fchmod);
+const closeAsync = promisify(close);
+
+/**
+ * stageSidecar with the temp file created, written and checked in libuv's thread pool, for a
+ * thread that has other sessions to compact meanwhile. The sidecar path is checked now (a symlink
+ * or a directory there is refused at once, as by stageSidecar); a failure to create or write the
+ * temp rejects the promise with the error stageSidecar would throw, and commitSidecars reports it
+ * for that sidecar alone.
+ */
+export function stageSidecarInBackground(sessionPath: string, state: CompactionState): { readonly path: string; readonly staged: Promise<StagedSidecar> } {
+  const path = sidecarPath(sessionPath);
+  checkSidecarPath(path, 'write');
+  removeStagedOnExitOnce();
+  const text = sidecarText(state);
+  const staging = async (): Promise<StagedSidecar> => {
+    let temp: string;
+    let fd: number;
+    for (;;) {
+      temp = `${path}.${process.pid}${String(threadId).padStart(3, '0')}${++tempSequence}`;
+      try {
+        fd = await openAsync(temp, 'wx', 0o644);
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new InputError(`cannot write sidecar: ${describeFsError(error)}`, path);
+      }
+    }
+    staged.add(temp);
+    try {
+      await writeAsync(fd, text, null, 'utf8');
+      if (((await fstatAsync(fd)).mode & 0o777) !== 0o644) await fchmodAsync(fd, 0o644);
+      return { path, temp, fd };
+    } catch (error) {
+      await closeAsync(fd).catch(() => {});
+      discard(temp);
+      throw new InputError(`cannot write sidecar: ${describeFsError(error)}`, path);
+    }
+  };
+  const pending = staging();
+  // Its failure is read by commitSidecars; a batch that ends first must not crash the thread over it.
+  pending.catch(() => {});
+  return { path, staged: pending };
 }
 
 function discard(temp: string): void {
@@ -204,9 +261,18 @@ async function syncDirectory(directory: string): Promise<unknown> {
  * Puts staged sidecars in place: every temp is fsynced (all at once), then renamed over its
  * sidecar, then each directory is fsynced once. Returns, per staged sidecar in order, its path
  * or the error that kept it from being written durably (a temp that was not renamed is removed,
- * and the old sidecar is untouched).
+ * and the old sidecar is untouched). A sidecar still being staged in the background is waited
+ * for; if its staging failed, that error is its result.
  */
-export async function commitSidecars(sidecars: readonly StagedSidecar[]): Promise<(string | InputError)[]> {
+export async function commitSidecars(stagings: readonly (StagedSidecar | Promise<StagedSidecar>)[]): Promise<(string | InputError)[]> {
+  const ready = await Promise.allSettled(stagings);
+  const sidecars = ready.flatMap((entry) => (entry.status === 'fulfilled' ? [entry.value] : []));
+  const committed = await commitReady(sidecars);
+  let next = 0;
+  return ready.map((entry) => (entry.status === 'fulfilled' ? committed[next++]! : entry.reason instanceof InputError ? entry.reason : new InputError(`cannot write sidecar: ${describeFsError(entry.reason)}`)));
+}
+
+async function commitReady(sidecars: readonly StagedSidecar[]): Promise<(string | InputError)[]> {
   const synced = await Promise.allSettled(sidecars.map((sidecar) => fsyncAsync(sidecar.fd)));
   const results = sidecars.map((sidecar, index): string | InputError => {
     closeSync(sidecar.fd);
