@@ -7,7 +7,7 @@
  */
 import type { CompactionPolicy } from '../compaction/policy.js';
 import { DEFAULT_CONTEXT_LIMIT } from '../compaction/policy.js';
-import type { Amount, GroupKey, ResolvedValue, SettingsLayer } from './settings.js';
+import type { Amount, GroupKey, ResolvedValue, SettingsLayer, SourcedKey } from './settings.js';
 import { defaultOf, echoOf, settingsOf, SOURCED_KEYS, yieldsTo } from './settings.js';
 import type { SettingsSources } from './sources.js';
 import { pick } from './sources.js';
@@ -22,7 +22,7 @@ export type PolicyValues = { readonly [K in PolicyKey]: ResolvedValue<K> };
 export const DEFAULT_POLICY_VALUES = Object.fromEntries(POLICY_KEYS.map((key) => [key, defaultOf(key)])) as PolicyValues;
 
 /** The flag-only policy settings (`--force`, `--allow-no-gain`), as their flags gave them. */
-export type FlagOnlyPolicy = { readonly [K in Exclude<PolicyKey, (typeof SOURCED_KEYS)[number]>]?: boolean };
+export type FlagOnlyPolicy = { readonly [K in Exclude<PolicyKey, SourcedKey>]?: boolean };
 
 /**
  * The policy settings from every source. A setting that yields to another is one choice with
@@ -31,7 +31,7 @@ export type FlagOnlyPolicy = { readonly [K in Exclude<PolicyKey, (typeof SOURCED
  */
 export function resolvePolicy(sources: SettingsSources, flagOnly: FlagOnlyPolicy): PolicyValues {
   const values: Record<string, unknown> = {};
-  const sourced = (key: PolicyKey): key is Extract<PolicyKey, (typeof SOURCED_KEYS)[number]> => (SOURCED_KEYS as readonly string[]).includes(key);
+  const sourced = (key: PolicyKey): key is Extract<PolicyKey, SourcedKey> => (SOURCED_KEYS as readonly string[]).includes(key);
   for (const key of POLICY_KEYS) values[key] = (sourced(key) ? pick(sources, key) : flagOnly[key as keyof FlagOnlyPolicy]) ?? defaultOf(key);
   const layers: readonly SettingsLayer[] = [sources.flags, sources.env, sources.file];
   for (const key of POLICY_KEYS) {
