@@ -154,6 +154,11 @@ describe('settings', () => {
     await expect(resolveSummarizer(sources({}, { base_url: 'http://x/v1' }))).rejects.toThrow(/set by COMPACTOR_BASE_URL but no model/);
   });
 
+  test("the missing model is asked for under the command's own flag (replay's is --summarizer-model)", async () => {
+    const replay = { ...sources({ base_url: 'http://x/v1' }), flagOf: (key: string) => (key === 'model' ? 'summarizer-model' : key.replaceAll('_', '-')) };
+    await expect(resolveSummarizer(replay)).rejects.toThrow(/set by --base-url but no model: give --summarizer-model,/);
+  });
+
   test('COMPACTOR_* variables are parsed and validated', () => {
     expect(settingsFromEnv({ COMPACTOR_MODEL: 'm', COMPACTOR_CONCURRENCY: '8', COMPACTOR_ON_ERROR: 'skip' })).toEqual({ model: 'm', concurrency: 8, on_error: 'skip' });
     expect(() => settingsFromEnv({ COMPACTOR_ON_ERROR: 'explode' })).toThrow(/^environment variable COMPACTOR_ON_ERROR: /);

@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import type { SettingsSources } from './sources.js';
 import { origin, pick } from './sources.js';
 import type { OnError } from './settings.js';
-import { defaultOf } from './settings.js';
+import { defaultOf, flagName } from './settings.js';
 import { InputError, UsageError } from '../errors.js';
 import type { EndpointSettings } from '../llm/client.js';
 import { DEFAULT_SUMMARIZER_CONTEXT, knownContextWindow } from '../llm/models.js';
@@ -59,7 +59,7 @@ export async function resolveSummarizer(sources: SettingsSources): Promise<Resol
   const onError = pick(sources, 'on_error') ?? SUMMARIZER_DEFAULTS.onError;
   if (baseUrl === undefined && model === undefined) return { configured: false, concurrency, onError };
   if (model === undefined) {
-    throw new UsageError(`a summarizer endpoint is set by ${origin(sources, 'base_url')} but no model: give --model, COMPACTOR_MODEL or "model" in the config`);
+    throw new UsageError(`a summarizer endpoint is set by ${origin(sources, 'base_url')} but no model: give --${(sources.flagOf ?? flagName)('model')}, COMPACTOR_MODEL or "model" in the config`);
   }
   const maxSummaryTokens = pick(sources, 'max_summary_tokens') ?? SUMMARIZER_DEFAULTS.maxSummaryTokens;
   const summarizerContext = pick(sources, 'summarizer_context') ?? knownContextWindow(model) ?? DEFAULT_SUMMARIZER_CONTEXT;
