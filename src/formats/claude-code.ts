@@ -57,21 +57,6 @@ const chatLineSchema = z.looseObject({
   }),
 });
 
-/** A line that takes part in the parent chain. */
-interface ChainNode {
-  readonly uuid: string | null;
-  readonly parent: string | null;
-  /** Set on compact boundaries: the message before the boundary (their `parentUuid` is null). */
-  readonly logicalParent: string | null;
-  readonly line: number;
-  readonly sidechain: boolean;
-  /** A user or assistant line: what the chain needs of it (its message is built as it is read). */
-  readonly chat?: ChatLink;
-  /** A message line that failed to parse: an error only if it is part of the current chain. */
-  readonly invalid?: InputError;
-  readonly boundary?: { readonly preTokens?: number; readonly preservedHead?: string };
-}
-
 interface ChatLink {
   readonly role: 'user' | 'assistant';
   readonly responseKey: string | null;
@@ -86,6 +71,103 @@ interface ChatLink {
 }
 
 const NONE: readonly string[] = [];
+
+/** What few lines have: kept out of every node (one field, usually null). */
+interface RareFacts {
+  /** Set on compact boundaries: the message before the boundary (their `parentUuid` is null). */
+  readonly logicalParent?: string;
+  /** A message line that failed to parse: an error only if it is part of the current chain. */
+  readonly invalid?: InputError;
+  readonly boundary?: { readonly preTokens?: number; readonly preservedHead?: string };
+  readonly summary?: string;
+  readonly unknownTypes?: readonly string[];
+}
+
+/**
+ * A line that takes part in the parent chain, held for every such line until the end of the
+ * file, so it is kept small: one object of one shape (a chat line is its own ChatLink), the
+ * parent a reference once that line has been read (no second copy of its uuid), and what few
+ * lines have in `rare`. About 50 bytes a line besides its uuid.
+ */
+class ChainNode implements ChatLink {
+  constructor(
+    readonly uuid: string | null,
+    /** The parent line when it was read before this one, else its uuid (resolved at the end). */
+    readonly parentRef: ChainNode | string | null,
+    readonly line: number,
+    readonly sidechain: boolean,
+    /** null: not a user or assistant line (or one that failed to parse). */
+    private readonly chatRole: 'user' | 'assistant' | null,
+    readonly responseKey: string | null,
+    readonly synthetic: boolean,
+    readonly calls: readonly string[],
+    readonly answers: readonly string[],
+    private readonly rare: RareFacts | null,
+  ) {}
+
+  /** A user or assistant line: what the chain needs of it (its message is built as it is read). */
+  get chat(): ChatLink | undefined {
+    return this.chatRole === null ? undefined : this;
+  }
+
+  get role(): 'user' | 'assistant' {
+    return this.chatRole!;
+  }
+
+  get logicalParent(): string | null {
+    return this.rare?.logicalParent ?? null;
+  }
+
+  get invalid(): InputError | undefined {
+    return this.rare?.invalid;
+  }
+
+  get boundary(): RareFacts['boundary'] {
+    return this.rare?.boundary;
+  }
+
+  get summary(): string | undefined {
+    return this.rare?.summary;
+  }
+
+  get unknownTypes(): readonly string[] {
+    return this.rare?.unknownTypes ?? NONE;
+  }
+
+  /** Whether the line names a parent (`parentUuid`), found or not. */
+  get hasParent(): boolean {
+    return this.parentRef !== null;
+  }
+
+  parent(byUuid: ReadonlyMap<string, ChainNode>): ChainNode | undefined {
+    const ref = this.parentRef;
+    return typeof ref === 'string' ? byUuid.get(ref) : (ref ?? undefined);
+  }
+}
+
+/**
+ * The chain's lines by uuid (the first line with a uuid stands for it), filled as lines are read
+ * so each line's parent is linked when it was read before.
+ */
+class LinesByUuid {
+  readonly byUuid = new Map<string, ChainNode>();
+  duplicates = 0;
+
+  parentRef(record: Record<string, unknown>, key: string): ChainNode | string | null {
+    const parent = record[key];
+    if (typeof parent !== 'string') return null;
+    return this.byUuid.get(parent) ?? parent;
+  }
+
+  add(node: ChainNode): ChainNode {
+    const { uuid } = node;
+    if (uuid !== null) {
+      if (this.byUuid.has(uuid)) this.duplicates++;
+      else this.byUuid.set(uuid, node);
+    }
+    return node;
+  }
+}
 
 interface ParsedChat {
   readonly chat: ChatLine;
@@ -125,40 +207,41 @@ function toolIds(blocks: readonly ContentBlock[], id: (block: ContentBlock) => s
 }
 
 /** The chain's record of a parsed chat line (the blocks go to the assembler). */
-function chatLinkNode({ chat, uuid, parent, sidechain }: ParsedChat, line: number): ChainNode {
-  return {
+function chatLinkNode({ chat, uuid, sidechain }: ParsedChat, parent: ChainNode | string | null, line: number): ChainNode {
+  const rare: RareFacts | null =
+    chat.compactSummary || chat.unknownTypes.length > 0
+      ? {
+          ...(chat.compactSummary ? { summary: summaryText(chat.blocks) } : {}),
+          ...(chat.unknownTypes.length > 0 ? { unknownTypes: chat.unknownTypes } : {}),
+        }
+      : null;
+  return new ChainNode(
     uuid,
     parent,
-    logicalParent: null,
     line,
     sidechain,
-    chat: {
-      role: chat.role,
-      responseKey: chat.responseKey,
-      synthetic: chat.model === SYNTHETIC_MODEL,
-      ...(chat.compactSummary ? { summary: summaryText(chat.blocks) } : {}),
-      unknownTypes: chat.unknownTypes.length > 0 ? chat.unknownTypes : NONE,
-      calls: toolIds(chat.blocks, (block) => (block.type === 'tool_request' ? block.id : undefined)),
-      answers: toolIds(chat.blocks, (block) => (block.type === 'tool_result' ? block.tool_request_id : undefined)),
-    },
-  };
+    chat.role,
+    chat.responseKey,
+    chat.model === SYNTHETIC_MODEL,
+    toolIds(chat.blocks, (block) => (block.type === 'tool_request' ? block.id : undefined)),
+    toolIds(chat.blocks, (block) => (block.type === 'tool_result' ? block.tool_request_id : undefined)),
+    rare,
+  );
 }
 
-function parseBoundary(value: Record<string, unknown>, line: number): ChainNode {
+function parseBoundary(value: Record<string, unknown>, line: number, lines: LinesByUuid): ChainNode {
   const metadata = asRecord(value['compactMetadata']);
   const preTokens = metadata?.['preTokens'];
   const head = asRecord(metadata?.['preservedSegment'])?.['headUuid'];
-  return {
-    uuid: typeof value['uuid'] === 'string' ? value['uuid'] : null,
-    parent: typeof value['parentUuid'] === 'string' ? value['parentUuid'] : null,
-    logicalParent: typeof value['logicalParentUuid'] === 'string' ? value['logicalParentUuid'] : null,
-    line,
-    sidechain: value['isSidechain'] === true,
+  const logicalParent = value['logicalParentUuid'];
+  const rare: RareFacts = {
+    ...(typeof logicalParent === 'string' ? { logicalParent } : {}),
     boundary: {
       ...(typeof preTokens === 'number' && preTokens > 0 ? { preTokens } : {}),
       ...(typeof head === 'string' ? { preservedHead: head } : {}),
     },
   };
+  return linkNode(value, line, lines, rare);
 }
 
 /**
@@ -182,8 +265,9 @@ async function readNodes(
   file: string,
   spend: SessionSpend,
   onChat: (parsed: ParsedChat, line: number) => void,
-): Promise<{ nodes: ChainNode[]; warnings: Diagnostic[] }> {
+): Promise<{ nodes: ChainNode[]; lines: LinesByUuid; warnings: Diagnostic[] }> {
   const nodes: ChainNode[] = [];
+  const lines = new LinesByUuid();
   const linkWarnings: Diagnostic[] = [];
   let mainChat = false;
   const warnings = await forEachJsonLine(
@@ -200,30 +284,26 @@ async function readNodes(
       }
       const type = record['type'];
       if (type === 'user' || type === 'assistant') {
-        const { node, billed } = mainChat && record['isSidechain'] === true ? sidechainLink(record, line) : chatNode(record, file, line, onChat);
+        const { node, billed } = mainChat && record['isSidechain'] === true ? sidechainLink(record, line, lines) : chatNode(record, file, line, lines, onChat);
         if (billed) spend.add(billed, { file, line, cause: null, sidechain: node.sidechain });
         mainChat ||= !node.sidechain;
-        nodes.push(node);
-      } else if (type === 'system' && record['subtype'] === 'compact_boundary') nodes.push(parseBoundary(record, line));
+        nodes.push(lines.add(node));
+      } else if (type === 'system' && record['subtype'] === 'compact_boundary') nodes.push(lines.add(parseBoundary(record, line, lines)));
       // progress, attachment, other system lines: not context, but the chain runs through them.
-      else if (typeof record['uuid'] === 'string') nodes.push(linkNode(record, line));
+      else if (typeof record['uuid'] === 'string') nodes.push(lines.add(linkNode(record, line, lines)));
     },
     UNREAD_VALUES,
   );
-  return { nodes, warnings: [...warnings, ...linkWarnings] };
+  return { nodes, lines, warnings: [...warnings, ...linkWarnings] };
 }
 
 /** The keys that link a line into the parent chain. */
 const LINK_KEYS = ['uuid', 'parentUuid', 'logicalParentUuid'] as const;
 
-function linkNode(record: Record<string, unknown>, line: number): ChainNode {
-  return {
-    uuid: typeof record['uuid'] === 'string' ? record['uuid'] : null,
-    parent: typeof record['parentUuid'] === 'string' ? record['parentUuid'] : null,
-    logicalParent: null,
-    line,
-    sidechain: record['isSidechain'] === true,
-  };
+/** A line the chain runs through (no message of its own), or one whose message failed to parse. */
+function linkNode(record: Record<string, unknown>, line: number, lines: LinesByUuid, rare: RareFacts | null = null): ChainNode {
+  const uuid = typeof record['uuid'] === 'string' ? record['uuid'] : null;
+  return new ChainNode(uuid, lines.parentRef(record, 'parentUuid'), line, record['isSidechain'] === true, null, null, false, NONE, NONE, rare);
 }
 
 /** A chat line as the chain keeps it, and the call it is part of (assistant lines). */
@@ -233,22 +313,23 @@ interface ReadChat {
 }
 
 /** A sidechain line once the main chain has begun: a link, and its call for the spend. */
-function sidechainLink(record: Record<string, unknown>, line: number): ReadChat {
-  return { node: linkNode(record, line), billed: billedRecord(record) };
+function sidechainLink(record: Record<string, unknown>, line: number, lines: LinesByUuid): ReadChat {
+  return { node: linkNode(record, line, lines), billed: billedRecord(record) };
 }
 
 /** A user or assistant line; a malformed one is kept as a link and fails only if it is read. */
-function chatNode(record: Record<string, unknown>, file: string, line: number, onChat: (parsed: ParsedChat, line: number) => void): ReadChat {
+function chatNode(record: Record<string, unknown>, file: string, line: number, lines: LinesByUuid, onChat: (parsed: ParsedChat, line: number) => void): ReadChat {
   let parsed: ParsedChat;
   try {
     parsed = parseChatLine(record, file, line);
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
-    return { node: { ...linkNode(record, line), invalid: error }, billed: billedRecord(record) };
+    return { node: linkNode(record, line, lines, { invalid: error }), billed: billedRecord(record) };
   }
   onChat(parsed, line);
   const { chat } = parsed;
-  return { node: chatLinkNode(parsed, line), billed: chat.role === 'assistant' && chat.model !== SYNTHETIC_MODEL ? chat : null };
+  const parent = parsed.parent === null ? null : (lines.byUuid.get(parsed.parent) ?? parsed.parent);
+  return { node: chatLinkNode(parsed, parent, line), billed: chat.role === 'assistant' && chat.model !== SYNTHETIC_MODEL ? chat : null };
 }
 
 /** The current conversation's lines, and the side (main chain or sidechain) it is on. */
@@ -263,17 +344,11 @@ interface Chain {
  * parallel tool calls it passes by. Files whose uuids are not unique (hand-edited or trimmed
  * fixtures) cannot be chained and keep their file order.
  */
-function currentChain(nodes: readonly ChainNode[], file: string, warnings: Diagnostic[]): Chain {
+function currentChain(nodes: readonly ChainNode[], lines: LinesByUuid, file: string, warnings: Diagnostic[]): Chain {
   const chatNodes = nodes.filter((node) => node.chat || node.invalid);
   const leaf = chatNodes.filter((node) => !node.sidechain).at(-1) ?? chatNodes.at(-1);
   if (!leaf) return { nodes: [], sidechain: false };
-  const byUuid = new Map<string, ChainNode>();
-  let duplicates = 0;
-  for (const node of nodes) {
-    if (node.uuid === null) continue;
-    if (byUuid.has(node.uuid)) duplicates++;
-    else byUuid.set(node.uuid, node);
-  }
+  const { byUuid, duplicates } = lines;
   const sameSide = (node: ChainNode) => node.sidechain === leaf.sidechain && (node.chat || node.boundary || node.invalid);
   if (duplicates > 0) {
     warnings.push({ file, message: `${duplicates} lines repeat another line's uuid; messages kept in file order` });
@@ -290,8 +365,8 @@ function responseOf(node: ChainNode): string | ChainNode {
 
 /** The nearest user or assistant line up `node`'s parents, through progress and other non-message lines. */
 function nearestChat(node: ChainNode, byUuid: ReadonlyMap<string, ChainNode>): ChainNode | undefined {
-  let next = node.parent === null ? undefined : byUuid.get(node.parent);
-  for (let steps = 0; next && !next.chat && steps < byUuid.size; steps++) next = next.parent === null ? undefined : byUuid.get(next.parent);
+  let next = node.parent(byUuid);
+  for (let steps = 0; next && !next.chat && steps < byUuid.size; steps++) next = next.parent(byUuid);
   return next?.chat ? next : undefined;
 }
 
@@ -372,8 +447,9 @@ function withParallelResults(
  */
 function walkBack(leaf: ChainNode, byUuid: ReadonlyMap<string, ChainNode>, lines: number, file: string, warnings: Diagnostic[]): ChainNode[] {
   const parentOf = (node: ChainNode): ChainNode | undefined => {
-    const next = node.parent ?? node.logicalParent;
-    return next === null ? undefined : byUuid.get(next);
+    if (node.hasParent) return node.parent(byUuid);
+    const logical = node.logicalParent;
+    return logical === null ? undefined : byUuid.get(logical);
   };
   const chain: ChainNode[] = [];
   for (let node: ChainNode | undefined = leaf; node && chain.length <= lines; node = parentOf(node)) chain.push(node);
@@ -387,7 +463,7 @@ function walkBack(leaf: ChainNode, byUuid: ReadonlyMap<string, ChainNode>, lines
   // A boundary's logicalParentUuid may name a line later in a resumed file (real Claude Code
   // files do): that stop is expected. A loop of parentUuid links is a broken file: said.
   const last = chain.at(-1)!;
-  if (last.parent !== null) warnings.push({ file, line: last.line, message: "parentUuid leads back to a later line of the conversation (a cycle); the conversation is read from this line on" });
+  if (last.hasParent) warnings.push({ file, line: last.line, message: "parentUuid leads back to a later line of the conversation (a cycle); the conversation is read from this line on" });
   return chain;
 }
 
@@ -487,11 +563,11 @@ async function readTranscriptSpend(path: string, spend: SessionSpend): Promise<D
 export async function readClaudeCode(file: string, options?: ReadOptions): Promise<Session> {
   const assembler = new MessageAssembler(options?.keep);
   const spend = new SessionSpend();
-  const { nodes, warnings } = await readNodes(file, spend, ({ chat, sidechain }, line) => {
+  const { nodes, lines, warnings } = await readNodes(file, spend, ({ chat, sidechain }, line) => {
     if (chat.model !== SYNTHETIC_MODEL) assembler.add(chat, line, sidechain);
   });
   assembler.finish();
-  const chain = currentChain(nodes, file, warnings);
+  const chain = currentChain(nodes, lines, file, warnings);
   const plan = planMessages(chain.nodes, file);
   const built = pickBuilt(plan.messages, assembler.built);
   // Built messages already went through `keep`; rebuilt ones go through it here.
