@@ -268,7 +268,7 @@ export async function readClaudeCode(file: string, options?: ReadOptions): Promi
   assembler.finish();
   const chain = lines.currentChain(file, warnings);
   const plan = lines.plan(chain.chain, file);
-  const built = pickBuilt(plan.messages, assembler.built);
+  const built = pickBuilt(plan.messages, assembler);
   // Built messages already went through `keep`; rebuilt ones go through it here.
   const messages = built ? withUniqueIds(built) : keepEach(withUniqueIds(await rebuild(file, plan)), options);
   const indexById = new Map(messages.map((message, index) => [message.id, index]));
