@@ -128,14 +128,19 @@ function addBoundary(value: Record<string, unknown>, line: number, lines: ChainL
 
 /**
  * Top-level values this reader never reads, cut before parsing (json-cut.ts): the tool output's
- * duplicate, and the bodies of progress, attachment and file-history-snapshot lines.
+ * duplicate, and the bodies of progress, attachment and file-history-snapshot lines. Lines that
+ * carry no usage and no context and are no link of the chain (snapshots, queue operations,
+ * summaries, last prompts without a uuid or parent) are not parsed at all: their bytes prove it.
  */
-const UNREAD_VALUES = new KeyCutter({
-  user: 'toolUseResult',
-  progress: 'data',
-  attachment: 'attachment',
-  'file-history-snapshot': 'snapshot',
-});
+const UNREAD_VALUES = new KeyCutter(
+  {
+    user: 'toolUseResult',
+    progress: 'data',
+    attachment: 'attachment',
+    'file-history-snapshot': 'snapshot',
+  },
+  { types: ['file-history-snapshot', 'queue-operation', 'summary', 'last-prompt', 'progress'], unlessKeys: ['uuid', 'parentUuid', 'logicalParentUuid'] },
+);
 
 /**
  * Every line of the file that can be a link in the parent chain, in file order; each user and
