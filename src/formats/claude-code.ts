@@ -5,8 +5,8 @@
  * - one API response is split over several lines (one content block a line) sharing
  *   `message.id` and `requestId`: merged into one assistant message, usage taken once, output
  *   tokens from the line with a `stop_reason` (else the largest partial count); the messages are
- *   built while reading (claude-code-messages.ts), and this file plans from the chain which
- *   lines make each message;
+ *   built while reading (claude-code-messages.ts), and the chain (claude-code-chain.ts, kept in
+ *   columns) plans which lines make each message;
  * - lines are ordered by the parent chain from the newest main-chain line, not by time, and
  *   the chain is followed through non-message lines (progress, attachments, system lines);
  * - parallel tool calls: each result hangs off its own call's line, so the chain passes through
@@ -23,7 +23,8 @@
  * - `<synthetic>` messages (locally generated, zero usage) are not provider calls: left out;
  * - `toolUseResult` duplicates a tool's output and is never sent to the model: cut out of the
  *   line before it is parsed (json-cut.ts), as are the bodies of progress, attachment and
- *   file-history-snapshot lines.
+ *   file-history-snapshot lines; a line this reader reads nothing of and that is no link of the
+ *   chain (a snapshot, a queue operation, a summary) is not parsed at all when its bytes prove it.
  */
 import { z } from 'zod';
 import { InputError } from '../errors.js';

@@ -9,8 +9,10 @@
  * depth one by the shorter of the text before it and the text after its value. Anything else
  * (spaces around the colon, a BOM, a key first in its object, a nested key of that name, a line
  * that does not end) leaves the line whole. What a cut value held is not checked, so a syntax
- * error inside it goes unreported; everything else on the line is parsed as before. Which keys a
- * format may lose is its reader's call; parsing and error messages are jsonl-lines.ts's.
+ * error inside it goes unreported; everything else on the line is parsed as before. A line of a
+ * type its reader reads nothing of can be skipped whole (`KeyCutter.skip`), on the same kind of
+ * proof from its bytes. Which keys and lines a format may lose is its reader's call; parsing and
+ * error messages are jsonl-lines.ts's.
  */
 import { CLOSE_BRACE, CLOSE_BRACKET, nestedValueEnd, OPEN_BRACE, OPEN_BRACKET, QUOTE, stringEnd } from './json-bytes.js';
 
