@@ -103,3 +103,90 @@ describe('KeyCutter', () => {
     }
   });
 });
+
+describe('KeyCutter.skip: lines the reader reads nothing of, proven from their bytes', () => {
+  const skipper = new KeyCutter({}, { types: ['queue-operation', 'summary', 'progress', 'file-history-snapshot'], unlessKeys: ['uuid', 'parentUuid', 'logicalParentUuid'] });
+  const skip = (line: string) => skipper.skip(Buffer.from(line));
+
+  it('skips a line of a skipped type, its type key first or not, with escaped quotes in its values', () => {
+    expect(skip('{"type":"queue-operation","operation":"enqueue","content":"say \\"hi\\" {]"}')).toEqual({ type: 'queue-operation' });
+    expect(skip('{"operation":"enqueue","timestamp":"t","type":"queue-operation","content":"x"}')).toEqual({ type: 'queue-operation' });
+    expect(skip('{"content":"a \\"type\\":\\"user\\" b","type":"summary"}\r')).toEqual({ type: 'summary' });
+    expect(skip('{"type":"file-history-snapshot","messageId":"m","snapshot":{"messageId":"m","trackedFileBackups":{}}}')).toEqual({ type: 'file-history-snapshot' });
+  });
+
+  it('reads a line whose "type":"progress" is not its own top-level type', () => {
+    // Inside a message's text (escaped), and as a nested block's type written before the line's own.
+    expect(skip('{"type":"user","message":{"content":"{\\"type\\":\\"progress\\"}"}}')).toBeNull();
+    expect(skip('{"message":{"content":[{"type":"progress","text":"x"}]},"type":"user"}')).toBeNull();
+    expect(skip('{"message":{"content":[{"type":"progress"}]}}')).toBeNull();
+    expect(skip('{"data":{"type":"summary"},"x":1}')).toBeNull();
+    // A second top-level type (JSON.parse keeps the last one), or a second "type" anywhere.
+    expect(skip('{"type":"summary","x":1,"type":"user"}')).toBeNull();
+    expect(skip('{"type":"progress","data":{"type":"hook_progress"}}')).toBeNull();
+  });
+
+  it('reads a line that links into the chain, or whose bytes do not prove what it is', () => {
+    expect(skip('{"type":"progress","uuid":"p1","data":{}}')).toBeNull();
+    expect(skip('{"type":"summary","parentUuid":"a"}')).toBeNull();
+    expect(skip('{"type":"summary","logicalParentUuid":"a"}')).toBeNull();
+    expect(skip('{"type": "summary"}')).toBeNull();
+    expect(skip('{"type":"summ\\u0061ry"}')).toBeNull();
+    expect(skip('{"type":"summary","summary":"cut off')).toBeNull();
+    expect(skip('\ufeff{"type":"summary"}')).toBeNull();
+    expect(skip('{"type":"assistant","message":{}}')).toBeNull();
+    expect(new KeyCutter({}).skip(Buffer.from('{"type":"summary"}'))).toBeNull();
+  });
+
+  it('reads a Claude Code session the same with its skippable lines as without them, tricky lines included', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'compactor-skip-'));
+    try {
+      const base = { sessionId: 's', isSidechain: false, userType: 'external' };
+      const user = { ...base, type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'print {"type":"progress"} and "type":"summary"' } };
+      const assistant = {
+        ...base,
+        uuid: 'a1',
+        parentUuid: 'q1',
+        requestId: 'r1',
+        message: { id: 'm1', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'ok "type":"queue-operation"' }], stop_reason: 'end_turn', usage: { input_tokens: 10, output_tokens: 5 } },
+        type: 'assistant',
+      };
+      // A queue operation with a uuid is a link of the chain (the assistant line hangs off it): read.
+      const linking = { type: 'queue-operation', operation: 'enqueue', uuid: 'q1', parentUuid: 'u1', content: 'x' };
+      const skippable = [
+        '{"type":"file-history-snapshot","messageId":"u1","snapshot":{"messageId":"u1","trackedFileBackups":{}},"isSnapshotUpdate":false}',
+        '{"operation":"dequeue","type":"queue-operation","content":"say \\"hi\\""}',
+        '{"type":"summary","summary":"An \\"old\\" summary","leafUuid":"a1"}',
+      ];
+      const lines = [skippable[0], JSON.stringify(user), skippable[1], JSON.stringify(linking), JSON.stringify(assistant), skippable[2]];
+      const withSkipped = join(dir, 'with.jsonl');
+      const without = join(dir, 'without.jsonl');
+      writeFileSync(withSkipped, `${lines.join('\n')}\n`);
+      // The same lines but the skippable ones as blank lines, so line numbers stay.
+      writeFileSync(without, `${lines.map((line) => (skippable.includes(line!) ? '' : line)).join('\n')}\n`);
+      const read = await readSession(withSkipped, 'claude-code');
+      const reference = await readSession(without, 'claude-code');
+      expect(read.messages).toEqual(reference.messages);
+      expect(read.offContext).toEqual(reference.offContext);
+      expect(read.warnings).toEqual(reference.warnings.map((warning) => ({ ...warning, file: withSkipped })));
+      expect(read.messages.map((message) => message.id)).toEqual(['u1', 'a1']);
+      expect(read.messages[1]!.usage).toMatchObject({ input: 10, output: 5 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('leaves a syntax error on a skipped line unreported (as inside a cut value); one on a read line still fails', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'compactor-skip-'));
+    try {
+      const first = '{"type":"user","sessionId":"s","uuid":"a","parentUuid":null,"message":{"role":"user","content":"hi"}}';
+      const file = join(dir, 'session.jsonl');
+      writeFileSync(file, `${first}\n{"type":"queue-operation","content":"x",}\n`);
+      expect((await readSession(file, 'claude-code')).messages).toHaveLength(1);
+      writeFileSync(file, `${first}\n{"type":"queue-operation","uuid":"q","content":"x",}\n`);
+      await expect(readSession(file, 'claude-code')).rejects.toBeInstanceOf(InputError);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -112,12 +112,21 @@ function measure(command, args, { runs, env = {}, before, scratch }) {
 
 const compactor = (args) => [process.execPath, [BIN, ...args]];
 
-/** NDJSON records on stdout, and how many of them failed. */
+/**
+ * NDJSON records on stdout, and how many of them failed. A summary record (inspect's `rollup`
+ * line across sessions) is no session: not counted.
+ */
 function records(stdout) {
   const lines = stdout.split('\n').filter((line) => line.trim() !== '');
+  let count = 0;
   let failed = 0;
-  for (const line of lines) if (JSON.parse(line).status === 'failed') failed++;
-  return { count: lines.length, failed };
+  for (const line of lines) {
+    const record = JSON.parse(line);
+    if (record !== null && typeof record === 'object' && 'rollup' in record) continue;
+    count++;
+    if (record.status === 'failed') failed++;
+  }
+  return { count, failed };
 }
 
 // ---- ccusage -----------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import { cacheExpiry, cacheLifetime } from '../replay/cache.js';
 import { checkGates } from '../gates/check.js';
 import type { ReplayPolicy } from '../replay/presets.js';
 import { CUSTOM_POLICY_NAME, customPolicy, isPresetName, presetPolicy, PRESET_NAMES } from '../replay/presets.js';
-import { replaySession } from '../replay/simulate.js';
+import { replaySession, withoutStates } from '../replay/simulate.js';
 import { policyCosts } from '../replay/savings.js';
 import { detectThrash } from '../replay/thrash.js';
 import { UsageError } from '../errors.js';
@@ -98,11 +98,28 @@ interface ReplayContext extends ReplayOptions {
 }
 
 /**
- * One session under every policy asked for. A full read: the simulated compactions run the
- * relevance filter and prunes over the text, and each result carries its sidecar state.
+ * Whether the replay reads any message text: a strategy that is not metadata-only summarizes or
+ * prunes text, and a preset that prunes tool outputs sizes them. Otherwise the lean read
+ * (slim messages, estimates taken while reading) gives the same replay in flat memory.
+ */
+function readsText(ctx: ReplayContext): boolean {
+  if (!('metadataOnly' in ctx.strategy) || ctx.strategy.metadataOnly !== true) return true;
+  return ctx.names.some((name) => isPresetName(name) && presetPolicy(name, 1).prune !== null);
+}
+
+/**
+ * One session under every policy asked for. A full read when the replay reads text (the
+ * simulated compactions run the relevance filter and prunes over it), else a lean one. The
+ * simulated states are not reported: the view drops them (withoutStates).
  */
 async function replayOne(path: string, ctx: ReplayContext): Promise<Replayed> {
-  const loaded = await loadSession(path, { format: ctx.format, withSidecar: false, strict: ctx.strict, ...(ctx.count ? { count: ctx.count } : {}) });
+  const loaded = await loadSession(path, {
+    format: ctx.format,
+    withSidecar: false,
+    strict: ctx.strict,
+    ...(ctx.count ? { count: ctx.count } : {}),
+    ...(readsText(ctx) ? {} : { messages: 'lean' as const }),
+  });
   const { recordedCompactions } = loaded.session;
   const calls = providerCalls(loaded.session.messages, loaded.tokens, recordedCompactions);
   const { pricing, ledgers } = await priceSession(loaded.session, calls, { model: ctx.model, overrides: ctx.overrides, contextLimit: ctx.policy.context_limit ?? undefined });
@@ -132,7 +149,7 @@ async function replayOne(path: string, ctx: ReplayContext): Promise<Replayed> {
       },
       ctx.limits,
     );
-    policyOutcomes.push({ result, costs, thrash: detectThrash(result), breaches });
+    policyOutcomes.push({ result: withoutStates(result), costs, thrash: detectThrash(result), breaches });
   }
   // As recorded: the context ledger (inspect's `cost`).
   const recordedCost = ledgers.context.cost;

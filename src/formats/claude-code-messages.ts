@@ -109,12 +109,6 @@ function toMessage(draft: Draft): Message {
   };
 }
 
-/** A message built while reading: the lines it was built from, in order, and what `keep` returned. */
-export interface BuiltMessage {
-  readonly lines: readonly number[];
-  readonly message: Message;
-}
-
 interface Pending {
   readonly draft: Draft;
   readonly lines: number[];
@@ -130,8 +124,13 @@ interface Side {
 
 /** Builds messages in file order as lines arrive, handing each to `keep` once it is settled. */
 export class MessageAssembler {
-  /** By first line: what the chain's plan picks from. */
-  readonly built = new Map<number, BuiltMessage>();
+  /** What `keep` returned, by the message's first line: what the chain's plan picks from. */
+  readonly built = new Map<number, Message>();
+  /**
+   * The lines of each message built from more than one (a split response), by its first line;
+   * a message of one line has none here (most of them: no array of one line each to hold).
+   */
+  readonly lines = new Map<number, readonly number[]>();
   private readonly sides: readonly [Side, Side] = [
     { waiting: [], open: new Map() },
     { waiting: [], open: new Map() },
@@ -173,8 +172,9 @@ export class MessageAssembler {
     let settled = 0;
     while (settled < side.waiting.length && !side.waiting[settled]!.open) {
       const { draft, lines } = side.waiting[settled++]!;
+      this.built.set(lines[0]!, this.keep(toMessage(draft)));
       // A copy: the array merges pushed to keeps spare room, held until the end of the file.
-      this.built.set(lines[0]!, { lines: lines.slice(), message: this.keep(toMessage(draft)) });
+      if (lines.length > 1) this.lines.set(lines[0]!, lines.slice());
     }
     if (settled > 0) side.waiting.splice(0, settled);
   }
@@ -188,12 +188,15 @@ function sameLines(a: readonly number[], b: readonly number[]): boolean {
  * The session's messages from those built while reading, given the chain's plan (the lines of
  * each message, in session order); null when one was built from other lines than planned.
  */
-export function pickBuilt(plan: readonly (readonly number[])[], built: ReadonlyMap<number, BuiltMessage>): Message[] | null {
+export function pickBuilt(plan: readonly (readonly number[])[], assembler: MessageAssembler): Message[] | null {
   const messages: Message[] = [];
   for (const lines of plan) {
-    const candidate = built.get(lines[0]!);
-    if (!candidate || !sameLines(candidate.lines, lines)) return null;
-    messages.push(candidate.message);
+    const first = lines[0]!;
+    const message = assembler.built.get(first);
+    if (!message) return null;
+    const builtFrom = assembler.lines.get(first);
+    if (builtFrom ? !sameLines(builtFrom, lines) : lines.length !== 1) return null;
+    messages.push(message);
   }
   return messages;
 }

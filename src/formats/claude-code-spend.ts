@@ -103,8 +103,8 @@ export interface CallSite {
   readonly sidechain: boolean;
 }
 
-interface Call extends ResponseUsage {
-  readonly site: CallSite;
+/** A call kept until the end of the file: its site's fields in it (one object a call, not two). */
+interface Call extends ResponseUsage, CallSite {
   readonly timestamp: string | null;
   readonly responseKey: string | null;
   readonly copied: boolean;
@@ -118,7 +118,18 @@ export class SessionSpend {
     const key = callKey(billed.responseKey, site.file, site.line);
     const known = this.calls.get(key);
     if (!known) {
-      this.calls.set(key, { site, usage: billed.usage, final: billed.final, model: billed.model, timestamp: billed.timestamp, responseKey: billed.responseKey, copied: billed.copiedFrom !== null });
+      this.calls.set(key, {
+        file: site.file,
+        line: site.line,
+        cause: site.cause,
+        sidechain: site.sidechain,
+        usage: billed.usage,
+        final: billed.final,
+        model: billed.model,
+        timestamp: billed.timestamp,
+        responseKey: billed.responseKey,
+        copied: billed.copiedFrom !== null,
+      });
       return;
     }
     mergeUsage(known, billed);
@@ -135,7 +146,7 @@ export class SessionSpend {
       if (inContext.has(key) || !call.usage || call.copied) continue;
       const usage = nonZeroUsage(anthropicUsage(call.usage));
       if (!usage) continue;
-      const { file, line, cause, sidechain } = call.site;
+      const { file, line, cause, sidechain } = call;
       off.push({
         cause: cause ?? ownCause(sidechain),
         usage,

@@ -9,8 +9,10 @@
  * depth one by the shorter of the text before it and the text after its value. Anything else
  * (spaces around the colon, a BOM, a key first in its object, a nested key of that name, a line
  * that does not end) leaves the line whole. What a cut value held is not checked, so a syntax
- * error inside it goes unreported; everything else on the line is parsed as before. Which keys a
- * format may lose is its reader's call; parsing and error messages are jsonl-lines.ts's.
+ * error inside it goes unreported; everything else on the line is parsed as before. A line of a
+ * type its reader reads nothing of can be skipped whole (`KeyCutter.skip`), on the same kind of
+ * proof from its bytes. Which keys and lines a format may lose is its reader's call; parsing and
+ * error messages are jsonl-lines.ts's.
  */
 import { CLOSE_BRACE, CLOSE_BRACKET, nestedValueEnd, OPEN_BRACE, OPEN_BRACKET, QUOTE, stringEnd } from './json-bytes.js';
 
@@ -45,9 +47,19 @@ function lastSignificant(bytes: Buffer): number {
   return last;
 }
 
+/**
+ * What a skipped line stands for: the reader is handed `{ type }` instead of the parsed line (the
+ * line's own type, and nothing else, which is all a reader that skips it reads of it).
+ */
+export interface SkippedLine {
+  readonly type: string;
+}
+
 /** How far into a line its `type` (and a cut key written early, as 2.1.x does) is looked for. */
 const HEAD_BYTES = 2048;
 const TYPE_KEY = Buffer.from('"type":"');
+const TYPE_NAME = Buffer.from('"type"');
+const COMMA = 0x2c;
 /** Longer than any line type a reader names. */
 const MAX_TYPE_BYTES = 64;
 
@@ -62,9 +74,46 @@ const MAX_TYPE_BYTES = 64;
 export class KeyCutter {
   /** `,"key":` by line type: a key after another one, written without spaces (JSON.stringify). */
   private readonly needles: ReadonlyMap<string, Buffer>;
+  private readonly skipped: ReadonlyMap<string, SkippedLine>;
+  /** Keys whose presence anywhere in a line keeps it from being skipped (as `"key"`). */
+  private readonly keepers: readonly Buffer[];
 
-  constructor(keyByType: Readonly<Record<string, string>>) {
+  /**
+   * `skip`: line types the reader reads nothing of but their type, as long as none of the
+   * `unlessKeys` is on the line (e.g. the keys that would link it into a chain). Such a line is
+   * not decoded or parsed at all (see `skip`).
+   */
+  constructor(keyByType: Readonly<Record<string, string>>, skip: { readonly types: readonly string[]; readonly unlessKeys: readonly string[] } = { types: [], unlessKeys: [] }) {
     this.needles = new Map(Object.entries(keyByType).map(([type, key]) => [type, Buffer.from(`,${JSON.stringify(key)}:`)]));
+    this.skipped = new Map(skip.types.map((type) => [type, Object.freeze({ type })]));
+    this.keepers = skip.unlessKeys.map((key) => Buffer.from(JSON.stringify(key)));
+  }
+
+  /**
+   * The stand-in for a line the reader can skip, or null to read it. Skipped only when its bytes
+   * prove it: an object that ends, one `"type"` on the whole line (so no nested one, and no
+   * second top-level one that JSON.parse would take instead), written as a key at the top level
+   * (after `{` or `,`, depth one), its value a skipped type, and none of the keys that keep a line
+   * anywhere on it. What the skipped line held is not checked: a syntax error on it goes
+   * unreported, as inside a cut value.
+   */
+  skip(bytes: Buffer): SkippedLine | null {
+    if (this.skipped.size === 0 || bytes[0] !== OPEN_BRACE) return null;
+    const at = bytes.indexOf(TYPE_KEY);
+    if (at < 1 || at >= HEAD_BYTES) return null;
+    const from = at + TYPE_KEY.length;
+    const to = bytes.indexOf(QUOTE, from);
+    if (to < 0 || to - from > MAX_TYPE_BYTES) return null;
+    const skipped = this.skipped.get(bytes.toString('latin1', from, to));
+    if (!skipped) return null;
+    if (bytes[at - 1] !== OPEN_BRACE && bytes[at - 1] !== COMMA) return null;
+    if (bytes.indexOf(TYPE_NAME) !== at || bytes.indexOf(TYPE_NAME, at + 1) >= 0) return null;
+    for (const key of this.keepers) if (bytes.indexOf(key) >= 0) return null;
+    const last = lastSignificant(bytes);
+    if (bytes[last] !== CLOSE_BRACE) return null;
+    // The type's value ends there (no escape inside it), and the key sits at depth one.
+    if (stringEnd(bytes, from - 1) !== to + 1 || netDepth(bytes, 0, at) !== 1) return null;
+    return skipped;
   }
 
   /** The needle for the line's type, when a `"type":"…"` in its head names one. */

@@ -35,12 +35,16 @@ function jsonErrorMessage(error: unknown): string {
 /**
  * One raw line parsed: its value, or null for a blank line or a cut-off last line (warned). A bad
  * line throws; invalid UTF-8 is replaced, with a warning. `cutter` drops values the reader never
- * reads before parsing; a line whose cut text does not parse is parsed whole, for its own error.
+ * reads before parsing, and stands in for lines it reads nothing of (json-cut.ts); a line whose
+ * cut text does not parse is parsed whole, for its own error.
  */
 function parseRawLine(raw: RawLine, file: string, warn: (diagnostic: Diagnostic) => void, cutter?: KeyCutter): JsonLine | null {
   const { bytes, line } = raw;
   if (bytes.includes(NUL)) throw new InputError('binary data (a NUL byte), not a JSONL session', file, line);
   if (!isUtf8(bytes)) warn({ file, line, message: 'invalid UTF-8; the bad bytes were replaced with U+FFFD' });
+  // A line the reader reads nothing of but its type, proven from its bytes: never decoded.
+  const skipped = cutter?.skip(bytes);
+  if (skipped) return { line, value: skipped };
   const cut = cutter?.cut(bytes);
   if (cut) {
     try {

@@ -7,7 +7,7 @@ import { breachJson } from '../gates/check.js';
 import { policyJson } from '../config/policy.js';
 import { recordedCompactionJson } from '../growth/recorded-report.js';
 import type { ReplayPolicy } from './presets.js';
-import type { ReplayResult } from './simulate.js';
+import type { ReplayReport } from './simulate.js';
 import type { PolicyOutcome } from './text.js';
 import { costJson } from '../cost/json.js';
 
@@ -27,7 +27,7 @@ export function replayPolicyJson(policy: ReplayPolicy) {
 }
 
 /** Turns and totals before and after. */
-export function replayResultJson(result: ReplayResult) {
+export function replayResultJson(result: ReplayReport) {
   const { totals } = result;
   return {
     turns: result.turns.map((turn) => ({

@@ -158,6 +158,27 @@ export interface ReplayResult {
   readonly totals: ReplayTotals;
 }
 
+/** A compaction as reports show it: what it did, without the state it produced. */
+export type ReplayEvent = Omit<ReplayCompaction, 'state'>;
+
+/** A result as reports read it: each turn's compactions without their states. */
+export interface ReplayReport extends Omit<ReplayResult, 'turns'> {
+  readonly turns: readonly (Omit<ReplayTurn, 'compactions'> & { readonly compactions: readonly ReplayEvent[] })[];
+}
+
+/**
+ * The result without the simulated states, for a report that prints none of them: a state's
+ * `summarized_hash` is hashed when first read, and a worker thread posting the state back would
+ * read it (on slim messages, which cannot be hashed, it would throw), and the states are held
+ * no longer than the simulation needs them.
+ */
+export function withoutStates(result: ReplayResult): ReplayReport {
+  return {
+    ...result,
+    turns: result.turns.map((turn) => ({ ...turn, compactions: turn.compactions.map(({ state: _state, ...event }) => event) })),
+  };
+}
+
 export interface ReplayInput {
   readonly sessionName: string;
   readonly messages: readonly Message[];

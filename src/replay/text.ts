@@ -5,7 +5,7 @@
  */
 import type { CostSplit } from '../cost/billing.js';
 import type { Breach } from '../gates/check.js';
-import type { ReplayResult } from './simulate.js';
+import type { ReplayReport } from './simulate.js';
 import type { PolicyCosts } from './savings.js';
 import type { ThrashReport } from './thrash.js';
 import { renderBarChart } from '../report/chart.js';
@@ -14,7 +14,7 @@ import type { Column } from '../report/table.js';
 import { renderTable } from '../report/table.js';
 
 export interface PolicyOutcome {
-  readonly result: ReplayResult;
+  readonly result: ReplayReport;
   readonly costs: PolicyCosts | null;
   readonly thrash: ThrashReport;
   readonly breaches: readonly Breach[];

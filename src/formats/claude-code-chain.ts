@@ -1,0 +1,407 @@
+/**
+ * The parent chain of a Claude Code file: every line that can be a link, held until the end of
+ * the file, then the current conversation picked from it and planned into messages. What a line
+ * says is claude-code.ts's (it parses the lines and hands over what the chain needs); building the
+ * messages is claude-code-messages.ts's.
+ *
+ * A 1 GB session has about 200,000 such lines, so a line is kept in columns (typed arrays of
+ * line numbers, parents, flags and response ids) rather than as objects: about 25 bytes a line
+ * besides its uuid's entry in the table of uuids, and nothing the garbage collector must trace.
+ * What few lines have (a boundary's facts, a summary, unknown block types, an error) sits in a
+ * side table. A parent read before its child is stored as its index; a parent named before it is
+ * read is resolved at the end.
+ *
+ * The rules (README "Formats"): lines are ordered by the parent chain from the newest
+ * main-chain line, not by time, following `logicalParentUuid` across compact boundaries; the
+ * results of parallel tool calls the chain passes by join it after their response; a file whose
+ * uuids repeat keeps its file order.
+ */
+import type { InputError } from '../errors.js';
+import type { Diagnostic } from '../session/model.js';
+import { callKey } from './claude-code-spend.js';
+
+const NONE: readonly string[] = [];
+
+/** What few lines have: kept in a side table. */
+export interface RareFacts {
+  /** Set on compact boundaries: the message before the boundary (their `parentUuid` is null). */
+  readonly logicalParent?: string;
+  /** A message line that failed to parse: an error only if it is part of the current chain. */
+  readonly invalid?: InputError;
+  readonly boundary?: BoundaryFacts;
+  /** The summary's text, on an `isCompactSummary` line. */
+  readonly summary?: string;
+  readonly unknownTypes?: readonly string[];
+  /** Tool ids of the other kind than the line's role has (a user line that calls, an assistant line that answers). */
+  readonly otherTools?: readonly string[];
+}
+
+export interface BoundaryFacts {
+  readonly preTokens?: number;
+  readonly preservedHead?: string;
+}
+
+/** What the chain needs of a user or assistant line. */
+export interface ChatFacts {
+  readonly role: 'user' | 'assistant';
+  /** `message.id` + `requestId`; null when the line has none. */
+  readonly responseKey: string | null;
+  readonly synthetic: boolean;
+  readonly summary?: string;
+  readonly unknownTypes: readonly string[];
+  /** The ids of the tool calls the line makes. */
+  readonly calls: readonly string[];
+  /** The ids of the tool calls its results answer. */
+  readonly answers: readonly string[];
+}
+
+const SIDECHAIN = 1;
+const CHAT = 2;
+const ASSISTANT = 4;
+const SYNTHETIC = 8;
+const BOUNDARY = 16;
+const INVALID = 32;
+
+/** No `parentUuid`. */
+const NO_PARENT = -1;
+/** A `parentUuid` no line of the file has. */
+const PARENT_MISSING = -2;
+/** A `parentUuid` not read yet when the line was (resolved at the end). */
+const PARENT_LATER = -3;
+
+const FIRST_CAPACITY = 1024;
+
+function grown<T extends Int32Array | Uint8Array>(array: T, length: number): T {
+  const bigger = new (array.constructor as new (length: number) => T)(length);
+  bigger.set(array);
+  return bigger;
+}
+
+/** One compaction in the plan: the line that records it (a boundary, or a summary without one). */
+export interface PlannedCompaction {
+  readonly line: number;
+  readonly boundary: BoundaryFacts | undefined;
+  readonly atIndex: number;
+}
+
+/** The session's shape, from the chain alone: which lines make each message, and the compactions. */
+export interface Plan {
+  /** Each message's lines: the first one's, then the later lines of its response, in chain order. */
+  readonly messages: readonly (readonly number[])[];
+  readonly compactions: readonly PlannedCompaction[];
+  readonly summaries: ReadonlyMap<number, string>;
+  readonly unknownTypes: readonly string[];
+  /** The calls (callKey) the messages stand for: the context's part of the spend. */
+  readonly calls: ReadonlySet<string>;
+}
+
+/** The lines of a file that can be links of the chain, in file order (a line's index is its place here). */
+export class ChainLines {
+  count = 0;
+  private lineNo = new Int32Array(FIRST_CAPACITY);
+  private parentAt = new Int32Array(FIRST_CAPACITY);
+  private flagsAt = new Uint8Array(FIRST_CAPACITY);
+  /** Index into `responses`, or -1. */
+  private responseAt = new Int32Array(FIRST_CAPACITY);
+  /** The tool ids of the line's role (calls of an assistant line, answers of a user line): one id as itself. */
+  private readonly toolsAt: (string | readonly string[] | null)[] = [];
+  /** Each response key once, so the lines of one response share it. */
+  private readonly responses: string[] = [];
+  private readonly responseIds = new Map<string, number>();
+  /** The first line with each uuid. */
+  private readonly byUuid = new Map<string, number>();
+  private duplicates = 0;
+  private readonly later = new Map<number, string>();
+  private readonly rare = new Map<number, RareFacts>();
+
+  /** A line the chain runs through without a message of its own (progress, system, a line that failed to parse). */
+  addLink(uuid: string | null, parent: string | null, line: number, sidechain: boolean, rare: RareFacts | null = null): void {
+    let flags = sidechain ? SIDECHAIN : 0;
+    if (rare?.boundary) flags |= BOUNDARY;
+    if (rare?.invalid) flags |= INVALID;
+    this.add(uuid, parent, line, flags, -1, null, rare);
+  }
+
+  addChat(uuid: string | null, parent: string | null, line: number, sidechain: boolean, chat: ChatFacts): void {
+    const assistant = chat.role === 'assistant';
+    const flags = CHAT | (sidechain ? SIDECHAIN : 0) | (assistant ? ASSISTANT : 0) | (chat.synthetic ? SYNTHETIC : 0);
+    const own = assistant ? chat.calls : chat.answers;
+    const other = assistant ? chat.answers : chat.calls;
+    const rare: RareFacts | null =
+      chat.summary !== undefined || chat.unknownTypes.length > 0 || other.length > 0
+        ? {
+            ...(chat.summary !== undefined ? { summary: chat.summary } : {}),
+            ...(chat.unknownTypes.length > 0 ? { unknownTypes: chat.unknownTypes } : {}),
+            ...(other.length > 0 ? { otherTools: other } : {}),
+          }
+        : null;
+    let response = -1;
+    if (chat.responseKey !== null) {
+      response = this.responseIds.get(chat.responseKey) ?? -1;
+      if (response < 0) {
+        response = this.responses.push(chat.responseKey) - 1;
+        this.responseIds.set(chat.responseKey, response);
+      }
+    }
+    this.add(uuid, parent, line, flags, response, own.length === 0 ? null : own.length === 1 ? own[0]! : own, rare);
+  }
+
+  private add(uuid: string | null, parent: string | null, line: number, flags: number, response: number, tools: string | readonly string[] | null, rare: RareFacts | null): void {
+    const index = this.count++;
+    if (index === this.lineNo.length) {
+      const length = index * 2;
+      this.lineNo = grown(this.lineNo, length);
+      this.parentAt = grown(this.parentAt, length);
+      this.flagsAt = grown(this.flagsAt, length);
+      this.responseAt = grown(this.responseAt, length);
+    }
+    this.lineNo[index] = line;
+    this.flagsAt[index] = flags;
+    this.responseAt[index] = response;
+    this.toolsAt.push(tools);
+    if (rare) this.rare.set(index, rare);
+    if (parent === null) this.parentAt[index] = NO_PARENT;
+    else {
+      const known = this.byUuid.get(parent);
+      if (known === undefined) {
+        this.parentAt[index] = PARENT_LATER;
+        this.later.set(index, parent);
+      } else this.parentAt[index] = known;
+    }
+    if (uuid !== null) {
+      if (this.byUuid.has(uuid)) this.duplicates++;
+      else this.byUuid.set(uuid, index);
+    }
+  }
+
+  /** Parents named before they were read, now that every line is. */
+  private resolveLater(): void {
+    for (const [index, parent] of this.later) this.parentAt[index] = this.byUuid.get(parent) ?? PARENT_MISSING;
+    this.later.clear();
+  }
+
+  line(index: number): number {
+    return this.lineNo[index]!;
+  }
+
+  private has(index: number, flag: number): boolean {
+    return (this.flagsAt[index]! & flag) !== 0;
+  }
+
+  isChat(index: number): boolean {
+    return this.has(index, CHAT);
+  }
+
+  isAssistant(index: number): boolean {
+    return this.has(index, CHAT) && this.has(index, ASSISTANT);
+  }
+
+  isUser(index: number): boolean {
+    return this.has(index, CHAT) && !this.has(index, ASSISTANT);
+  }
+
+  sidechain(index: number): boolean {
+    return this.has(index, SIDECHAIN);
+  }
+
+  /** The response's key, or null for a line without `message.id`. */
+  responseKey(index: number): string | null {
+    const response = this.responseAt[index]!;
+    return response < 0 ? null : this.responses[response]!;
+  }
+
+  /** A response's identity: its id, or the line itself (as -1 - index) when it has no `message.id`. */
+  responseOf(index: number): number {
+    const response = this.responseAt[index]!;
+    return response < 0 ? -1 - index : response;
+  }
+
+  private tools(index: number, own: boolean): readonly string[] {
+    if (!own) return this.rare.get(index)?.otherTools ?? NONE;
+    const tools = this.toolsAt[index];
+    return tools === null || tools === undefined ? NONE : typeof tools === 'string' ? [tools] : tools;
+  }
+
+  calls(index: number): readonly string[] {
+    return this.tools(index, this.has(index, ASSISTANT));
+  }
+
+  answers(index: number): readonly string[] {
+    return this.tools(index, !this.has(index, ASSISTANT));
+  }
+
+  private parentOf(index: number): number {
+    const parent = this.parentAt[index]!;
+    return parent >= 0 ? parent : -1;
+  }
+
+  /** The nearest user or assistant line up the parents, through progress and other non-message lines. */
+  private nearestChat(index: number): number {
+    let next = this.parentOf(index);
+    for (let steps = 0; next >= 0 && !this.isChat(next) && steps < this.byUuid.size; steps++) next = this.parentOf(next);
+    return next >= 0 && this.isChat(next) ? next : -1;
+  }
+
+  /**
+   * The lines of the current conversation, oldest first: from the newest main-chain message back
+   * along `parentUuid` (across compact boundaries by `logicalParentUuid`), with the results of
+   * parallel tool calls it passes by. Files whose uuids are not unique (hand-edited or trimmed
+   * fixtures) cannot be chained and keep their file order.
+   */
+  currentChain(file: string, warnings: Diagnostic[]): { readonly chain: readonly number[]; readonly sidechain: boolean } {
+    this.resolveLater();
+    let leaf = -1;
+    let lastAny = -1;
+    for (let index = this.count - 1; index >= 0 && leaf < 0; index--) {
+      if (!this.has(index, CHAT) && !this.has(index, INVALID)) continue;
+      if (lastAny < 0) lastAny = index;
+      if (!this.sidechain(index)) leaf = index;
+    }
+    if (leaf < 0) leaf = lastAny;
+    if (leaf < 0) return { chain: [], sidechain: false };
+    const side = this.sidechain(leaf);
+    const sameSide = (index: number) => this.sidechain(index) === side && this.has(index, CHAT | BOUNDARY | INVALID);
+    if (this.duplicates > 0) {
+      warnings.push({ file, message: `${this.duplicates} lines repeat another line's uuid; messages kept in file order` });
+      const chain: number[] = [];
+      for (let index = 0; index < this.count; index++) if (sameSide(index)) chain.push(index);
+      return { chain, sidechain: side };
+    }
+    const chain = this.walkBack(leaf, file, warnings).reverse().filter(sameSide);
+    return { chain: this.withParallelResults(chain, side), sidechain: side };
+  }
+
+  /**
+   * The lines from `leaf` back to the root of its chain; a chain that loops stops before the first
+   * line it meets again. A set of visited lines took most of the chain's time over 200,000 lines,
+   * so one is kept only once the walk is longer than the file (then it has met a loop).
+   */
+  private walkBack(leaf: number, file: string, warnings: Diagnostic[]): number[] {
+    const up = (index: number): number => {
+      const parent = this.parentAt[index]!;
+      if (parent !== NO_PARENT) return parent >= 0 ? parent : -1;
+      const logical = this.rare.get(index)?.logicalParent;
+      return logical === undefined ? -1 : (this.byUuid.get(logical) ?? -1);
+    };
+    const chain: number[] = [];
+    for (let index = leaf; index >= 0 && chain.length <= this.count; index = up(index)) chain.push(index);
+    if (chain.length <= this.count) return chain;
+    const seen = new Set<number>();
+    chain.length = 0;
+    for (let index = leaf; index >= 0 && !seen.has(index); index = up(index)) {
+      seen.add(index);
+      chain.push(index);
+    }
+    // A boundary's logicalParentUuid may name a line later in a resumed file (real Claude Code
+    // files do): that stop is expected. A loop of parentUuid links is a broken file: said.
+    const last = chain.at(-1)!;
+    if (this.parentAt[last] !== NO_PARENT) warnings.push({ file, line: this.line(last), message: "parentUuid leads back to a later line of the conversation (a cycle); the conversation is read from this line on" });
+    return chain;
+  }
+
+  /**
+   * The chain with the parts of parallel tool calls it passes by. One response with N tool calls
+   * is N lines, and each result's parent is its own call's line, so the chain from the leaf goes
+   * through the last result only; it can also pass by a call's line itself (when the next call's
+   * line hangs off an earlier result). So every line of a response on the chain joins it, and a
+   * user line off the chain joins when its results answer calls of one response on the chain that
+   * nothing on the chain answers, and its parent (through non-message lines) is a line of that
+   * response. What joins is placed after the response's last line on the chain, among the results
+   * there before the next call, in file order (the order it was written).
+   */
+  private withParallelResults(chain: readonly number[], sidechain: boolean): number[] {
+    const onChain = new Set(chain);
+    /** The last index on the chain of each response's lines. */
+    const responseEnd = new Map<number, number>();
+    chain.forEach((index, position) => {
+      if (this.isAssistant(index)) responseEnd.set(this.responseOf(index), position);
+    });
+    /** What joins the chain, by the position it joins after. */
+    const joining = new Map<number, number[]>();
+    const join = (index: number, response: number) => {
+      const end = responseEnd.get(response)!;
+      const parts = joining.get(end);
+      if (parts) parts.push(index);
+      else joining.set(end, [index]);
+      onChain.add(index);
+    };
+    const offChain: number[] = [];
+    for (let index = 0; index < this.count; index++) if (this.isChat(index) && this.sidechain(index) === sidechain && !onChain.has(index)) offChain.push(index);
+    for (const index of offChain) {
+      const key = this.isAssistant(index) ? this.responseAt[index]! : -1;
+      if (key >= 0 && responseEnd.has(key)) join(index, key);
+    }
+    const callers = new Map<string, number>();
+    const answered = new Set<string>();
+    for (const index of onChain) {
+      if (!this.isChat(index)) continue;
+      for (const id of this.calls(index)) callers.set(id, index);
+      for (const id of this.answers(index)) answered.add(id);
+    }
+    for (const index of offChain) {
+      const answers = this.answers(index);
+      const caller = answers.length > 0 ? callers.get(answers[0]!) : undefined;
+      if (caller === undefined) continue;
+      const response = this.responseOf(caller);
+      const answersOthers = (id: string) => {
+        const other = callers.get(id);
+        return answered.has(id) || other === undefined || this.responseOf(other) !== response;
+      };
+      const parent = this.nearestChat(index);
+      if (answers.some(answersOthers) || parent < 0 || this.responseOf(parent) !== response) continue;
+      for (const id of answers) answered.add(id);
+      join(index, response);
+    }
+    if (joining.size === 0) return [...chain];
+    const joined: number[] = [];
+    for (let position = 0; position < chain.length; position++) {
+      joined.push(chain[position]!);
+      const parts = joining.get(position);
+      if (!parts) continue;
+      let next = position + 1;
+      while (next < chain.length && this.isUser(chain[next]!)) next++;
+      joined.push(...[...chain.slice(position + 1, next), ...parts].sort((a, b) => this.line(a) - this.line(b)));
+      position = next - 1;
+    }
+    return joined;
+  }
+
+  /** Which lines make each message of the chain, and the compactions (a line that failed to parse throws here). */
+  plan(chain: readonly number[], file: string): Plan {
+    const messages: number[][] = [];
+    const calls = new Set<string>();
+    const byResponse = new Map<number, number[]>();
+    const compactions: PlannedCompaction[] = [];
+    const summaries = new Map<number, string>();
+    const unknownTypes: string[] = [];
+    for (const index of chain) {
+      const rare = this.rare.get(index);
+      const line = this.line(index);
+      if (this.has(index, BOUNDARY)) {
+        compactions.push({ line, boundary: rare?.boundary, atIndex: messages.length });
+        continue;
+      }
+      if (this.has(index, INVALID)) throw rare!.invalid!;
+      if (this.has(index, SYNTHETIC)) continue;
+      const response = this.responseAt[index]!;
+      if (this.has(index, ASSISTANT)) calls.add(callKey(this.responseKey(index), file, line));
+      if (rare?.unknownTypes) unknownTypes.push(...rare.unknownTypes);
+      const earlier = response >= 0 ? byResponse.get(response) : undefined;
+      if (earlier) {
+        earlier.push(line);
+        continue;
+      }
+      if (rare?.summary !== undefined) {
+        summaries.set(messages.length, rare.summary);
+        // A summary with no boundary before it (1.0.x starts a new file with one) is a compaction too.
+        if (compactions.at(-1)?.atIndex !== messages.length) compactions.push({ line, boundary: undefined, atIndex: messages.length });
+      }
+      const lines = [line];
+      messages.push(lines);
+      if (response >= 0) byResponse.set(response, lines);
+    }
+    // A response's lines in the order they were written, as they were merged while reading.
+    for (const lines of byResponse.values()) lines.sort((a, b) => a - b);
+    return { messages, compactions, summaries, unknownTypes, calls };
+  }
+}
