@@ -29,7 +29,8 @@ import { sessionTask } from '../workers/task.js';
 import type { Outcome } from '../pipeline/batch.js';
 import type { GateArgs } from './gates.js';
 import { breachLine, gateLimits, requirePricesForCostGate, withGates } from './gates.js';
-import { loadSession } from '../pipeline/load.js';
+import type { SessionInput } from '../read/index.js';
+import { loadSession } from '../read/index.js';
 import type { CommonArgs, PolicyArgs, PolicySettings } from './options.js';
 import { jobsFromArgs, policyFor, runSettings, strategyOptionsFromArgs, withAllowNoGain, withInputs, withPolicy } from './options.js';
 import type { PriceOverrides, PricingArgs } from './pricing.js';
@@ -95,8 +96,9 @@ interface ReplayContext extends ReplayOptions {
  * One session under every policy asked for. A full read: the simulated compactions run the
  * relevance filter and prunes over the text, and each result carries its sidecar state.
  */
-async function replayOne(path: string, ctx: ReplayContext): Promise<Replayed> {
-  const loaded = await loadSession(path, { format: ctx.format, withSidecar: false, strict: ctx.strict, ...(ctx.count ? { count: ctx.count } : {}) });
+async function replayOne(input: SessionInput, ctx: ReplayContext): Promise<Replayed> {
+  const { path } = input;
+  const loaded = await loadSession(input, { format: ctx.format, withSidecar: false, strict: ctx.strict, ...(ctx.count ? { count: ctx.count } : {}) });
   const { recordedCompactions } = loaded.session;
   const calls = providerCalls(loaded.session.messages, loaded.tokens, recordedCompactions);
   const { pricing, ledgers } = await priceSession(loaded.session, calls, { model: ctx.model, overrides: ctx.overrides, contextLimit: ctx.policy.contextLimit ?? undefined });
@@ -168,8 +170,8 @@ interface ReplayTaskOptions extends ReplayOptions {
 }
 
 /** replayOne in a worker thread, for an offline strategy (a summarizer, live or simulated, stays here). */
-export const replaySessionTask = sessionTask('replay', async (path: string, options: ReplayTaskOptions): Promise<Replayed> =>
-  replayOne(path, { ...options, strategy: createStrategy(options.strategy, options.strategyOptions), count: await loadTextCounter(options.tokenizer) }),
+export const replaySessionTask = sessionTask('replay', async (input: SessionInput, options: ReplayTaskOptions): Promise<Replayed> =>
+  replayOne(input, { ...options, strategy: createStrategy(options.strategy, options.strategyOptions), count: await loadTextCounter(options.tokenizer) }),
 );
 
 export const replayCommand: CommandModule<object, ReplayArgs> = {
@@ -218,7 +220,7 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
           { ...options, strategy: offline ?? 'truncate', strategyOptions: strategyOptionsFromArgs(args) },
           emit,
           offline ? jobsFromArgs(args) : 1,
-          { local: (path) => replayOne(path, { ...options, strategy, count }), concurrency },
+          { local: (input) => replayOne(input, { ...options, strategy, count }), concurrency },
         ),
       print: (path, { record, view }) => {
         output.record(record, () => renderReplay(view, args.chart));

@@ -13,7 +13,7 @@
  * response's line written after the next response began) is not used, and the reader rebuilds
  * every message from the chain's plan instead (`rebuildMessages`).
  */
-import type { ContentBlock, Message, Usage } from '../session/model.js';
+import type { AnyMessage, ContentBlock, Message, Usage } from '../session/model.js';
 import type { AnthropicUsage } from './anthropic-content.js';
 import { anthropicUsage } from './anthropic-content.js';
 import type { BilledLine } from './claude-code-spend.js';
@@ -112,7 +112,7 @@ function toMessage(draft: Draft): Message {
 /** A message built while reading: the lines it was built from, in order, and what `keep` returned. */
 export interface BuiltMessage {
   readonly lines: readonly number[];
-  readonly message: Message;
+  readonly message: AnyMessage;
 }
 
 interface Pending {
@@ -137,7 +137,7 @@ export class MessageAssembler {
     { waiting: [], open: new Map() },
   ];
 
-  constructor(private readonly keep: (message: Message) => Message = (message) => message) {}
+  constructor(private readonly keep: (message: Message) => AnyMessage = (message) => message) {}
 
   add(chat: ChatLine, line: number, sidechain: boolean): void {
     const side = this.sides[sidechain ? 1 : 0];
@@ -188,8 +188,8 @@ function sameLines(a: readonly number[], b: readonly number[]): boolean {
  * The session's messages from those built while reading, given the chain's plan (the lines of
  * each message, in session order); null when one was built from other lines than planned.
  */
-export function pickBuilt(plan: readonly (readonly number[])[], built: ReadonlyMap<number, BuiltMessage>): Message[] | null {
-  const messages: Message[] = [];
+export function pickBuilt(plan: readonly (readonly number[])[], built: ReadonlyMap<number, BuiltMessage>): AnyMessage[] | null {
+  const messages: AnyMessage[] = [];
   for (const lines of plan) {
     const candidate = built.get(lines[0]!);
     if (!candidate || !sameLines(candidate.lines, lines)) return null;
