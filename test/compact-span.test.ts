@@ -20,6 +20,7 @@ import type { CompactionState } from '../src/compaction/state.js';
 import { readsTextOf, textReads } from '../src/compaction/text-reads.js';
 import { createChatClient } from '../src/llm/client.js';
 import { SUMMARIZER_DEFAULTS } from '../src/config/summarizer.js';
+import { hashMessages } from '../src/session/hash.js';
 import { isSlim } from '../src/session/model.js';
 import { saveSidecar } from '../src/sidecar/store.js';
 import type { StrategyName } from '../src/strategies/index.js';
@@ -171,6 +172,13 @@ describe('compact reads only what it compacts', () => {
     // Everything an earlier compaction summarized stays slim (no call before it is answered after it).
     expect(subject.messages.slice(0, plan.start).every(isSlim)).toBe(true);
     expect(plan.start).toBeGreaterThan(10);
+    // The second read hashed every prefix from the planned cut on, so a cut the guard moves on
+    // (a summary larger than planned) finds the hash its sidecar stores too.
+    const full = (await loadSession(path, { format: 'auto', withSidecar: false })).session.messages;
+    for (const end of [plan.cut.index, plan.cut.index + 1, subject.messages.length]) {
+      expect(subject.prefixHashes?.at(end)).toBe(hashMessages(full, 0, end));
+    }
+    expect(subject.prefixHashes?.at(plan.cut.index - 1)).toBeUndefined();
 
     // Prune reads no further than its span: the kept messages are slim too.
     const prune = createStrategy('prune');

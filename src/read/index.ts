@@ -296,13 +296,14 @@ async function loadHeld<Observer extends MessageObserver>(
     else if (options.staleSidecar === 'fail') throw new InputError(`stale sidecar (${freshness.reason}); run compact again`, sidecarPath(path));
     else warnings.push({ file: sidecarPath(path), message: `stale sidecar (${freshness.reason}); compacting from scratch` });
   }
+  // No prefix hashes in the subject: a lean read's reach only the sidecar's first kept message,
+  // and full messages hash themselves; compact's second read brings its own (RunnableSubject).
   const subject: CompactionSubject<AnyMessage> = {
     sessionName: basename(path),
     messages: session.messages,
     tokens,
     previous,
     recorded: session.recordedCompactions,
-    prefixHashes,
   };
   if (previous && !livePrevious(subject)) {
     warnings.push({ file: sidecarPath(path), message: 'the agent compacted the session past this sidecar; starting from its compaction' });
