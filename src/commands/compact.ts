@@ -21,7 +21,6 @@ import type { AnyMessage, Diagnostic, Session } from '../session/model.js';
 import type { StrategyName, StrategyOptions } from '../strategies/index.js';
 import { createStrategy, STRATEGY_NAMES } from '../strategies/index.js';
 import type { CompactionStrategy } from '../compaction/strategy.js';
-import type { TextCounter } from '../tokens/estimate.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
 import type { Settled } from '../workers/task.js';
 import { sessionTask } from '../workers/task.js';

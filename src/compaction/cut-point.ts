@@ -10,7 +10,7 @@
  * valid cut, or none), and `force` takes the earliest valid cut, so a larger keep budget never
  * keeps fewer messages. What the trigger is and how much is needed are the callers' (policy.ts).
  */
-import type { AnyMessage, Message } from '../session/model.js';
+import type { AnyMessage } from '../session/model.js';
 import { hasToolRequests, isToolResultMessage, isTurnStart } from '../session/model.js';
 import { sum } from '../tokens/estimate.js';
 import type { CutRule } from './policy.js';

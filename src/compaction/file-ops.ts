@@ -2,7 +2,7 @@
  * Files read and modified, taken from tool calls and carried across compactions:
  * a file read and later modified is listed as modified only. Pure.
  */
-import type { AnyMessage, Message } from '../session/model.js';
+import type { AnyMessage } from '../session/model.js';
 import { classifyToolRequest } from '../session/tool-files.js';
 
 export interface FileOps {

@@ -8,7 +8,7 @@
  * The patterns favour masking a little too much over leaking: a transcript sent to a summarizer
  * loses nothing important when a token-shaped string is masked.
  */
-import type { AnyMessage, ContentBlock, Message } from '../session/model.js';
+import type { AnyMessage, ContentBlock } from '../session/model.js';
 
 export type SecretKind =
   | 'private-key'

@@ -31,7 +31,7 @@
  */
 import { z } from 'zod';
 import { InputError } from '../errors.js';
-import type { AnyMessage, AbortedTurn, ContentBlock, Diagnostic, Message, OffContextCall, RecordedCompaction, Role, Session, Usage } from '../session/model.js';
+import type { AbortedTurn, AnyMessage, ContentBlock, Diagnostic, Message, OffContextCall, RecordedCompaction, Role, Session, Usage } from '../session/model.js';
 import { reviewRolloutsOf } from './codex-reviews.js';
 import { asRecord, callKeyOf, lastModel, lineId, nonZeroUsage, outputText, parseLine, partsText, toolArguments, tokenCount } from './convert.js';
 import { forEachJsonLine } from './jsonl-lines.js';

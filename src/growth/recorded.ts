@@ -4,7 +4,7 @@
  * context before it and the prompt the provider reported on the first call after it. Pure;
  * readers find the compactions, commands print them.
  */
-import type { AnyMessage, Message, RecordedCompaction } from '../session/model.js';
+import type { AnyMessage, RecordedCompaction } from '../session/model.js';
 import { estimateContextTokens } from '../tokens/estimate.js';
 import type { ProviderCall } from '../tokens/provider-calls.js';
 import type { Turn } from './turns.js';

@@ -2,7 +2,7 @@
  * Token growth per turn (the trace audit bug.jsonl reproduces). A turn starts at a user message that is not a
  * tool result; its baseline is the input of its first provider call. Pure.
  */
-import type { AnyMessage, AbortedTurn, Message } from '../session/model.js';
+import type { AbortedTurn, AnyMessage } from '../session/model.js';
 import { isTurnStart } from '../session/model.js';
 import type { ProviderCall } from '../tokens/provider-calls.js';
 

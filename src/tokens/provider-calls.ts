@@ -3,7 +3,7 @@
  * everything before it. Reported usage is used where the file has it; elsewhere the input is
  * the hybrid estimate of the prefix, so a session with partial usage still adds up.
  */
-import type { AnyMessage, Message, RecordedCompaction } from '../session/model.js';
+import type { AnyMessage, RecordedCompaction } from '../session/model.js';
 import { isProviderCall, promptTokens } from '../session/model.js';
 import type { ContextLookups } from './estimate.js';
 import { estimateContextTokens, reportsPrompt } from './estimate.js';
