@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CompactRead } from '../src/pipeline/compact-session.js';
 import { readForCompaction } from '../src/pipeline/compact-session.js';
 import { loadSession } from '../src/read/index.js';
-import { runCompaction } from '../src/compaction/compact.js';
+import { currentContextTokens, runCompaction, runGuardedCompaction } from '../src/compaction/compact.js';
 import type { CompactionPolicy } from '../src/compaction/policy.js';
 import { DEFAULT_POLICY } from '../src/compaction/policy.js';
 import type { CompactionState } from '../src/compaction/state.js';
@@ -192,6 +192,31 @@ describe('compact reads only what it compacts', () => {
     const skipped = await readForCompaction(path, { format: 'auto', strict: false, dryRun: false }, strategy, fixed(DEFAULT_POLICY));
     expect(skipped).toMatchObject({ read: 'lean', plan: { kind: 'skip' } });
     expect(skipped.subject.messages.every(isSlim)).toBe(true);
+  });
+
+  it('stores the right prefix hash when a larger summary moves the cut on after a partial read', async () => {
+    const path = join(dir, 'moved-cut-bug.jsonl');
+    await copyFile(join(FIXTURES, 'bug.jsonl'), path);
+    const truncate = createStrategy('truncate');
+    const first = await bothWays(path, truncate, await forcedPolicy(path, 0.5));
+    if (first.full.plan.kind !== 'compact') throw new Error('expected a compaction');
+    await saveSidecar(path, await runCompaction(first.full.subject, first.full.plan, truncate, { now: NOW }));
+    // Over a trigger at half the context, with a summary far larger than the one it builds on:
+    // the guard moves the cut on past the one the second read was planned for.
+    const lean = await loadSession(path, { format: 'auto', withSidecar: true, messages: 'lean' });
+    const context = currentContextTokens(lean.subject);
+    const policy: CompactionPolicy = { ...DEFAULT_POLICY, contextLimit: context, trigger: { kind: 'percent', percent: 90 }, keepRecentTokens: Math.floor(context * 0.3) };
+    const large: CompactionStrategy = {
+      name: 'large',
+      summarize: async () => ({ summary: 'word '.repeat(Math.floor(context / 3)), turnPrefixSummary: null, usage: null, details: {} }),
+    };
+    const read = await readForCompaction(path, { format: 'auto', strict: false, dryRun: false }, large, fixed(policy));
+    if (read.read === 'lean' || read.plan.kind !== 'compact') throw new Error('expected a compaction');
+    expect(read.read).toBe('partial');
+    const outcome = await runGuardedCompaction(read.subject, read.plan, large, policy);
+    expect(outcome.state.first_kept_index).toBeGreaterThan(read.plan.cut.index);
+    const full = (await loadSession(path, { format: 'auto', withSidecar: false })).session.messages;
+    expect(stored(outcome.state)['summarized_hash']).toBe(hashMessages(full, 0, outcome.state.first_kept_index));
   });
 
   it('reads in full a session whose reader moved messages (a Claude Code branch)', async () => {
