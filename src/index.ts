@@ -25,6 +25,7 @@ export {
 export * from './tokens/estimate.js';
 export * from './tokens/provider-calls.js';
 export * from './compaction/policy.js';
+export { policyJson } from './config/policy.js';
 export * from './compaction/cut-point.js';
 export * from './compaction/file-ops.js';
 export * from './session/tool-files.js';

@@ -17,15 +17,18 @@ import { runBatch } from '../pipeline/batch.js';
 import type { SessionInput } from '../read/index.js';
 import { loadSession } from '../read/index.js';
 import type { CommonArgs, PolicyArgs, SummaryBudgetArgs } from './options.js';
-import { policyFor, runSettings, strategyOptionsFromArgs, wholeNumber, withInputs, withPolicy, withSummaryBudget } from './options.js';
+import { runSettings, strategyOptionsFromArgs, wholeNumber, withInputs, withPolicy, withSummaryBudget } from './options.js';
 import { sessionWindow } from '../pricing/window.js';
 import { runSessionCommand } from '../pipeline/session-command.js';
-import { policyJson } from '../compaction/policy.js';
+import { policyFor, policyJson } from '../config/policy.js';
 
-interface AuditArgs extends CommonArgs, PolicyArgs, SummaryBudgetArgs {
-  strategy?: string | string[];
-  'show-missing': number;
-}
+type AuditArgs = CommonArgs &
+  PolicyArgs &
+  SummaryBudgetArgs & {
+    /** Not the strategy setting: the strategies to simulate, a list. */
+    strategy?: string | string[];
+    'show-missing': number;
+  };
 
 /** Width of a missing fact's text in human output (80 columns with its indent and kind). */
 const MISSING_TEXT_WIDTH = 64;
@@ -140,7 +143,7 @@ export const auditCommand: CommandModule<object, AuditArgs> = {
       })
       .option('show-missing', { describe: 'missing facts listed for the latest compaction of each strategy', type: 'number', default: 5 }) as never,
   handler: async (args) => {
-    const settings = await runSettings(args);
+    const settings = await runSettings(args, 'audit');
     // Validated here rather than in a yargs coerce, which would turn the UsageError into exit 1.
     const strategies = parseStrategies(args.strategy).map((name) => createStrategy(name, strategyOptionsFromArgs(args)));
     const showMissing = wholeNumber('show-missing', args['show-missing'], 0);
@@ -148,7 +151,7 @@ export const auditCommand: CommandModule<object, AuditArgs> = {
       const loaded = await loadSession(input, { format: args.format, withSidecar: true });
       const { messages } = loaded.session;
       // The policy at the window the session ran with, as every command takes it.
-      const window = await sessionWindow(loaded.session, { flag: settings.policy.contextLimit ?? undefined });
+      const window = await sessionWindow(loaded.session, { flag: settings.policy.context_limit ?? undefined });
       const policy = policyFor(settings.policy, window.tokens);
       const audits: AuditedCompaction[] = [];
       const previous = loaded.subject.previous;

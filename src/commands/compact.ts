@@ -19,7 +19,7 @@ import type { StagedSidecar } from '../sidecar/store.js';
 import { commitSidecars, createTempSweeper, saveSidecar, stageSidecar } from '../sidecar/store.js';
 import type { AnyMessage, Diagnostic, Session } from '../session/model.js';
 import type { StrategyName, StrategyOptions } from '../strategies/index.js';
-import { createStrategy, STRATEGY_NAMES } from '../strategies/index.js';
+import { createStrategy } from '../strategies/index.js';
 import type { CompactionStrategy } from '../compaction/strategy.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
 import type { Settled } from '../workers/task.js';
@@ -28,8 +28,11 @@ import { runBatch } from '../pipeline/batch.js';
 import type { CompactHooks, CompactResult, CompactStatus } from '../pipeline/compact-session.js';
 import { compactLocked, compactSession, lockedResult } from '../pipeline/compact-session.js';
 import { interruption, stopAtOnceOnSignal } from '../pipeline/interrupt.js';
-import type { CommonArgs, PolicyArgs, PolicySettings } from './options.js';
-import { jobsFromArgs, policyFor, refusalReason, runSettings, strategyOptionsFromArgs, withAllowNoGain, withInputs, withPolicy } from './options.js';
+import type { CommonArgs, PolicyArgs } from './options.js';
+import { jobsFromArgs, refusalReason, runSettings, strategyOptionsFromArgs, withAllowNoGain, withInputs, withPolicy, settingFlag } from './options.js';
+import type { PolicyValues } from '../config/policy.js';
+import { policyFor } from '../config/policy.js';
+import type { SettingArgs } from '../config/settings.js';
 import { sessionWindow } from '../pricing/window.js';
 import type { LogEvent, LogFormat } from '../pipeline/log.js';
 import { configureLog, LOG_FORMATS, logEvent, logMessage, writeEvent } from '../pipeline/log.js';
@@ -44,21 +47,22 @@ import { resolveSummarizer } from '../config/summarizer.js';
 
 export type { CompactResult, CompactStatus } from '../pipeline/compact-session.js';
 
-export interface CompactArgs extends CommonArgs, PolicyArgs, SummarizerArgs {
-  'log-format': LogFormat;
-  strategy?: StrategyName;
-  'allow-no-gain': boolean;
-  'dry-run': boolean;
-  redact?: boolean;
-}
+export type CompactArgs = CommonArgs &
+  PolicyArgs &
+  SummarizerArgs &
+  SettingArgs<'allow_no_gain' | 'strategy', 'compact'> & {
+    'log-format': LogFormat;
+    'dry-run': boolean;
+    redact?: boolean;
+  };
 
 /**
  * What one session's compaction is asked to do: plain data, built once from the flags and the
  * settings and used as it is on this thread and as a worker's payload (it crosses by structured clone).
  */
 export interface CompactRequest extends ReadTaskOptions {
-  /** The policy settings; the window is each session's own (pricing/window.ts) unless --context-limit. */
-  readonly policy: PolicySettings;
+  /** The policy settings by the table's names; the window is each session's own (pricing/window.ts) unless --context-limit. */
+  readonly policy: PolicyValues;
   readonly dryRun: boolean;
   readonly redact: boolean;
   readonly strategy: StrategyName;
@@ -77,7 +81,7 @@ function compactHooks(
   return {
     ...rest,
     policyFor: async (session: Session<AnyMessage>) => {
-      const window = await sessionWindow(session, { flag: request.policy.contextLimit ?? undefined });
+      const window = await sessionWindow(session, { flag: request.policy.context_limit ?? undefined });
       return { policy: policyFor(request.policy, window.tokens), window };
     },
     refusal: refusalReason,
@@ -170,10 +174,10 @@ export interface PreparedCompaction {
   compactInThisThread(source: SessionSource, warn: (warning: Diagnostic) => void): Promise<CompactResult>;
 }
 
-export async function prepareCompaction(args: CompactArgs): Promise<PreparedCompaction> {
+export async function prepareCompaction(args: CompactArgs, command: 'compact' | 'fork' = 'compact'): Promise<PreparedCompaction> {
   const strategyOptions = strategyOptionsFromArgs(args); // validates --max-summary-tokens for every strategy
   // Every setting is read and checked up front, before any session is read.
-  const settings = await runSettings(args, { strategy: true, summarizerModelFlag: 'model' });
+  const settings = await runSettings(args, command);
   const policy = settings.policy;
   const summarizer = await resolveSummarizer(settings.sources);
   const strategyName = settings.strategy ?? (summarizer.configured ? 'summarize' : 'truncate');
@@ -215,8 +219,8 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
   command: 'compact [inputs..]',
   describe: 'Write a compaction sidecar beside each session',
   builder: (yargs) =>
-    withSummarizer(withAllowNoGain(withPolicy(withInputs(yargs))))
-      .option('strategy', { describe: 'summarize (default if configured), truncate, extract or prune', choices: STRATEGY_NAMES })
+    withSummarizer(withAllowNoGain(withPolicy(withInputs(yargs))), 'compact')
+      .option(...settingFlag('strategy', 'compact'))
       .option('dry-run', { describe: 'decide and report, write nothing', type: 'boolean', default: false })
       .option('redact', { describe: 'mask secrets in what is summarized and stored (default: on for remote endpoints)', type: 'boolean' })
       .option('log-format', {

@@ -12,8 +12,10 @@ import { loadTextCounter } from '../tokens/tokenizers.js';
 import { sessionTask } from '../workers/task.js';
 import type { SessionInput } from '../read/index.js';
 import { loadSession } from '../read/index.js';
-import type { CommonArgs, PolicyArgs, PolicySettings } from './options.js';
-import { jobsFromArgs, policyFor, refusalReason, runSettings, withInputs, withPolicy } from './options.js';
+import type { CommonArgs, PolicyArgs } from './options.js';
+import { jobsFromArgs, refusalReason, runSettings, withInputs, withPolicy } from './options.js';
+import type { PolicyValues } from '../config/policy.js';
+import { policyFor } from '../config/policy.js';
 import { sessionWindow } from '../pricing/window.js';
 import type { ReadTaskOptions } from '../pipeline/sessions.js';
 import { runSessions } from '../pipeline/sessions.js';
@@ -35,7 +37,7 @@ function cutJson(plan: CompactionPlan, messages: readonly AnyMessage[]) {
 
 interface EstimateOptions extends ReadTaskOptions {
   /** The policy settings (they cross to worker threads); the window is resolved per session. */
-  readonly policy: PolicySettings;
+  readonly policy: PolicyValues;
 }
 
 interface EstimateResult {
@@ -58,7 +60,7 @@ export const estimateSessionTask = sessionTask('estimate', async (input: Session
   const { path } = input;
   const count = await loadTextCounter(options.tokenizer);
   const loaded = await loadSession(input, { format: options.format, withSidecar: true, count, messages: 'lean', strict: options.strict });
-  const window = await sessionWindow(loaded.session, { flag: options.policy.contextLimit ?? undefined });
+  const window = await sessionWindow(loaded.session, { flag: options.policy.context_limit ?? undefined });
   const policy = policyFor(options.policy, window.tokens);
   const plan = planCompaction(loaded.subject, policy);
   const wouldThrash = plan.kind === 'skip' && plan.status === 'would-thrash';
@@ -85,7 +87,7 @@ export const estimateCommand: CommandModule<object, CommonArgs & PolicyArgs> = {
   builder: (yargs) => withPolicy(withInputs(yargs)) as never,
   handler: async (args) => {
     // Every setting is read and checked up front, before any session is read.
-    const settings = await runSettings(args);
+    const settings = await runSettings(args, 'estimate');
     const options: EstimateOptions = { format: args.format, policy: settings.policy, tokenizer: settings.tokenizer, strict: args.strict };
     const rows: string[][] = [];
     await runSessionCommand<EstimateResult>(args, { progress: true }, (output) => ({

@@ -10,19 +10,16 @@ import { formatTokens } from '../report/format.js';
 import { readSession } from '../formats/index.js';
 import { forkSession } from '../fork/index.js';
 import { unresumableReason } from '../fork/source.js';
-import { STRATEGY_NAMES } from '../strategies/index.js';
 import { runBatch } from '../pipeline/batch.js';
 import type { CompactArgs } from './compact.js';
 import { prepareCompaction } from './compact.js';
-import { withAllowNoGain, withInputs, withPolicy } from './options.js';
+import { settingFlag, withAllowNoGain, withInputs, withPolicy } from './options.js';
 import { runSessionCommand } from '../pipeline/session-command.js';
 import { withSummarizer } from './summarizer.js';
 import type { LogFormat } from '../pipeline/log.js';
 import { configureLog, LOG_FORMATS } from '../pipeline/log.js';
 
-interface ForkArgs extends CompactArgs {
-  out?: string;
-}
+type ForkArgs = CompactArgs & { out?: string };
 
 interface ForkOutcome {
   readonly warnings?: readonly string[];
@@ -34,14 +31,14 @@ export const forkCommand: CommandModule<object, ForkArgs> = {
   command: 'fork <inputs..>',
   describe: 'Compact each session and write a new session file its agent resumes compacted',
   builder: (yargs) =>
-    withSummarizer(withAllowNoGain(withPolicy(withInputs(yargs))))
-      .option('strategy', { describe: 'summarize (default if configured), truncate or extract', choices: STRATEGY_NAMES })
+    withSummarizer(withAllowNoGain(withPolicy(withInputs(yargs))), 'fork')
+      .option(...settingFlag('strategy', 'fork'))
       .option('out', { describe: 'write the forks here instead of where the agent looks for them', type: 'string' })
       .option('redact', { describe: 'mask secrets in what is summarized and stored (default: on for remote endpoints)', type: 'boolean' })
       .option('log-format', { describe: 'stderr: text or json (one JSON event a line)', choices: LOG_FORMATS, default: 'text' as LogFormat }) as never,
   handler: async (args) => {
     configureLog(args['log-format'], args.verbose);
-    const { compactInThisThread, concurrency } = await prepareCompaction({ ...args, 'dry-run': false });
+    const { compactInThisThread, concurrency } = await prepareCompaction({ ...args, 'dry-run': false }, 'fork');
     await runSessionCommand<ForkOutcome>(args, { progress: true }, (output) => ({
       run: (paths, emit) =>
         runBatch(

@@ -39,10 +39,12 @@ import { breachLine, gateLimits, requirePricesForCostGate, withGates } from './g
 import { billedOnce } from '../pipeline/billed-once.js';
 import type { SessionInput } from '../read/index.js';
 import { loadSession } from '../read/index.js';
-import type { CommonArgs, PolicyArgs, PolicySettings } from './options.js';
-import { jobsFromArgs, policyFor, runSettings, withInputs, withPolicy } from './options.js';
+import type { CommonArgs, PolicyArgs } from './options.js';
+import { jobsFromArgs, runSettings, withInputs, withPolicy } from './options.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
-import { shouldCompact, triggerThreshold, policyJson } from '../compaction/policy.js';
+import { shouldCompact, triggerThreshold } from '../compaction/policy.js';
+import type { PolicyValues } from '../config/policy.js';
+import { policyFor, policyJson } from '../config/policy.js';
 import type { PriceOverrides, Pricing, PricingArgs } from './pricing.js';
 import { priceOverrides, priceSession, pricingJson, pricingWarnings, withPricing } from './pricing.js';
 import type { ReadTaskOptions } from '../pipeline/sessions.js';
@@ -197,7 +199,7 @@ interface InspectOptions extends ReadTaskOptions {
   /** --all: every turn in the text report. */
   readonly all: boolean;
   /** The policy settings (they cross to worker threads); the window is resolved per session. */
-  readonly policy: PolicySettings;
+  readonly policy: PolicyValues;
   /** With --json the human report is not rendered. */
   readonly json: boolean;
   /** Calls an earlier session of the batch was charged for (callKey → that session): copies here (billed-once.ts). */
@@ -237,7 +239,7 @@ export const inspectSessionTask = sessionTask('inspect', async (input: SessionIn
   const { pricing, billed, costs, ledgers } = await priceSession(session, calls, {
     model: options.model,
     overrides: options.overrides,
-    contextLimit: options.policy.contextLimit ?? undefined,
+    contextLimit: options.policy.context_limit ?? undefined,
   });
   const gated: Ledger = ledgers[options.gateLedger];
   // A session whose own model has no price fails the gate even when it billed nothing we know of.
@@ -289,7 +291,7 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
       }) as never,
   handler: async (args) => {
     // Every setting is read and checked up front, before any session is read.
-    const settings = await runSettings(args);
+    const settings = await runSettings(args, 'inspect');
     const overrides = priceOverrides(args);
     const limits = gateLimits(args);
     if (!(Number.isInteger(args.top) && args.top >= 1)) throw new UsageError(`--top must be a whole number >= 1, got ${String(args.top)}`);

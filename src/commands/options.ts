@@ -4,11 +4,13 @@
  * the one table in config/settings.ts.
  */
 import type { Argv } from 'yargs';
-import type { CompactionPolicy, CutRule } from '../compaction/policy.js';
-import { DEFAULT_CONTEXT_LIMIT, DEFAULT_KEEP_RECENT_TOKENS, DEFAULT_POLICY, DEFAULT_RESERVE_TOKENS, MIN_GAIN_PERCENT, triggerCeiling } from '../compaction/policy.js';
+import type { CompactionPolicy } from '../compaction/policy.js';
+import { MIN_GAIN_PERCENT, triggerCeiling } from '../compaction/policy.js';
 import type { Refusal } from '../compaction/compact.js';
-import type { Amount, SettingsKey } from '../config/settings.js';
-import { flagName, flagOption, settingsOf } from '../config/settings.js';
+import type { PolicyValues } from '../config/policy.js';
+import { resolvePolicy } from '../config/policy.js';
+import type { SettingArgs, SettingsCommand, SettingsKey } from '../config/settings.js';
+import { defaultOf, flagName, flagOption, settingsOf, SOURCED_KEYS, takesSetting } from '../config/settings.js';
 import type { SettingsSources } from '../config/sources.js';
 import { loadSettingsSources, pick } from '../config/sources.js';
 import { UsageError } from '../errors.js';
@@ -20,16 +22,15 @@ import type { TokenizerName } from '../tokens/tokenizers.js';
 import type { Jobs } from '../pipeline/sessions.js';
 import type { StrategyOptions } from '../strategies/index.js';
 
-export interface CommonArgs {
+/** The flags of withInputs; `--tokenizer` is the settings table's. */
+export type CommonArgs = {
   inputs: string[];
   format: string;
   json: boolean;
   strict: boolean;
   jobs: string;
   shard?: string;
-  /** Only the flag: COMPACTOR_TOKENIZER and the config file may also set it (RunSettings.tokenizer). */
-  tokenizer?: TokenizerName;
-}
+} & SettingArgs<'tokenizer', SettingsCommand>;
 
 /** `--strict`, on every command: any warning fails its session (exit 1). README "Bad input". */
 export const STRICT_OPTION = {
@@ -38,17 +39,19 @@ export const STRICT_OPTION = {
   default: false,
 } as const;
 
-export interface PolicyArgs {
-  /** The config file (README "Configuration"); policy and summarizer settings alike. */
-  config?: string;
-  /** Undefined unless given: the window the session ran with is the default (README). */
-  'context-limit'?: number;
-  /** Tokens, or `N%` of the window. */
-  reserve?: string;
-  'keep-recent'?: string;
-  'trigger-percent'?: number;
-  force: boolean;
-  'cut-rule'?: CutRule;
+/** The policy block of flags, in the order --help shows them; each is the settings table's. */
+const POLICY_FLAGS = ['config', 'context_limit', 'reserve', 'keep_recent', 'trigger_percent', 'force', 'cut_rule'] as const satisfies readonly SettingsKey[];
+
+export type PolicyArgs = SettingArgs<(typeof POLICY_FLAGS)[number], SettingsCommand>;
+
+/** A setting's flag on a command, as yargs' `.option(name, declaration)` takes it: `.option(...settingFlag('strategy', 'compact'))`. */
+export function settingFlag(key: SettingsKey, command?: SettingsCommand) {
+  return [flagName(key, command), flagOption(key, command)] as const;
+}
+
+/** The table's settings `keys` as flags of `command`, in the order given (those the command takes). */
+export function withSettings<T>(yargs: Argv<T>, keys: readonly SettingsKey[], command?: SettingsCommand): Argv<T> {
+  return keys.filter((key) => command === undefined || takesSetting(key, command)).reduce((built, key) => built.option(...settingFlag(key, command)), yargs);
 }
 
 /**
@@ -66,7 +69,7 @@ export function withInputs<T>(yargs: Argv<T>) {
     .option('format', { describe: 'session format', choices: FORMAT_NAMES as string[], default: 'auto' })
     .option('json', { describe: 'print NDJSON, one object per session', type: 'boolean', default: false })
     .option('strict', STRICT_OPTION)
-    .option('tokenizer', flagOption('tokenizer'))
+    .option(flagName('tokenizer'), flagOption('tokenizer'))
     .option('jobs', { describe: 'threads for many sessions: a number, or auto (one per core when it pays)', type: 'string', default: 'auto' })
     .option('shard', { describe: 'take only shard K of N of the sessions (K/N, 1-based), or auto (README "Sharding")', type: 'string' });
 }
@@ -157,36 +160,24 @@ export function jobsFromArgs(args: Pick<CommonArgs, 'jobs'>): Jobs {
   return jobs;
 }
 
-export interface SummaryBudgetArgs {
-  'max-summary-tokens'?: number;
-}
+/** audit's `--max-summary-tokens`: the size budget of the strategies it simulates, a flag only there. */
+export type SummaryBudgetArgs = SettingArgs<'max_summary_tokens', 'audit'>;
 
 export function withSummaryBudget<T>(yargs: Argv<T>) {
-  return yargs.option('max-summary-tokens', { describe: 'size budget of a summary, in tokens (extract: 12,000)', type: 'number' });
+  return withSettings(yargs, ['max_summary_tokens'], 'audit');
 }
 
 /**
- * The policy flags, derived from the settings table (config/settings.ts): no yargs defaults, so an
- * unset flag falls through to COMPACTOR_* variables and the config file. `--force` is a flag only.
+ * The policy flags, from the settings table (config/settings.ts): no yargs defaults but the
+ * flag-only ones', so an unset flag falls through to COMPACTOR_* variables and the config file.
  */
 export function withPolicy<T>(yargs: Argv<T>) {
-  return yargs
-    .option('config', { describe: 'config file [default: $XDG_CONFIG_HOME/session-compactor/config.json]', type: 'string' })
-    .option('context-limit', flagOption('context_limit'))
-    .option('reserve', flagOption('reserve'))
-    .option('keep-recent', flagOption('keep_recent'))
-    .option('trigger-percent', flagOption('trigger_percent'))
-    .option('force', { describe: 'compact even under the threshold, from the earliest valid cut when the keep budget gives none', type: 'boolean', default: false })
-    .option('cut-rule', flagOption('cut_rule'));
+  return withSettings(yargs, POLICY_FLAGS);
 }
 
-/** `--allow-no-gain`, on the commands that run compactions (compact, replay). */
+/** `--allow-no-gain`, on the commands that run compactions (compact, replay, fork). */
 export function withAllowNoGain<T>(yargs: Argv<T>) {
-  return yargs.option('allow-no-gain', {
-    describe: `keep a compaction that takes less than ${MIN_GAIN_PERCENT}% of the context off (by default it is skipped as no-gain)`,
-    type: 'boolean',
-    default: false,
-  });
+  return withSettings(yargs, ['allow_no_gain']);
 }
 
 export function wholeNumber(name: string, value: number, min: number): number {
@@ -196,97 +187,33 @@ export function wholeNumber(name: string, value: number, min: number): number {
   return value;
 }
 
-/**
- * The policy settings of a run, from every source (plain data: it crosses to worker threads).
- * Sizes may be shares of the window, which is each session's own: policyFor resolves them.
- */
-export interface PolicySettings {
-  /** --context-limit / COMPACTOR_CONTEXT_LIMIT / context_limit; null: the window the session ran with. */
-  readonly contextLimit: number | null;
-  readonly trigger: { readonly kind: 'reserve'; readonly reserve: Amount } | { readonly kind: 'percent'; readonly percent: number };
-  readonly keepRecent: Amount;
-  readonly cutRule: CutRule;
-  readonly force: boolean;
-  readonly allowNoGain: boolean;
-}
-
-/**
- * Reserve and trigger percent are one choice, the trigger: the first source (flags, variables,
- * file) that sets either decides, the percent winning within it, so a `--reserve` is not
- * overridden by a `trigger_percent` in the config file.
- */
-function triggerFrom(sources: SettingsSources): PolicySettings['trigger'] {
-  for (const layer of [sources.flags, sources.env, sources.file]) {
-    if (layer.trigger_percent !== undefined) return { kind: 'percent', percent: layer.trigger_percent };
-    if (layer.reserve !== undefined) return { kind: 'reserve', reserve: layer.reserve };
-  }
-  return { kind: 'reserve', reserve: { tokens: DEFAULT_RESERVE_TOKENS } };
-}
-
-export function policySettings(sources: SettingsSources, flags: { readonly force?: boolean; readonly allowNoGain?: boolean } = {}): PolicySettings {
-  return {
-    contextLimit: pick(sources, 'context_limit') ?? null,
-    trigger: triggerFrom(sources),
-    keepRecent: pick(sources, 'keep_recent') ?? { tokens: DEFAULT_KEEP_RECENT_TOKENS },
-    cutRule: pick(sources, 'cut_rule') ?? DEFAULT_POLICY.cutRule,
-    force: flags.force ?? false,
-    allowNoGain: flags.allowNoGain ?? false,
-  };
-}
-
-/** Tokens of an amount in a window: a share is rounded down. */
-export function amountIn(amount: Amount, window: number): number {
-  return 'tokens' in amount ? amount.tokens : Math.floor((window * amount.percent) / 100);
-}
-
-/** The policy for one session: `window` is the one it ran with (pricing/window.ts), unless the settings fix it. */
-export function policyFor(settings: PolicySettings, window = DEFAULT_CONTEXT_LIMIT): CompactionPolicy {
-  const contextLimit = settings.contextLimit ?? window;
-  const { trigger } = settings;
-  return {
-    contextLimit,
-    keepRecentTokens: amountIn(settings.keepRecent, contextLimit),
-    force: settings.force,
-    cutRule: settings.cutRule,
-    ...(settings.allowNoGain ? { allowNoGain: true } : {}),
-    trigger: trigger.kind === 'percent' ? trigger : { kind: 'reserve', tokens: amountIn(trigger.reserve, contextLimit) },
-  };
-}
-
-/** Which of the table's settings a command reads from its own flags. */
-export interface SettingsScope {
-  /** The command's --strategy is the strategy setting (compact, replay; audit's lists strategies to compare). */
-  readonly strategy?: boolean;
-  /** The command has the summarizer flags, and this one names its model (replay: --summarizer-model). */
-  readonly summarizerModelFlag?: 'model' | 'summarizer-model';
-}
-
-/** Every setting a run reads, resolved once: flags > COMPACTOR_* variables > config file > defaults. */
+/** Every setting a run reads, resolved once: flags > COMPACTOR_* variables > config file > the table's defaults. */
 export interface RunSettings {
   readonly sources: SettingsSources;
-  readonly policy: PolicySettings;
+  /** Plain data, by the table's names: it crosses to worker threads as it is. */
+  readonly policy: PolicyValues;
   readonly tokenizer: TokenizerName;
-  /** Undefined when no source sets it: each command has its own default. */
+  /** Undefined when no source sets it or the command takes no strategy setting: each command has its own default. */
   readonly strategy: StrategyName | undefined;
 }
 
 /**
- * Reads and validates every setting up front, before any session is read: a bad flag is a usage
- * error (exit 2), a bad variable or config value one line naming it (exit 1).
+ * Reads and validates every setting the command takes, up front, before any session is read: a
+ * bad flag is a usage error (exit 2), a bad variable or config value one line naming it (exit 1).
+ * The summarizer's settings are read where a summarizer runs (the commands that take `model`).
  */
-export async function runSettings(args: CommonArgs & PolicyArgs & { readonly 'allow-no-gain'?: boolean }, scope: SettingsScope = {}): Promise<RunSettings> {
-  const modelFlag = scope.summarizerModelFlag;
-  const flagOf = (key: SettingsKey) => (key === 'model' && modelFlag ? modelFlag : flagName(key));
-  const keys = [...settingsOf('policy').filter((key) => key !== 'strategy' || scope.strategy), ...(modelFlag ? settingsOf('summarizer') : [])];
+export async function runSettings(args: CommonArgs & PolicyArgs & { readonly 'allow-no-gain'?: boolean }, command: SettingsCommand): Promise<RunSettings> {
+  const flagOf = (key: SettingsKey) => flagName(key, command);
+  const summarizer: readonly SettingsKey[] = takesSetting('model', command) ? [] : settingsOf('summarizer');
+  const keys = SOURCED_KEYS.filter((key) => takesSetting(key, command) && !summarizer.includes(key));
   const given = args as unknown as Readonly<Record<string, unknown>>;
   const flags = Object.fromEntries(keys.map((key) => [key, given[flagOf(key)]]));
   const sources = await loadSettingsSources(flags, args.config, process.env, flagOf);
-  const allowNoGain = args['allow-no-gain'] === true;
   return {
     sources,
-    policy: policySettings(sources, { force: args.force, allowNoGain }),
-    tokenizer: pick(sources, 'tokenizer') ?? 'heuristic',
-    strategy: scope.strategy ? pick(sources, 'strategy') : undefined,
+    policy: resolvePolicy(sources, { force: args.force, allow_no_gain: args['allow-no-gain'] }),
+    tokenizer: pick(sources, 'tokenizer') ?? defaultOf('tokenizer'),
+    strategy: takesSetting('strategy', command) ? pick(sources, 'strategy') : undefined,
   };
 }
 

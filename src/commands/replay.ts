@@ -19,7 +19,7 @@ import type { PolicyOutcome, ReplayView } from '../replay/text.js';
 import { renderReplay } from '../replay/text.js';
 import type { Diagnostic } from '../session/model.js';
 import type { StrategyName, StrategyOptions } from '../strategies/index.js';
-import { createStrategy, STRATEGY_NAMES } from '../strategies/index.js';
+import { createStrategy } from '../strategies/index.js';
 import type { CompactionStrategy } from '../compaction/strategy.js';
 import type { GateLimits } from '../gates/check.js';
 import type { TextCounter } from '../tokens/estimate.js';
@@ -31,8 +31,11 @@ import type { GateArgs } from './gates.js';
 import { breachLine, gateLimits, requirePricesForCostGate, withGates } from './gates.js';
 import type { SessionInput } from '../read/index.js';
 import { loadSession } from '../read/index.js';
-import type { CommonArgs, PolicyArgs, PolicySettings } from './options.js';
-import { jobsFromArgs, policyFor, runSettings, strategyOptionsFromArgs, withAllowNoGain, withInputs, withPolicy } from './options.js';
+import type { CommonArgs, PolicyArgs } from './options.js';
+import { jobsFromArgs, runSettings, strategyOptionsFromArgs, withAllowNoGain, withInputs, withPolicy, settingFlag } from './options.js';
+import type { PolicyValues } from '../config/policy.js';
+import { policyFor } from '../config/policy.js';
+import type { SettingArgs } from '../config/settings.js';
 import type { PriceOverrides, PricingArgs } from './pricing.js';
 import { priceOverrides, priceSession, pricingJson, pricingWarnings, withPricing } from './pricing.js';
 import type { SummarizerArgs } from './summarizer.js';
@@ -43,14 +46,17 @@ import { runSessions } from '../pipeline/sessions.js';
 import { replayResultJson, replayPolicyJson, outcomeJson } from '../replay/json.js';
 import { costJson } from '../cost/json.js';
 
-interface ReplayArgs extends CommonArgs, PolicyArgs, PricingArgs, GateArgs, SummarizerArgs {
-  strategy?: StrategyName;
-  'summary-tokens'?: number;
-  policy: string;
-  'allow-no-gain': boolean;
-  chart: boolean;
-  html?: string;
-}
+type ReplayArgs = CommonArgs &
+  PolicyArgs &
+  PricingArgs &
+  GateArgs &
+  SummarizerArgs<'replay'> &
+  SettingArgs<'allow_no_gain' | 'strategy', 'replay'> & {
+    'summary-tokens'?: number;
+    policy: string;
+    chart: boolean;
+    html?: string;
+  };
 
 const POLICY_CHOICES = [CUSTOM_POLICY_NAME, ...PRESET_NAMES];
 
@@ -66,8 +72,8 @@ function policyNames(value: string): string[] {
   return names;
 }
 
-function replayPolicies(names: readonly string[], settings: PolicySettings, window: number): ReplayPolicy[] {
-  const limit = settings.contextLimit ?? window;
+function replayPolicies(names: readonly string[], settings: PolicyValues, window: number): ReplayPolicy[] {
+  const limit = settings.context_limit ?? window;
   return names.map((name) => (isPresetName(name) ? presetPolicy(name, limit) : customPolicy(policyFor(settings, window))));
 }
 
@@ -80,7 +86,7 @@ interface Replayed {
 /** What replaying one session needs besides its path (plain data but the strategy). */
 interface ReplayOptions extends ReadTaskOptions {
   readonly names: readonly string[];
-  readonly policy: PolicySettings;
+  readonly policy: PolicyValues;
   readonly model: string | undefined;
   readonly overrides: PriceOverrides;
   readonly limits: GateLimits;
@@ -101,7 +107,7 @@ async function replayOne(input: SessionInput, ctx: ReplayContext): Promise<Repla
   const loaded = await loadSession(input, { format: ctx.format, withSidecar: false, strict: ctx.strict, ...(ctx.count ? { count: ctx.count } : {}) });
   const { recordedCompactions } = loaded.session;
   const calls = providerCalls(loaded.session.messages, loaded.tokens, recordedCompactions);
-  const { pricing, ledgers } = await priceSession(loaded.session, calls, { model: ctx.model, overrides: ctx.overrides, contextLimit: ctx.policy.contextLimit ?? undefined });
+  const { pricing, ledgers } = await priceSession(loaded.session, calls, { model: ctx.model, overrides: ctx.overrides, contextLimit: ctx.policy.context_limit ?? undefined });
   // The policies replay the session's own conversation at its model's rates.
   const rates = pricing.rates;
   requirePricesForCostGate(ctx.limits, rates !== null, path);
@@ -178,20 +184,20 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
   command: 'replay [inputs..]',
   describe: 'Replay sessions under compaction policies: tokens, naive and cache-aware cost before/after',
   builder: (yargs) =>
-    withSummarizer(withGates(withPricing(withAllowNoGain(withPolicy(withInputs(yargs))))), 'summarizer-model')
+    withSummarizer(withGates(withPricing(withAllowNoGain(withPolicy(withInputs(yargs))))), 'replay')
       .option('policy', {
         describe: `comma-separated policies to compare: ${POLICY_CHOICES.join(', ')} (custom = the policy flags)`,
         type: 'string',
         default: CUSTOM_POLICY_NAME,
       })
-      .option('strategy', { describe: 'summary used for the simulated compactions [default: truncate]', choices: STRATEGY_NAMES })
+      .option(...settingFlag('strategy', 'replay'))
       .option('summary-tokens', { describe: 'simulate summarize with summaries of N tokens (no LLM calls)', type: 'number' })
       .option('chart', { describe: 'draw the baseline per turn, before and under each policy, as a text chart', type: 'boolean', default: false })
       .option('html', { describe: 'also write a self-contained HTML report to FILE', type: 'string' }) as never,
   handler: async (args) => {
     strategyOptionsFromArgs(args); // --max-summary-tokens is checked for every strategy, before the summarizer's settings
     // Every setting is read and checked up front, before any session is read.
-    const settings = await runSettings(args, { strategy: true, summarizerModelFlag: 'summarizer-model' });
+    const settings = await runSettings(args, 'replay');
     const names = policyNames(args.policy);
     const overrides = priceOverrides(args);
     const limits = gateLimits(args);

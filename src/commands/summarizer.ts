@@ -4,8 +4,8 @@
  * summarizer's precedence lives in config/summarizer.ts; the client in llm/client.ts.
  */
 import type { Argv } from 'yargs';
-import type { SettingsKey } from '../config/settings.js';
-import { flagName, flagOption, settingsOf } from '../config/settings.js';
+import type { CompactingCommand, GroupKey, SettingArgs } from '../config/settings.js';
+import { settingsOf } from '../config/settings.js';
 import type { SettingsSources } from '../config/sources.js';
 import { createChatClient } from '../llm/client.js';
 import type { SummarizerSettings } from '../config/summarizer.js';
@@ -17,43 +17,29 @@ import type { StrategyName } from '../strategies/index.js';
 import { createStrategy } from '../strategies/index.js';
 import type { CompactionStrategy } from '../compaction/strategy.js';
 import { logSummarizer } from '../pipeline/log.js';
-import { strategyOptionsFromArgs } from './options.js';
+import { strategyOptionsFromArgs, withSettings } from './options.js';
 import { simulatedClient } from '../llm/simulated.js';
 import { DEFAULT_SUMMARIZER_CONTEXT } from '../llm/models.js';
 import { SUMMARIZER_DEFAULTS } from '../config/summarizer.js';
 
-export interface SummarizerArgs {
-  'base-url'?: string;
-  model?: string;
-  'summarizer-model'?: string;
-  'api-key-env'?: string;
-  'max-summary-tokens'?: number;
-  instructions?: string;
-  timeout?: number;
-  'summarizer-context'?: number;
-  concurrency?: number;
-  'on-error'?: string;
-  'max-retries'?: number;
-  verbose: boolean;
-}
-
 /**
- * Which flag names the summarizer's model. `compact` uses `--model`; `replay`, where `--model`
- * names the session's model for prices and window (see pricing.ts), uses `--summarizer-model`.
+ * The summarizer's flags as parsed, from the settings table: `compact` and `fork` name the model
+ * `--model`; `replay`, where `--model` names the session's model for prices and window (see
+ * pricing.ts), `--summarizer-model`.
  */
-export type SummarizerModelFlag = 'model' | 'summarizer-model';
+export type SummarizerArgs<C extends CompactingCommand = 'compact'> = SettingArgs<GroupKey<'summarizer'>, C> & { verbose: boolean };
 
 /**
  * The summarizer's flags, from the settings table (config/settings.ts). No yargs defaults: an
  * unset flag must fall through to the environment and the config file (`--config` is a policy
  * flag: options.ts withPolicy).
  */
-export function withSummarizer<T>(yargs: Argv<T>, modelFlag: SummarizerModelFlag = 'model') {
-  const declared = settingsOf('summarizer').reduce<Argv<T>>(
-    (built, key: SettingsKey) => built.option(key === 'model' ? modelFlag : flagName(key), flagOption(key)),
-    yargs,
-  );
-  return declared.option('verbose', { describe: 'log summarizer requests (no headers, no key), and compact\'s compaction events', type: 'boolean', default: false });
+export function withSummarizer<T>(yargs: Argv<T>, command: CompactingCommand) {
+  return withSettings(yargs, settingsOf('summarizer'), command).option('verbose', {
+    describe: "log summarizer requests (no headers, no key), and compact's compaction events",
+    type: 'boolean',
+    default: false,
+  });
 }
 
 /** How summarizeOptions builds the client. */
@@ -96,7 +82,7 @@ export interface ReplayStrategy {
  * `--summary-tokens N` runs summarize over a client that answers N-token summaries without a call.
  */
 export async function replayStrategy(
-  args: SummarizerArgs,
+  args: SummarizerArgs<'replay'>,
   run: { readonly sources: SettingsSources; readonly strategy: StrategyName | undefined },
   summaryTokens: number | undefined,
 ): Promise<ReplayStrategy> {

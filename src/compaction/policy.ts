@@ -108,18 +108,3 @@ export function emergencyPolicy(policy: CompactionPolicy): CompactionPolicy {
     trigger: { kind: 'reserve', tokens: 0 },
   };
 }
-
-/** The policy as `--json` reports it. */
-export function policyJson(policy: CompactionPolicy): Record<string, unknown> {
-  return {
-    context_limit: policy.contextLimit,
-    keep_recent_tokens: policy.keepRecentTokens,
-    ...(policy.trigger.kind === 'percent'
-      ? { trigger_percent: policy.trigger.percent }
-      : { reserve_tokens: policy.trigger.tokens }),
-    force: policy.force,
-    cut_rule: policy.cutRule,
-    allow_no_gain: policy.allowNoGain ?? false,
-    allow_thrash: policy.allowThrash ?? false,
-  };
-}

@@ -9,8 +9,8 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import { InputError, UsageError } from '../errors.js';
-import type { SettingsKey, SettingsLayer } from './settings.js';
-import { envName, flagName, fromText, SETTINGS_KEYS, settingsLayerSchema } from './settings.js';
+import type { SettingsKey, SettingsLayer, SourcedKey } from './settings.js';
+import { envName, flagName, fromText, SOURCED_KEYS, settingsLayerSchema } from './settings.js';
 
 /** $XDG_CONFIG_HOME/session-compactor/config.json, with XDG's ~/.config fallback. */
 export function defaultConfigPath(env: NodeJS.ProcessEnv = process.env): string {
@@ -24,7 +24,7 @@ function firstIssue(error: z.ZodError, describeKey: (key: string) => string): st
   if (issue.code === 'unrecognized_keys') {
     const keys = issue.keys;
     if (keys.some((key) => /api_?key$/i.test(key))) return 'API keys are not read from files; name the variable holding it with api_key_env';
-    return `unknown setting ${keys.map((key) => JSON.stringify(key)).join(', ')} (known: ${SETTINGS_KEYS.join(', ')})`;
+    return `unknown setting ${keys.map((key) => JSON.stringify(key)).join(', ')} (known: ${SOURCED_KEYS.join(', ')})`;
   }
   const key = issue.path[0];
   return key === undefined ? issue.message : `${describeKey(String(key))}: ${issue.message}`;
@@ -57,7 +57,7 @@ export async function loadConfigFile(path: string, explicit: boolean): Promise<S
 /** The COMPACTOR_* variables that are set, validated like the file; errors name the variable. */
 export function settingsFromEnv(env: NodeJS.ProcessEnv): SettingsLayer {
   const raw: Record<string, unknown> = {};
-  for (const key of SETTINGS_KEYS) {
+  for (const key of SOURCED_KEYS) {
     const value = env[envName(key)];
     if (value === undefined || value === '') continue;
     // Numbers arrive as text; anything that is not one is left as text for the schema to judge.
@@ -72,9 +72,9 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): SettingsLayer {
  * Flag values (by config key; undefined = not given) validated with the same schema. A string
  * flag holding a number (`--reserve 30000`) is read as a variable's text is.
  */
-export function settingsFromFlags(flags: Partial<Record<SettingsKey, unknown>>, flagOf: (key: SettingsKey) => string = flagName): SettingsLayer {
+export function settingsFromFlags(flags: Partial<Record<SourcedKey, unknown>>, flagOf: (key: SettingsKey) => string = flagName): SettingsLayer {
   const raw: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(flags) as [SettingsKey, unknown][]) {
+  for (const [key, value] of Object.entries(flags) as [SourcedKey, unknown][]) {
     if (value !== undefined) raw[key] = typeof value === 'string' ? fromText(key, value) : value;
   }
   const parsed = settingsLayerSchema.safeParse(raw);
@@ -98,12 +98,12 @@ export interface SettingsSources {
 }
 
 /** The setting from the first layer that has it: flags > COMPACTOR_* variables > config file. */
-export function pick<K extends SettingsKey>(sources: SettingsSources, key: K): SettingsLayer[K] {
+export function pick<K extends SourcedKey>(sources: SettingsSources, key: K): SettingsLayer[K] {
   return sources.flags[key] ?? sources.env[key] ?? sources.file[key];
 }
 
 /** Where a setting was given, for messages: `--model`, `COMPACTOR_MODEL` or the config file. */
-export function origin(sources: SettingsSources, key: SettingsKey): string {
+export function origin(sources: SettingsSources, key: SourcedKey): string {
   if (sources.flags[key] !== undefined) return `--${(sources.flagOf ?? flagName)(key)}`;
   if (sources.env[key] !== undefined) return envName(key);
   return `${sources.configPath} (${key})`;
@@ -114,7 +114,7 @@ export function origin(sources: SettingsSources, key: SettingsKey): string {
  * missing file is fine). Each source is validated as it is read: one line naming where a bad value came from.
  */
 export async function loadSettingsSources(
-  flags: Partial<Record<SettingsKey, unknown>>,
+  flags: Partial<Record<SourcedKey, unknown>>,
   configFlag: string | undefined,
   env: NodeJS.ProcessEnv = process.env,
   flagOf: (key: SettingsKey) => string = flagName,

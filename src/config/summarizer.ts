@@ -1,13 +1,14 @@
 /**
  * The summarizer's settings, merged from four sources with one precedence: flags > COMPACTOR_*
  * environment variables > config file (config/sources.ts `pick`) > defaults (README "Summarizer
- * configuration"). Every default lives in SUMMARIZER_DEFAULTS. Reading the API key itself is left to the caller, so
- * the key never sits in this object.
+ * configuration"). Every default is the settings table's (settings.ts), gathered in
+ * SUMMARIZER_DEFAULTS. Reading the API key itself is left to the caller, so the key never sits in this object.
  */
 import { readFile } from 'node:fs/promises';
 import type { SettingsSources } from './sources.js';
 import { origin, pick } from './sources.js';
 import type { OnError } from './settings.js';
+import { defaultOf } from './settings.js';
 import { InputError, UsageError } from '../errors.js';
 import type { EndpointSettings } from '../llm/client.js';
 import { DEFAULT_SUMMARIZER_CONTEXT, knownContextWindow } from '../llm/models.js';
@@ -22,14 +23,15 @@ export interface SummarizerSettings extends EndpointSettings {
   readonly onError: OnError;
 }
 
+/** The table's defaults under the names SummarizerSettings gives them (the library exports these). */
 export const SUMMARIZER_DEFAULTS = {
-  baseUrl: 'https://api.openai.com/v1',
-  apiKeyEnv: 'OPENAI_API_KEY',
-  maxSummaryTokens: 8_192,
-  timeoutSeconds: 300,
-  concurrency: 4,
-  onError: 'fail' as OnError,
-  maxRetries: 2,
+  baseUrl: defaultOf('base_url'),
+  apiKeyEnv: defaultOf('api_key_env'),
+  maxSummaryTokens: defaultOf('max_summary_tokens'),
+  timeoutSeconds: defaultOf('timeout'),
+  concurrency: defaultOf('concurrency'),
+  onError: defaultOf('on_error') as OnError,
+  maxRetries: defaultOf('max_retries'),
 } as const;
 
 /** The summarizer is configured when a base URL or a model is set anywhere. */

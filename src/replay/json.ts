@@ -4,7 +4,7 @@
  * breaches (README "replay --json" names each field). Pure; the command writes the line.
  */
 import { breachJson } from '../gates/check.js';
-import { policyJson } from '../compaction/policy.js';
+import { policyJson } from '../config/policy.js';
 import { recordedCompactionJson } from '../growth/recorded-report.js';
 import type { ReplayPolicy } from './presets.js';
 import type { ReplayResult } from './simulate.js';
