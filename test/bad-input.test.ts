@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, open, readFile, rm, symlink, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSession } from '../src/pipeline/load.js';
+import { loadSession } from '../src/read/index.js';
 import { InputError } from '../src/errors.js';
 import { readSession } from '../src/formats/index.js';
 import type { BadInput, Corpus } from './corpus/make-bad-inputs.js';

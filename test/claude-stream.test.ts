@@ -11,12 +11,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadSession } from '../src/pipeline/load.js';
+import { loadSession } from '../src/read/index.js';
 import { planCompaction } from '../src/compaction/compact.js';
 import { DEFAULT_POLICY } from '../src/compaction/policy.js';
 import { readSession } from '../src/formats/index.js';
-import type { Message } from '../src/session/model.js';
-import { isSlim } from '../src/session/slim.js';
+import type { AnyMessage } from '../src/session/model.js';
+import { isSlim } from '../src/session/model.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'compactor-claude-stream-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -26,7 +26,7 @@ const FIXTURES = fg.sync(['fixtures/formats/claude-code*.jsonl', 'fixtures/forma
 
 const load = (path: string, messages: 'full' | 'lean') => loadSession(path, { format: 'claude-code', withSidecar: false, messages });
 /** What a slim message keeps (text blocks go). */
-const shape = (messages: readonly Message[]) =>
+const shape = (messages: readonly AnyMessage[]) =>
   messages.map((m) => [m.id, m.role, m.line, m.usage, m.model, m.timestamp, m.content.map((block) => block.type).filter((type) => type !== 'text' && type !== 'thinking')]);
 
 function line(fields: Record<string, unknown>): string {

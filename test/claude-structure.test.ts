@@ -10,9 +10,9 @@ import { readFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadSession } from '../src/pipeline/load.js';
+import { loadSession } from '../src/read/index.js';
 import { readSession } from '../src/formats/index.js';
-import type { Session, Usage } from '../src/session/model.js';
+import type { AnyMessage, Session, Usage } from '../src/session/model.js';
 import { FIXTURES, jsonLines, runCli, scratchCopy } from './helpers/cli.js';
 
 const formats = (name: string) => join(FIXTURES, 'formats', name);
@@ -86,7 +86,7 @@ function spendByHand(files: readonly string[]): Totals {
   return totals;
 }
 
-const ids = (session: Session) => session.messages.map((message) => message.id);
+const ids = (session: Session<AnyMessage>) => session.messages.map((message) => message.id);
 const offContext = (session: Session) => session.offContext.map(({ cause, file, line, usage, model }) => ({ cause, file, line, usage, model }));
 
 describe('parallel tool calls and progress lines in the chain', () => {

@@ -1,5 +1,5 @@
 /**
- * `compact` reads lean, then in full only what its compaction reads (pipeline/compact-read.ts).
+ * `compact` reads lean, then in full only what its compaction reads (pipeline/compact-session.ts, read/).
  * On every real and format fixture, with and without a sidecar already there, with each offline
  * strategy (and the summarizer, through a fake server on 127.0.0.1), the two reads give exactly
  * the plan and sidecar state the full read gives; the messages outside what the compaction reads
@@ -10,17 +10,18 @@ import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CompactRead } from '../src/pipeline/compact-read.js';
-import { readForCompaction } from '../src/pipeline/compact-read.js';
-import { loadSession } from '../src/pipeline/load.js';
-import { runCompaction } from '../src/compaction/compact.js';
+import type { CompactRead } from '../src/pipeline/compact-session.js';
+import { readForCompaction } from '../src/pipeline/compact-session.js';
+import { loadSession } from '../src/read/index.js';
+import { currentContextTokens, runCompaction, runGuardedCompaction } from '../src/compaction/compact.js';
 import type { CompactionPolicy } from '../src/compaction/policy.js';
 import { DEFAULT_POLICY } from '../src/compaction/policy.js';
 import type { CompactionState } from '../src/compaction/state.js';
 import { readsTextOf, textReads } from '../src/compaction/text-reads.js';
 import { createChatClient } from '../src/llm/client.js';
 import { SUMMARIZER_DEFAULTS } from '../src/config/summarizer.js';
-import { isSlim } from '../src/session/slim.js';
+import { hashMessages } from '../src/session/hash.js';
+import { isSlim } from '../src/session/model.js';
 import { saveSidecar } from '../src/sidecar/store.js';
 import type { StrategyName } from '../src/strategies/index.js';
 import { createStrategy } from '../src/strategies/index.js';
@@ -65,11 +66,17 @@ async function forcedPolicy(path: string, share: number): Promise<CompactionPoli
   return { ...DEFAULT_POLICY, force: true, keepRecentTokens: Math.max(1, Math.floor(total * share)) };
 }
 
+/** The stage's policy source for a fixed policy (its window named as --context-limit's). */
+const fixed = (given: CompactionPolicy | Promise<CompactionPolicy>) => async () => {
+  const policy = await given;
+  return { policy, window: { tokens: policy.contextLimit, source: 'flag' as const } };
+};
+
 /** A state as its sidecar stores it. */
 const stored = (state: CompactionState) => JSON.parse(JSON.stringify(state)) as Record<string, unknown>;
 
 interface Both {
-  readonly full: CompactRead;
+  readonly full: Exclude<CompactRead, { read: 'lean' }>;
   readonly twoPass: CompactRead;
   /** The states written both ways, as stored (null: the plan was to skip). */
   readonly fromFull: Record<string, unknown> | null;
@@ -78,10 +85,11 @@ interface Both {
 
 async function bothWays(path: string, strategy: CompactionStrategy, policy: CompactionPolicy, redact = false): Promise<Both> {
   const options = { format: 'auto', strict: false, dryRun: false };
-  const full = await readForCompaction(path, { ...options, inFull: true }, strategy, () => policy);
-  const twoPass = await readForCompaction(path, options, strategy, () => policy);
+  const full = await readForCompaction(path, { ...options, inFull: true }, strategy, fixed(policy));
+  if (full.read === 'lean') throw new Error('inFull reads in full');
+  const twoPass = await readForCompaction(path, options, strategy, fixed(policy));
   const compact = async (read: CompactRead) =>
-    read.plan.kind === 'compact' ? stored(await runCompaction(read.subject, read.plan, strategy, { now: NOW, redact })) : null;
+    read.read !== 'lean' && read.plan.kind === 'compact' ? stored(await runCompaction(read.subject, read.plan, strategy, { now: NOW, redact })) : null;
   return { full, twoPass, fromFull: await compact(full), fromTwoPass: await compact(twoPass) };
 }
 
@@ -154,7 +162,7 @@ describe('compact reads only what it compacts', () => {
     if (first.full.plan.kind !== 'compact') throw new Error('expected a compaction');
     await saveSidecar(path, await runCompaction(first.full.subject, first.full.plan, strategy, { now: NOW }));
 
-    const { subject, plan, read } = await readForCompaction(path, { format: 'auto', strict: false, dryRun: false }, strategy, () => forcedPolicy(path, 0.1));
+    const { subject, plan, read } = await readForCompaction(path, { format: 'auto', strict: false, dryRun: false }, strategy, fixed(forcedPolicy(path, 0.1)));
     if (plan.kind !== 'compact') throw new Error('expected a compaction');
     expect(read).toBe('partial');
     expect(plan.start).toBe(first.full.plan.cut.index);
@@ -164,19 +172,51 @@ describe('compact reads only what it compacts', () => {
     // Everything an earlier compaction summarized stays slim (no call before it is answered after it).
     expect(subject.messages.slice(0, plan.start).every(isSlim)).toBe(true);
     expect(plan.start).toBeGreaterThan(10);
+    // The second read hashed every prefix from the planned cut on, so a cut the guard moves on
+    // (a summary larger than planned) finds the hash its sidecar stores too.
+    const full = (await loadSession(path, { format: 'auto', withSidecar: false })).session.messages;
+    for (const end of [plan.cut.index, plan.cut.index + 1, subject.messages.length]) {
+      expect(subject.prefixHashes?.at(end)).toBe(hashMessages(full, 0, end));
+    }
+    expect(subject.prefixHashes?.at(plan.cut.index - 1)).toBeUndefined();
 
     // Prune reads no further than its span: the kept messages are slim too.
     const prune = createStrategy('prune');
-    const pruned = await readForCompaction(path, { format: 'auto', strict: false, dryRun: false }, prune, () => forcedPolicy(path, 0.1));
+    const pruned = await readForCompaction(path, { format: 'auto', strict: false, dryRun: false }, prune, fixed(forcedPolicy(path, 0.1)));
     if (pruned.plan.kind !== 'compact') throw new Error('expected a compaction');
     expect(pruned.read).toBe('partial');
     expect(pruned.subject.messages.slice(pruned.plan.cut.index).every(isSlim)).toBe(true);
     expect(pruned.subject.messages.slice(pruned.plan.start, pruned.plan.cut.index).some(isSlim)).toBe(false);
 
     // Nothing to compact: the lean read is the only read.
-    const skipped = await readForCompaction(path, { format: 'auto', strict: false, dryRun: false }, strategy, () => DEFAULT_POLICY);
+    const skipped = await readForCompaction(path, { format: 'auto', strict: false, dryRun: false }, strategy, fixed(DEFAULT_POLICY));
     expect(skipped).toMatchObject({ read: 'lean', plan: { kind: 'skip' } });
     expect(skipped.subject.messages.every(isSlim)).toBe(true);
+  });
+
+  it('stores the right prefix hash when a larger summary moves the cut on after a partial read', async () => {
+    const path = join(dir, 'moved-cut-bug.jsonl');
+    await copyFile(join(FIXTURES, 'bug.jsonl'), path);
+    const truncate = createStrategy('truncate');
+    const first = await bothWays(path, truncate, await forcedPolicy(path, 0.5));
+    if (first.full.plan.kind !== 'compact') throw new Error('expected a compaction');
+    await saveSidecar(path, await runCompaction(first.full.subject, first.full.plan, truncate, { now: NOW }));
+    // Over a trigger at half the context, with a summary far larger than the one it builds on:
+    // the guard moves the cut on past the one the second read was planned for.
+    const lean = await loadSession(path, { format: 'auto', withSidecar: true, messages: 'lean' });
+    const context = currentContextTokens(lean.subject);
+    const policy: CompactionPolicy = { ...DEFAULT_POLICY, contextLimit: context, trigger: { kind: 'percent', percent: 90 }, keepRecentTokens: Math.floor(context * 0.3) };
+    const large: CompactionStrategy = {
+      name: 'large',
+      summarize: async () => ({ summary: 'word '.repeat(Math.floor(context / 3)), turnPrefixSummary: null, usage: null, details: {} }),
+    };
+    const read = await readForCompaction(path, { format: 'auto', strict: false, dryRun: false }, large, fixed(policy));
+    if (read.read === 'lean' || read.plan.kind !== 'compact') throw new Error('expected a compaction');
+    expect(read.read).toBe('partial');
+    const outcome = await runGuardedCompaction(read.subject, read.plan, large, policy);
+    expect(outcome.state.first_kept_index).toBeGreaterThan(read.plan.cut.index);
+    const full = (await loadSession(path, { format: 'auto', withSidecar: false })).session.messages;
+    expect(stored(outcome.state)['summarized_hash']).toBe(hashMessages(full, 0, outcome.state.first_kept_index));
   });
 
   it('reads in full a session whose reader moved messages (a Claude Code branch)', async () => {
@@ -196,7 +236,7 @@ describe('compact reads only what it compacts', () => {
     const strategy = createStrategy('truncate');
     const policy = await forcedPolicy(join(FIXTURES, 'bug.jsonl'), 0.3);
     // A named format: auto-detection would open the pipe a second time.
-    const reading = readForCompaction(path, { format: 'canonical', strict: false, dryRun: false }, strategy, () => policy);
+    const reading = readForCompaction(path, { format: 'canonical', strict: false, dryRun: false }, strategy, fixed(policy));
     feed(await waitForReader(path), await readFile(join(FIXTURES, 'bug.jsonl'), 'utf8'));
     const read = await reading;
     expect(read).toMatchObject({ read: 'full', plan: { kind: 'compact' } });

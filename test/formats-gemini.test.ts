@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readGeminiCli } from '../src/formats/gemini-cli.js';
 import { detectFormat, readSession, sniffWalkedFile } from '../src/formats/index.js';
-import { takeSniffedFormat } from '../src/formats/sniffed.js';
+import { formatIfUnchanged } from '../src/formats/sniffed.js';
 import type { Message } from '../src/session/model.js';
 import { FIXTURES, jsonLines, runCli, sessionRecords } from './helpers/cli.js';
 
@@ -145,8 +145,9 @@ describe('finding Gemini chat files', () => {
     await writeFile(join(home, '.gemini', 'tmp', '1b37d21d2d', 'logs.json'), '[\n  {"type": "user"}\n]\n');
     await writeFile(join(chats, 'checkpoint-a.json'), '{\n  "history": []\n}\n');
     await writeFile(join(subagents, 'agent-a3f9c21.meta.json'), JSON.stringify({ agentType: 'Explore' }));
-    expect(sniffWalkedFile(session)).toEqual({ kind: 'session' });
-    expect(takeSniffedFormat(session)).toBe('gemini-cli');
+    const found = sniffWalkedFile(session);
+    expect(found.kind).toBe('session');
+    expect(found.kind === 'session' ? formatIfUnchanged(session, found.sniffed) : null).toBe('gemini-cli');
     const result = await runCli(['inspect', '--json', home]);
     expect(result.exitCode).toBe(0);
     expect(jsonLines(result.stdout).map((record) => [record['session'], record['format'], record['totals']['requests']])).toEqual([[session, 'gemini-cli', 15]]);

@@ -1,15 +1,16 @@
 /**
- * A walked file's format is detected once: the walk's sniff remembers the reader it found, and
- * reading the session uses it instead of detecting again, but only when the sniff saw exactly
- * the lines detection parses and the file has not changed since. Otherwise detection runs as
- * before, with its own errors.
+ * A walked file's format is detected once: the walk's sniff returns the reader it found, which
+ * goes with the path (as data, to a worker too) to the read, which uses it instead of detecting
+ * again, but only when the sniff saw exactly the lines detection parses and the file has not
+ * changed since. Otherwise detection runs as before, with its own errors.
  */
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readSession, sniffWalkedFile } from '../src/formats/index.js';
-import { takeSniffed, takeSniffedFormat } from '../src/formats/sniffed.js';
+import type { WalkedFile } from '../src/formats/index.js';
+import { readSession, resolveFormat, sniffWalkedFile } from '../src/formats/index.js';
+import { formatIfUnchanged } from '../src/formats/sniffed.js';
 import { FIXTURES, jsonLines, runCli } from './helpers/cli.js';
 
 let dir: string;
@@ -32,55 +33,60 @@ async function file(name: string, lines: readonly string[], ending = '\n'): Prom
   return path;
 }
 
+/** The format a sniff found for a session, or null. */
+function sniffedFormat(path: string, found: WalkedFile): string | null {
+  expect(found.kind).toBe('session');
+  return found.kind === 'session' ? formatIfUnchanged(path, found.sniffed) : null;
+}
+
 describe('the sniff of a walked file', () => {
-  it('remembers the format it found, for one read', async () => {
+  it('returns the format it found, with the path: nothing is remembered between calls', async () => {
     const path = await file('plain.jsonl', [1, 2, 3].map(canonicalLine));
-    expect(sniffWalkedFile(path)).toEqual({ kind: 'session' });
-    expect(takeSniffedFormat(path)).toBe('canonical');
-    expect(takeSniffedFormat(path)).toBeNull();
+    const found = sniffWalkedFile(path);
+    expect(sniffedFormat(path, found)).toBe('canonical');
+    // The same answer again: no table was used up.
+    expect(sniffedFormat(path, sniffWalkedFile(path))).toBe('canonical');
   });
 
   it('counts only the lines detection parses: a bad line after the first 20 does not matter', async () => {
     const lines = Array.from({ length: 25 }, (_, index) => canonicalLine(index + 1));
     lines[22] = '{"id": oops';
     const path = await file('long.jsonl', lines);
-    expect(sniffWalkedFile(path)).toEqual({ kind: 'session' });
-    expect(takeSniffedFormat(path)).toBe('canonical');
+    expect(sniffedFormat(path, sniffWalkedFile(path))).toBe('canonical');
   });
 
-  it('remembers a last line without its newline, as detection reads it', async () => {
+  it('finds a last line without its newline, as detection reads it', async () => {
     const path = await file('unterminated.jsonl', [1, 2].map(canonicalLine), '');
-    expect(sniffWalkedFile(path)).toEqual({ kind: 'session' });
-    expect(takeSniffedFormat(path)).toBe('canonical');
+    expect(sniffedFormat(path, sniffWalkedFile(path))).toBe('canonical');
   });
 
   it.each([
     ['a bad line among the first 20', [canonicalLine(1), canonicalLine(2), '{"id": oops']],
     ['a first line that is not an object', ['[1, 2]', JSON.stringify({ role: 'user', content: 'hi' })]],
     ['a second line longer than the sniff reads', [canonicalLine(1), JSON.stringify({ id: 'm2', role: 'assistant', content: 'x'.repeat(300 << 10) })]],
-  ])('remembers nothing after %s', async (_, lines) => {
+  ])('gives no format after %s', async (_, lines) => {
     const path = await file('odd.jsonl', lines);
     expect(sniffWalkedFile(path)).toEqual({ kind: 'session' });
-    expect(takeSniffedFormat(path)).toBeNull();
   });
 
   it('is not used once the file has changed: the session is detected again', async () => {
     const path = await file('changed.jsonl', [1, 2].map(canonicalLine));
-    expect(sniffWalkedFile(path)).toEqual({ kind: 'session' });
+    const found = sniffWalkedFile(path);
+    if (found.kind !== 'session' || !found.sniffed) throw new Error('expected a sniffed session');
     await cp(CLAUDE, path);
-    const session = await readSession(path);
+    expect(formatIfUnchanged(path, found.sniffed)).toBeNull();
+    const session = await readSession(path, 'auto', {}, found.sniffed);
     expect(session.format).toBe('claude-code');
   });
 
-  it('goes with its paths when taken for a worker, and only theirs', async () => {
-    const first = await file('first.jsonl', [canonicalLine(1)]);
-    const second = await file('second.jsonl', [JSON.stringify({ role: 'user', content: 'hi' })]);
-    sniffWalkedFile(first);
-    sniffWalkedFile(second);
-    const taken = takeSniffed([second]);
-    expect(taken.map((entry) => [entry.path, entry.format])).toEqual([[second, 'openai-chat']]);
-    expect(takeSniffedFormat(second)).toBeNull();
-    expect(takeSniffedFormat(first)).toBe('canonical');
+  it('is what the read uses while the file is unchanged', async () => {
+    const path = await file('used.jsonl', [JSON.stringify({ role: 'user', content: 'hi' })]);
+    const found = sniffWalkedFile(path);
+    if (found.kind !== 'session' || !found.sniffed) throw new Error('expected a sniffed session');
+    // A format the file is not in: only the sniff's answer can make the read pick it.
+    expect(await resolveFormat(path, 'auto', { ...found.sniffed, format: 'canonical' })).toBe('canonical');
+    expect(await resolveFormat(path, 'auto', found.sniffed)).toBe('openai-chat');
+    expect(await resolveFormat(path, 'auto')).toBe('openai-chat');
   });
 });
 

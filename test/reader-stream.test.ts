@@ -14,12 +14,12 @@ import { InputError } from '../src/errors.js';
 import { readCodex } from '../src/formats/codex.js';
 import { readPi } from '../src/formats/pi.js';
 import type { ReadOptions } from '../src/formats/reader.js';
-import type { Message, Session } from '../src/session/model.js';
+import type { AnyMessage, Message, Session } from '../src/session/model.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'compactor-reader-stream-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const CASES: readonly [string, (file: string, options?: ReadOptions) => Promise<Session>, string][] = [
+const CASES: readonly [string, (file: string, options?: ReadOptions) => Promise<Session<AnyMessage>>, string][] = [
   ['Codex', readCodex, 'fixtures/real/codex/codex-session-view_rollout-2025-11-17T15-30-28-019a93b9.jsonl'],
   ['pi', readPi, 'fixtures/real/pi/pi-mono_large-session_v1.jsonl'],
 ];

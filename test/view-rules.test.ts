@@ -14,7 +14,7 @@ import { DEFAULT_POLICY } from '../src/compaction/policy.js';
 import { hashMessages } from '../src/session/hash.js';
 import type { ContentBlock, Message } from '../src/session/model.js';
 import { buildProviderContext } from '../src/compaction/provider-view.js';
-import { slimMessage } from '../src/session/slim.js';
+import { slimMessage } from '../src/read/slim.js';
 import { answersMessageId, applyViewRepair, applyViewRepairSplit, MISSING_RESULT_OUTPUT, planViewRepair } from '../src/session/view-repair.js';
 import { assertViewRules, viewViolations, ViewRuleError } from '../src/session/view-rules.js';
 import type { Strategy, SummaryInput } from '../src/compaction/strategy.js';

@@ -14,7 +14,8 @@ import { renderTable } from '../report/table.js';
 import type { StrategyName } from '../strategies/index.js';
 import { createStrategy, STRATEGY_NAMES } from '../strategies/index.js';
 import { runBatch } from '../pipeline/batch.js';
-import { loadSession } from '../pipeline/load.js';
+import type { SessionInput } from '../read/index.js';
+import { loadSession } from '../read/index.js';
 import type { CommonArgs, PolicyArgs, SummaryBudgetArgs } from './options.js';
 import { runSettings, strategyOptionsFromArgs, wholeNumber, withInputs, withPolicy, withSummaryBudget } from './options.js';
 import { sessionWindow } from '../pricing/window.js';
@@ -146,8 +147,8 @@ export const auditCommand: CommandModule<object, AuditArgs> = {
     // Validated here rather than in a yargs coerce, which would turn the UsageError into exit 1.
     const strategies = parseStrategies(args.strategy).map((name) => createStrategy(name, strategyOptionsFromArgs(args)));
     const showMissing = wholeNumber('show-missing', args['show-missing'], 0);
-    const auditOne = async (path: string) => {
-      const loaded = await loadSession(path, { format: args.format, withSidecar: true });
+    const auditOne = async (input: SessionInput) => {
+      const loaded = await loadSession(input, { format: args.format, withSidecar: true });
       const { messages } = loaded.session;
       // The policy at the window the session ran with, as every command takes it.
       const window = await sessionWindow(loaded.session, { flag: settings.policy.context_limit ?? undefined });

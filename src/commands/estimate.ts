@@ -6,11 +6,12 @@ import type { CompactionPlan } from '../compaction/compact.js';
 import { planCompaction } from '../compaction/compact.js';
 import { fitPath, formatTokens } from '../report/format.js';
 import { renderTable } from '../report/table.js';
-import type { Diagnostic, Message } from '../session/model.js';
+import type { AnyMessage, Diagnostic } from '../session/model.js';
 import { sum } from '../tokens/estimate.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
 import { sessionTask } from '../workers/task.js';
-import { loadSession } from '../pipeline/load.js';
+import type { SessionInput } from '../read/index.js';
+import { loadSession } from '../read/index.js';
 import type { CommonArgs, PolicyArgs } from './options.js';
 import { jobsFromArgs, refusalReason, runSettings, withInputs, withPolicy } from './options.js';
 import type { PolicyValues } from '../config/policy.js';
@@ -20,7 +21,7 @@ import type { ReadTaskOptions } from '../pipeline/sessions.js';
 import { runSessions } from '../pipeline/sessions.js';
 import { runSessionCommand } from '../pipeline/session-command.js';
 
-function cutJson(plan: CompactionPlan, messages: readonly Message[]) {
+function cutJson(plan: CompactionPlan, messages: readonly AnyMessage[]) {
   const cut = plan.cut;
   if (cut.kind === 'none') return null;
   return {
@@ -55,9 +56,10 @@ interface EstimateResult {
 }
 
 /** One session's estimate (runs in a worker thread for big batches). Needs no message text. */
-export const estimateSessionTask = sessionTask('estimate', async (path: string, options: EstimateOptions): Promise<EstimateResult> => {
+export const estimateSessionTask = sessionTask('estimate', async (input: SessionInput, options: EstimateOptions): Promise<EstimateResult> => {
+  const { path } = input;
   const count = await loadTextCounter(options.tokenizer);
-  const loaded = await loadSession(path, { format: options.format, withSidecar: true, count, messages: 'lean', strict: options.strict });
+  const loaded = await loadSession(input, { format: options.format, withSidecar: true, count, messages: 'lean', strict: options.strict });
   const window = await sessionWindow(loaded.session, { flag: options.policy.context_limit ?? undefined });
   const policy = policyFor(options.policy, window.tokens);
   const plan = planCompaction(loaded.subject, policy);

@@ -43,7 +43,7 @@ export const forkCommand: CommandModule<object, ForkArgs> = {
       run: (paths, emit) =>
         runBatch(
           paths,
-          async (path): Promise<ForkOutcome> => {
+          async ({ path }): Promise<ForkOutcome> => {
             // Refused before compacting: a session the agent cannot continue gets no file at all.
             const unresumable = unresumableReason(await readSession(path, args.format));
             if (unresumable) throw unresumable;

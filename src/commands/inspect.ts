@@ -28,7 +28,7 @@ import { renderTable } from '../report/table.js';
 import { rollupJson, renderRollup, ROLLUP_ROWS } from '../ledgers/rollup-report.js';
 import type { SessionSpend } from '../ledgers/rollup.js';
 import { rollUp, sessionSpend } from '../ledgers/rollup.js';
-import type { Diagnostic, Session } from '../session/model.js';
+import type { AnyMessage, Diagnostic, Session } from '../session/model.js';
 import { providerCalls } from '../tokens/provider-calls.js';
 import type { GateLimits } from '../gates/check.js';
 import { heuristicCounter } from '../tokens/estimate.js';
@@ -37,7 +37,8 @@ import { sessionTask } from '../workers/task.js';
 import type { GateArgs } from './gates.js';
 import { breachLine, gateLimits, requirePricesForCostGate, withGates } from './gates.js';
 import { billedOnce } from '../pipeline/billed-once.js';
-import { loadSession } from '../pipeline/load.js';
+import type { SessionInput } from '../read/index.js';
+import { loadSession } from '../read/index.js';
 import type { CommonArgs, PolicyArgs } from './options.js';
 import { jobsFromArgs, runSettings, withInputs, withPolicy } from './options.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
@@ -64,7 +65,7 @@ interface InspectArgs extends CommonArgs, PolicyArgs, PricingArgs, GateArgs {
 }
 
 interface Inspection {
-  readonly session: Session;
+  readonly session: Session<AnyMessage>;
   readonly turns: readonly TurnUsage[];
   readonly growth: GrowthReport;
   readonly pricing: Pricing;
@@ -222,10 +223,11 @@ interface InspectResult {
  * needs each block's size and each tool call's target, taken from the text as it is read (always
  * chars / 4, whatever --tokenizer says: README "inspect").
  */
-export const inspectSessionTask = sessionTask('inspect', async (path: string, options: InspectOptions): Promise<InspectResult> => {
+export const inspectSessionTask = sessionTask('inspect', async (input: SessionInput, options: InspectOptions): Promise<InspectResult> => {
+  const { path } = input;
   const count = await loadTextCounter(options.tokenizer);
   const loaded = await loadSession(
-    path,
+    input,
     { format: options.format, withSidecar: false, count, strict: options.strict, messages: 'lean' },
     () => new GrowthFacts(heuristicCounter),
   );
@@ -310,7 +312,7 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
       };
       return {
         run: async (paths, emit) => {
-          const once = billedOnce(emit, (path, billedIn) => inspectSessionTask.run(path, { ...options, billedIn }));
+          const once = billedOnce(emit, (path, billedIn) => inspectSessionTask.run({ path }, { ...options, billedIn }));
           await runSessions(paths, inspectSessionTask, options, once.emit, jobsFromArgs(args));
           // The roll-up and the gates read the results as printed: a call is billed once there too.
           return [...once.settled];

@@ -14,7 +14,7 @@ import type { CatalogModel, Rate, Rates } from '../pricing/catalog.js';
 import { flatRate, lookupModel, oneHourWriteRate } from '../pricing/catalog.js';
 import type { ContextWindow } from '../pricing/window.js';
 import { sessionWindow } from '../pricing/window.js';
-import type { Session } from '../session/model.js';
+import type { AnyMessage, Session } from '../session/model.js';
 import type { ProviderCall } from '../tokens/provider-calls.js';
 
 export interface PricingArgs {
@@ -75,7 +75,7 @@ export interface Pricing extends ModelPricing {
 }
 
 /** The first timestamp in the session: prices are looked up as of when it ran. */
-function sessionDate(session: Session): Date | undefined {
+function sessionDate(session: Session<AnyMessage>): Date | undefined {
   const stamp = session.messages.find((message) => message.timestamp)?.timestamp;
   return stamp ? new Date(stamp) : undefined;
 }
@@ -104,7 +104,7 @@ async function priceModel(name: string | null, at: Date | undefined, overrides: 
  * calls name (`callModels`; --model replaces them all), and its window. `contextLimit`: the flag.
  */
 export async function resolvePricing(
-  session: Session,
+  session: Session<AnyMessage>,
   model: string | undefined,
   overrides: PriceOverrides,
   contextLimit?: number,
@@ -138,7 +138,7 @@ export interface PricedSession {
 
 /** `model`: --model; `contextLimit`: --context-limit. */
 export async function priceSession(
-  session: Session,
+  session: Session<AnyMessage>,
   calls: readonly ProviderCall[],
   options: { readonly model: string | undefined; readonly overrides: PriceOverrides; readonly contextLimit: number | undefined },
 ): Promise<PricedSession> {

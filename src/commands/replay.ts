@@ -29,7 +29,8 @@ import { sessionTask } from '../workers/task.js';
 import type { Outcome } from '../pipeline/batch.js';
 import type { GateArgs } from './gates.js';
 import { breachLine, gateLimits, requirePricesForCostGate, withGates } from './gates.js';
-import { loadSession } from '../pipeline/load.js';
+import type { SessionInput } from '../read/index.js';
+import { loadSession } from '../read/index.js';
 import type { CommonArgs, PolicyArgs } from './options.js';
 import { jobsFromArgs, runSettings, strategyOptionsFromArgs, withAllowNoGain, withInputs, withPolicy, settingFlag } from './options.js';
 import type { PolicyValues } from '../config/policy.js';
@@ -112,8 +113,9 @@ function readsText(ctx: ReplayContext): boolean {
  * simulated compactions run the relevance filter and prunes over it), else a lean one. The
  * simulated states are not reported: the view drops them (withoutStates).
  */
-async function replayOne(path: string, ctx: ReplayContext): Promise<Replayed> {
-  const loaded = await loadSession(path, {
+async function replayOne(input: SessionInput, ctx: ReplayContext): Promise<Replayed> {
+  const { path } = input;
+  const loaded = await loadSession(input, {
     format: ctx.format,
     withSidecar: false,
     strict: ctx.strict,
@@ -191,8 +193,8 @@ interface ReplayTaskOptions extends ReplayOptions {
 }
 
 /** replayOne in a worker thread, for an offline strategy (a summarizer, live or simulated, stays here). */
-export const replaySessionTask = sessionTask('replay', async (path: string, options: ReplayTaskOptions): Promise<Replayed> =>
-  replayOne(path, { ...options, strategy: createStrategy(options.strategy, options.strategyOptions), count: await loadTextCounter(options.tokenizer) }),
+export const replaySessionTask = sessionTask('replay', async (input: SessionInput, options: ReplayTaskOptions): Promise<Replayed> =>
+  replayOne(input, { ...options, strategy: createStrategy(options.strategy, options.strategyOptions), count: await loadTextCounter(options.tokenizer) }),
 );
 
 export const replayCommand: CommandModule<object, ReplayArgs> = {
@@ -241,7 +243,7 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
           { ...options, strategy: offline ?? 'truncate', strategyOptions: strategyOptionsFromArgs(args) },
           emit,
           offline ? jobsFromArgs(args) : 1,
-          { local: (path) => replayOne(path, { ...options, strategy, count }), concurrency },
+          { local: (input) => replayOne(input, { ...options, strategy, count }), concurrency },
         ),
       print: (path, { record, view }) => {
         output.record(record, () => renderReplay(view, args.chart));

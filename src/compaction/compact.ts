@@ -4,8 +4,9 @@
  * asks a strategy for the text (or, for prune, the outputs to replace) and assembles the state
  * the sidecar stores. Reading files and writing sidecars are left to the callers.
  */
-import type { Message, RecordedCompaction } from '../session/model.js';
-import { windowStartAt } from '../session/model.js';
+import type { PrefixHashes } from '../session/hash.js';
+import type { AnyMessage, Message, RecordedCompaction } from '../session/model.js';
+import { allFull, windowStartAt } from '../session/model.js';
 import { buildProviderContext, summaryMessages } from './provider-view.js';
 import { applyViewRepairSplit } from '../session/view-repair.js';
 import { assertViewRules } from '../session/view-rules.js';
@@ -29,10 +30,14 @@ import { SIDECAR_FORMAT_VERSION } from './state.js';
 
 export const TOOL_VERSION = 'session-compactor@0.1.0';
 
-/** A session ready for compaction: messages with their estimates, and any previous state. */
-export interface CompactionSubject {
+/**
+ * A session ready for compaction: messages with their estimates, and any previous state.
+ * Planning reads only structure, so its messages may be slim (`AnyMessage`, a lean read's);
+ * running a compaction needs full messages, or a read's own prefix hashes (RunnableSubject).
+ */
+export interface CompactionSubject<M extends AnyMessage = Message> {
   readonly sessionName: string;
-  readonly messages: readonly Message[];
+  readonly messages: readonly M[];
   readonly tokens: readonly number[];
   /** A previous compaction already checked against these messages (see sidecar/staleness). */
   readonly previous: { readonly state: CompactionState; readonly firstKeptIndex: number } | null;
@@ -43,10 +48,22 @@ export interface CompactionSubject {
    * as it stood before an earlier call; the messages from `end` on have not happened yet.
    */
   readonly end?: number;
+  /**
+   * The prefix hashes the read took while reading (read/), where the hash a sidecar stores
+   * comes from when some messages are slim; absent, full messages are hashed.
+   */
+  readonly prefixHashes?: PrefixHashes;
 }
 
+/**
+ * What runCompaction takes: full messages, or (compact's second read, read/index.ts
+ * readAgainInPart) full messages where it reads text and slim ones elsewhere, with the digest of
+ * every prefix it may cut at. A lean read's subject is neither: the type checker refuses it.
+ */
+export type RunnableSubject = CompactionSubject<Message> | (CompactionSubject<AnyMessage> & { readonly prefixHashes: PrefixHashes });
+
 /** The number of messages the subject's session has so far. */
-export function subjectEnd(subject: CompactionSubject): number {
+export function subjectEnd(subject: CompactionSubject<AnyMessage>): number {
   return subject.end ?? subject.messages.length;
 }
 
@@ -92,7 +109,7 @@ export function contextAfterCompaction(
 }
 
 /** First message of the current context window: after the agent's own last compaction, or 0. */
-export function recordedWindowStart(subject: CompactionSubject): number {
+export function recordedWindowStart(subject: CompactionSubject<AnyMessage>): number {
   return windowStartAt(subject.recorded ?? [], subjectEnd(subject));
 }
 
@@ -101,7 +118,7 @@ export function recordedWindowStart(subject: CompactionSubject): number {
  * stands in for them (the summary pair, or the placeholders of pruned outputs).
  */
 export function tokensSaved(
-  messages: readonly Message[],
+  messages: readonly AnyMessage[],
   tokens: readonly number[],
   firstKeptIndex: number,
   state: CompactionState,
@@ -121,10 +138,10 @@ function isPruneState(state: CompactionState): boolean {
  * Summaries build on summaries and prunes on prunes. A previous compaction of the other kind
  * cannot be merged, so the subject starts over without it; `discarded` says why.
  */
-export function previousFor(
-  subject: CompactionSubject,
+export function previousFor<Subject extends CompactionSubject<AnyMessage>>(
+  subject: Subject,
   strategy: CompactionStrategy,
-): { readonly subject: CompactionSubject; readonly discarded: string | null } {
+): { readonly subject: Subject; readonly discarded: string | null } {
   const previous = subject.previous;
   if (!previous || isPruneState(previous.state) === (strategy.kind === 'prune')) return { subject, discarded: null };
   return {
@@ -137,18 +154,18 @@ export function previousFor(
  * The provider view `state` defines over the subject's context window (from the agent's own last
  * compaction to the end): what `context` prints for a sidecar holding `state`.
  */
-export function subjectView(subject: CompactionSubject, state: CompactionState | null): Message[] {
+export function subjectView<M extends AnyMessage>(subject: CompactionSubject<M>, state: CompactionState | null): (M | Message)[] {
   return buildProviderContext(subject.messages.slice(recordedWindowStart(subject), subjectEnd(subject)), state);
 }
 
 /** Our previous compaction, unless the agent has since compacted past its cut (then it no longer applies). */
-export function livePrevious(subject: CompactionSubject): CompactionSubject['previous'] {
+export function livePrevious(subject: CompactionSubject<AnyMessage>): CompactionSubject['previous'] {
   const previous = subject.previous;
   return previous && previous.firstKeptIndex >= recordedWindowStart(subject) ? previous : null;
 }
 
 /** The context the next provider call would carry, with recorded and previous compactions applied. */
-export function currentContextTokens(subject: CompactionSubject, count: TextCounter = heuristicCounter): number {
+export function currentContextTokens(subject: CompactionSubject<AnyMessage>, count: TextCounter = heuristicCounter): number {
   const full = estimateContextTokens(subject.messages, subject.tokens, subjectEnd(subject), subject.recorded);
   const previous = livePrevious(subject);
   if (!previous) return full;
@@ -168,7 +185,7 @@ const NO_CUT_REASONS: Record<NoCutReason, string> = {
  * the context exceeds it by (the summary is assumed no larger than the previous one; the real one
  * is measured by runGuardedCompaction), so a compaction that would leave it over is not planned.
  */
-export function planCompaction(subject: CompactionSubject, policy: CompactionPolicy): CompactionPlan {
+export function planCompaction(subject: CompactionSubject<AnyMessage>, policy: CompactionPolicy): CompactionPlan {
   const contextTokens = currentContextTokens(subject);
   const previous = livePrevious(subject);
   const start = Math.max(previous?.firstKeptIndex ?? 0, recordedWindowStart(subject));
@@ -228,7 +245,7 @@ export interface GuardOptions extends RunOptions {
  * compactionPays), else `no-gain`. The policy's allowThrash / allowNoGain switch each off.
  */
 export async function runGuardedCompaction(
-  subject: CompactionSubject,
+  subject: RunnableSubject,
   plan: Extract<CompactionPlan, { kind: 'compact' }>,
   strategy: CompactionStrategy,
   policy: CompactionPolicy,
@@ -310,16 +327,25 @@ function droppedList(chain: DroppedChain): readonly DroppedOutput[] {
  * prefix, each checked against the provider's rules (a violation is our bug: ViewRuleError).
  */
 function summarizerInput(
-  span: readonly Message[],
+  span: readonly AnyMessage[],
   start: number,
   cut: Extract<CutPoint, { kind: 'cut' }>,
   repair: ViewRepair,
   end: number,
-): { history: Message[]; turnPrefix: Message[] } {
+): { history: readonly Message[]; turnPrefix: readonly Message[] } {
   const [history, turnPrefix] = applyViewRepairSplit(span, start, repair, cut.splitTurnStart ?? cut.index, end);
   assertViewRules(history, "the summarizer's input");
   assertViewRules(turnPrefix, "the summarizer's input (the split turn's prefix)");
-  return { history, turnPrefix };
+  return { history: withText(history), turnPrefix: withText(turnPrefix) };
+}
+
+/**
+ * The span a strategy summarizes, in full: a second read keeps the span's text (text-reads.ts),
+ * so a slim message here is a bug of ours, caught before a summary is made without its text.
+ */
+function withText(messages: readonly AnyMessage[]): readonly Message[] {
+  if (!allFull(messages)) throw new Error('internal: a message of the span to summarize was read without its text');
+  return messages;
 }
 
 export interface RunOptions {
@@ -345,14 +371,14 @@ export interface RunOptions {
 
 /** Compacts the planned span with `strategy` and returns the state to store. */
 export async function runCompaction(
-  subject: CompactionSubject,
+  subject: RunnableSubject,
   plan: Extract<CompactionPlan, { kind: 'compact' }>,
   strategy: CompactionStrategy,
   options: RunOptions = {},
 ): Promise<CompactionState> {
   const { messages } = subject;
   const end = subjectEnd(subject);
-  const index = options.index ?? new SessionIndex(messages, new RangeSums(subject.tokens));
+  const index: SessionIndex<AnyMessage> = options.index ?? new SessionIndex<AnyMessage>(messages, new RangeSums(subject.tokens));
   const previous = livePrevious(subject);
   const { cut, start } = plan;
   if (previous && previousFor(subject, strategy).discarded) throw new Error('runCompaction: previous state of another kind (use previousFor)');
@@ -385,11 +411,12 @@ export async function runCompaction(
       messages_summarized: summarizedNow,
       messages_summarized_total: (previous?.state.messages_summarized_total ?? 0) + summarizedNow,
       // Computed when first read: hashing every summarized message is the costliest step, and a
-      // replay's simulated states are never stored (on slim messages it uses the prefix hashes
-      // taken while reading: session/hash.ts). Replay's states are read in order when they cross
-      // from a worker thread, so its index hashes each message once for all of them.
+      // replay's simulated states are never stored (with slim messages it is the prefix hash the
+      // read took: RunnableSubject). Replay's states are read in order when they cross from a
+      // worker thread, so its index hashes each message once for all of them.
       get summarized_hash() {
-        return (summarizedHash ??= index.prefixHash(cut.index));
+        // Without hashes of its read that reach the cut, a RunnableSubject's messages are full.
+        return (summarizedHash ??= subject.prefixHashes?.at(cut.index) ?? (index as SessionIndex<Message>).prefixHash(cut.index));
       },
       read_files: fileOps.read,
       modified_files: fileOps.modified,

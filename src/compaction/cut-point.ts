@@ -10,7 +10,7 @@
  * valid cut, or none), and `force` takes the earliest valid cut, so a larger keep budget never
  * keeps fewer messages. What the trigger is and how much is needed are the callers' (policy.ts).
  */
-import type { Message } from '../session/model.js';
+import type { AnyMessage } from '../session/model.js';
 import { hasToolRequests, isToolResultMessage, isTurnStart } from '../session/model.js';
 import { sum } from '../tokens/estimate.js';
 import type { CutRule } from './policy.js';
@@ -23,7 +23,7 @@ import { FORCE_KEEP_MESSAGES, MIN_TURN_PREFIX_MESSAGES } from './policy.js';
  * so every cut is checked against the actual pairs. A result answers the latest earlier request
  * with its id; requests without a result (interrupted calls) constrain nothing.
  */
-export function insideToolPairs(messages: readonly Message[]): boolean[] {
+export function insideToolPairs(messages: readonly AnyMessage[]): boolean[] {
   const depth = new Array<number>(messages.length + 1).fill(0);
   const open = new Map<string, number>();
   messages.forEach((message, index) => {
@@ -47,7 +47,7 @@ export function insideToolPairs(messages: readonly Message[]): boolean[] {
   return inside;
 }
 
-export function isValidCutPoint(message: Message, rule: CutRule = 'conservative'): boolean {
+export function isValidCutPoint(message: AnyMessage, rule: CutRule = 'conservative'): boolean {
   if (message.role === 'user') return !isToolResultMessage(message);
   if (message.role === 'assistant') return rule === 'tool-safe' || !hasToolRequests(message);
   return false;
@@ -130,7 +130,7 @@ export interface CutOptions {
  * insideToolPairs(messages), for a caller that cuts the same session many times (replay).
  */
 export function findCutPoint(
-  messages: readonly Message[],
+  messages: readonly AnyMessage[],
   tokens: readonly number[],
   options: CutOptions,
   range: CutRange = { start: 0, end: messages.length },
@@ -164,7 +164,7 @@ export function findCutPoint(
 
 /** The earliest rule-valid cut in (start, end) whose span [start, cut) holds at least `needed` tokens. */
 function earliestValidCut(
-  messages: readonly Message[],
+  messages: readonly AnyMessage[],
   tokens: readonly number[],
   start: number,
   end: number,
@@ -180,12 +180,12 @@ function earliestValidCut(
   return undefined;
 }
 
-function hasValidCut(messages: readonly Message[], start: number, end: number, rule: CutRule, inside: readonly boolean[]): boolean {
+function hasValidCut(messages: readonly AnyMessage[], start: number, end: number, rule: CutRule, inside: readonly boolean[]): boolean {
   return earliestValidCut(messages, [], start, end, rule, inside, 0) !== undefined;
 }
 /** The rule-based walk. Returns the cut index, or why there is none. */
 function walkBack(
-  messages: readonly Message[],
+  messages: readonly AnyMessage[],
   tokens: readonly number[],
   keep: number,
   start: number,
@@ -211,14 +211,14 @@ function walkBack(
  * The force fallback: all but the last 2 messages. We move back past tool results so the
  * forced cut still never separates a tool call from its result (a departure the README notes).
  */
-function forcedCut(messages: readonly Message[], start: number, end: number, inside: readonly boolean[]): number | undefined {
+function forcedCut(messages: readonly AnyMessage[], start: number, end: number, inside: readonly boolean[]): number | undefined {
   let index = end - FORCE_KEEP_MESSAGES;
   while (index > start && (isToolResultMessage(messages[index]!) || inside[index])) index--;
   return index > start ? index : undefined;
 }
 
 function describeCut(
-  messages: readonly Message[],
+  messages: readonly AnyMessage[],
   tokens: readonly number[],
   start: number,
   end: number,
@@ -241,7 +241,7 @@ function describeCut(
  * The split-turn rule: a cut that does not land on a turn start splits that turn. When the part of the
  * turn being summarized is long enough, it gets its own summary.
  */
-export function splitTurnStart(messages: readonly Message[], start: number, cut: number): number | null {
+export function splitTurnStart(messages: readonly AnyMessage[], start: number, cut: number): number | null {
   if (isTurnStart(messages[cut]!)) return null;
   let turnStart = cut - 1;
   while (turnStart >= start && !isTurnStart(messages[turnStart]!)) turnStart--;

@@ -6,7 +6,7 @@
  * never drop an output that carries an error, and the fidelity audit lists them to check what
  * survived. Matching a fact against a summary is left to src/audit/fidelity.ts.
  */
-import type { Message, ToolRequestBlock, ToolResultBlock } from '../session/model.js';
+import type { AnyMessage, Message, ToolRequestBlock, ToolResultBlock } from '../session/model.js';
 import { isTurnStart } from '../session/model.js';
 import { classifyToolRequest } from '../session/tool-files.js';
 
@@ -185,7 +185,7 @@ export function directivesOf(text: string): string[] {
 }
 
 /** Tool calls by id, so a result can be read with the call that produced it. */
-export function toolRequestsById(messages: readonly Message[]): Map<string, ToolRequestBlock> {
+export function toolRequestsById(messages: readonly AnyMessage[]): Map<string, ToolRequestBlock> {
   const requests = new Map<string, ToolRequestBlock>();
   for (const message of messages) {
     for (const block of message.content) if (block.type === 'tool_request') requests.set(block.id, block);

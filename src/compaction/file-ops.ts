@@ -2,7 +2,7 @@
  * Files read and modified, taken from tool calls and carried across compactions:
  * a file read and later modified is listed as modified only. Pure.
  */
-import type { Message } from '../session/model.js';
+import type { AnyMessage } from '../session/model.js';
 import { classifyToolRequest } from '../session/tool-files.js';
 
 export interface FileOps {
@@ -13,7 +13,7 @@ export interface FileOps {
 export const NO_FILE_OPS: FileOps = { read: [], modified: [] };
 
 /** Files touched by the tool calls of these messages. */
-export function collectFileOps(messages: readonly Message[]): FileOps {
+export function collectFileOps(messages: readonly AnyMessage[]): FileOps {
   const read = new Set<string>();
   const modified = new Set<string>();
   for (const message of messages) {

@@ -8,7 +8,7 @@
 import { applyPruning } from './prune.js';
 import type { CompactionState } from './state.js';
 import { InputError } from '../errors.js';
-import type { Message } from '../session/model.js';
+import type { AnyMessage, Message } from '../session/model.js';
 import type { ViewRepair } from '../session/view-repair.js';
 import { applyViewRepair, planViewRepair } from '../session/view-repair.js';
 
@@ -38,7 +38,11 @@ export function summaryMessages(summary: string, turnPrefixSummary: string | nul
  * the pruned conversation. Either way with the session's tool-pairing breakage repaired; `repair`
  * is planViewRepair(messages), for a caller that has it already.
  */
-export function buildProviderContext(messages: readonly Message[], state: CompactionState | null, repair: ViewRepair = planViewRepair(messages)): Message[] {
+export function buildProviderContext<M extends AnyMessage>(
+  messages: readonly M[],
+  state: CompactionState | null,
+  repair: ViewRepair = planViewRepair(messages),
+): (M | Message)[] {
   if (!state) return applyViewRepair(messages, 0, repair);
   const index = messages.findIndex((message) => message.id === state.first_kept_message_id);
   if (index < 0) {

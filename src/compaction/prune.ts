@@ -6,7 +6,7 @@
  * placeholder). Pure: choosing the outputs, the placeholder, applying it, and what it saves. The
  * sidecar stores the list; the provider view applies it; replay keeps its own marks.
  */
-import type { ContentBlock, Message, ToolRequestBlock } from '../session/model.js';
+import type { AnyMessage, ContentBlock, Message, ToolRequestBlock } from '../session/model.js';
 import { isTurnStart } from '../session/model.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import { estimateMessageTokens, heuristicCounter } from '../tokens/estimate.js';
@@ -76,7 +76,7 @@ export interface PruneMark {
 }
 
 interface PruneWalk {
-  readonly messages: readonly Message[];
+  readonly messages: readonly AnyMessage[];
   readonly range: { readonly start: number; readonly end: number };
   readonly rules: PruneRules;
   /** toolRequestsById over the session up to the range's end (or the whole session). */
@@ -117,7 +117,7 @@ function walkPrunable(walk: PruneWalk): PruneMark[] {
 }
 
 /** Each output of the message that a placeholder naming its call would shorten. */
-function namedCandidates(message: Message, requests: ReadonlyMap<string, ToolRequestBlock>, count: TextCounter): PrunedOutput[] {
+function namedCandidates(message: AnyMessage, requests: ReadonlyMap<string, ToolRequestBlock>, count: TextCounter): PrunedOutput[] {
   const candidates: PrunedOutput[] = [];
   for (const block of message.content) {
     if (block.type !== 'tool_result') continue;
@@ -136,7 +136,7 @@ function namedCandidates(message: Message, requests: ReadonlyMap<string, ToolReq
 
 /** Outputs of messages [from, to) that KEEP_WINDOW_PRUNE replaces, in session order: what the sidecar records. */
 export function pruneOutputs(
-  messages: readonly Message[],
+  messages: readonly AnyMessage[],
   from: number,
   to: number,
   count: TextCounter = heuristicCounter,
@@ -182,7 +182,7 @@ export function findPrunable(
 
 const keyOf = (messageId: string, toolRequestId: string) => `${messageId}\u0000${toolRequestId}`;
 
-function rewrite(message: Message, byKey: ReadonlyMap<string, PrunedOutput>): Message {
+function rewrite<M extends AnyMessage>(message: M, byKey: ReadonlyMap<string, PrunedOutput>): M {
   let changed = false;
   const content = message.content.map((block): ContentBlock => {
     if (block.type !== 'tool_result') return block;
@@ -191,11 +191,12 @@ function rewrite(message: Message, byKey: ReadonlyMap<string, PrunedOutput>): Me
     changed = true;
     return { ...block, output: prunedPlaceholder(pruned) };
   });
-  return changed ? { ...message, content } : message;
+  // Only outputs change: a slim message stays one (its blocks are replaced alike).
+  return changed ? ({ ...message, content } as M) : message;
 }
 
 /** The messages with every pruned output replaced by its placeholder. */
-export function applyPruning(messages: readonly Message[], pruned: readonly PrunedOutput[]): Message[] {
+export function applyPruning<M extends AnyMessage>(messages: readonly M[], pruned: readonly PrunedOutput[]): M[] {
   if (pruned.length === 0) return [...messages];
   const byKey = new Map(pruned.map((entry) => [keyOf(entry.message_id, entry.tool_request_id), entry]));
   return messages.map((message) => rewrite(message, byKey));
@@ -206,7 +207,7 @@ export function applyPruning(messages: readonly Message[], pruned: readonly Prun
  * over messages [0, end) (the session so far; replay's simulated compactions pass their call).
  */
 export function pruningSavings(
-  messages: readonly Message[],
+  messages: readonly AnyMessage[],
   tokens: readonly number[],
   pruned: readonly PrunedOutput[],
   count: TextCounter = heuristicCounter,
@@ -218,7 +219,9 @@ export function pruningSavings(
   for (let index = 0; index < end; index++) {
     const message = messages[index]!;
     if (!touched.has(message.id)) continue;
-    saved += (tokens[index] ?? 0) - estimateMessageTokens(rewrite(message, byKey), count);
+    // A slim message (a lean read's plan, which compact replaces by a full read when a previous
+    // prune is there) is sized by what it holds: its pruned size is underestimated.
+    saved += (tokens[index] ?? 0) - estimateMessageTokens(rewrite(message, byKey) as Message, count);
   }
   return saved;
 }

@@ -8,7 +8,7 @@
  * The patterns favour masking a little too much over leaking: a transcript sent to a summarizer
  * loses nothing important when a token-shaped string is masked.
  */
-import type { ContentBlock, Message } from '../session/model.js';
+import type { AnyMessage, ContentBlock } from '../session/model.js';
 
 export type SecretKind =
   | 'private-key'
@@ -143,8 +143,9 @@ function redactBlock(block: ContentBlock): ContentBlock {
 }
 
 /** The messages with every text, tool argument and tool output redacted; ids and roles kept. */
-export function redactMessages(messages: readonly Message[]): Message[] {
-  return messages.map((message) => ({ ...message, content: message.content.map(redactBlock) }));
+export function redactMessages<M extends AnyMessage>(messages: readonly M[]): M[] {
+  // Blocks keep their kind: a slim message stays one (it has no text to mask, only file arguments).
+  return messages.map((message) => ({ ...message, content: message.content.map(redactBlock) }) as M);
 }
 
 /** Is this endpoint on this machine (loopback)? Anything else counts as leaving the machine. */

@@ -7,7 +7,7 @@
  * dropped: an output that reports a failure (facts.ts `carriesError`), or one no longer than
  * the note that would replace it. The summarizer sees the note; the session is not changed.
  */
-import type { ContentBlock, Message, ToolRequestBlock, ToolResultBlock } from '../session/model.js';
+import type { AnyMessage, ContentBlock, Message, ToolRequestBlock, ToolResultBlock } from '../session/model.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import { heuristicCounter } from '../tokens/estimate.js';
 import { carriesError, toolRequestsById } from './facts.js';
@@ -27,9 +27,9 @@ export interface DroppedOutput {
   readonly tokens: number;
 }
 
-export interface FilteredSpan {
+export interface FilteredSpan<M extends AnyMessage = Message> {
   /** The span's messages, with dropped outputs replaced by their note. */
-  readonly messages: Message[];
+  readonly messages: M[];
   readonly dropped: DroppedOutput[];
 }
 
@@ -69,7 +69,7 @@ interface ResultAt {
   readonly block: ToolResultBlock;
 }
 
-function resultsIn(messages: readonly Message[], from: number, to: number): ResultAt[] {
+function resultsIn(messages: readonly AnyMessage[], from: number, to: number): ResultAt[] {
   const results: ResultAt[] = [];
   for (let index = from; index < to; index++) {
     for (const block of messages[index]!.content) if (block.type === 'tool_result') results.push({ index, block });
@@ -86,7 +86,7 @@ export interface RelevanceScope {
   readonly requestOf: (toolRequestId: string) => ToolRequestBlock | undefined;
 }
 
-function wholeSession(messages: readonly Message[]): RelevanceScope {
+function wholeSession(messages: readonly AnyMessage[]): RelevanceScope {
   const requests = toolRequestsById(messages);
   return { end: messages.length, requestOf: (id) => requests.get(id) };
 }
@@ -97,13 +97,13 @@ function wholeSession(messages: readonly Message[]): RelevanceScope {
  * outside it is already summarized and may not survive in the summary. `scope` defaults to all of
  * `messages`; replay passes the session as of its simulated call, indexed (session-index.ts).
  */
-export function filterRelevant(
-  messages: readonly Message[],
+export function filterRelevant<M extends AnyMessage>(
+  messages: readonly M[],
   from: number,
   to: number,
   count: TextCounter = heuristicCounter,
   scope: RelevanceScope = wholeSession(messages),
-): FilteredSpan {
+): FilteredSpan<M> {
   const { requestOf } = scope;
   const notes = new Map<string, { drop: DroppedOutput; note: string }>();
   const consider = (at: ResultAt, reason: DropReason, keptId: string, path?: string) => {
@@ -155,7 +155,7 @@ export function filterRelevant(
   };
   const filtered = messages.slice(from, to).map((message) =>
     message.content.some((block) => block.type === 'tool_result' && notes.has(block.tool_request_id))
-      ? { ...message, content: message.content.map(rewrite) }
+      ? ({ ...message, content: message.content.map(rewrite) } as M)
       : message,
   );
   // In session order, whatever order the two passes found them in.

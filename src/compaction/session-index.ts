@@ -9,7 +9,7 @@
  * test/session-index.test.ts checks each against its direct function on random sessions.
  */
 import { prefixHasher } from '../session/hash.js';
-import type { Message, RecordedCompaction, ToolRequestBlock } from '../session/model.js';
+import type { AnyMessage, Message, RecordedCompaction, ToolRequestBlock } from '../session/model.js';
 import type { ContextLookups } from '../tokens/estimate.js';
 import { estimateContextTokens, reportsPrompt } from '../tokens/estimate.js';
 import { RangeSums } from '../tokens/range-sums.js';
@@ -22,7 +22,12 @@ interface RequestAt {
   readonly block: ToolRequestBlock;
 }
 
-export class SessionIndex {
+/**
+ * Over full messages, or a second read's mix of full and slim ones (compaction/compact.ts
+ * RunnableSubject): every lookup but prefixHash reads structure only, and prefixHash needs full
+ * messages, so the type checker allows it only on `SessionIndex<Message>`.
+ */
+export class SessionIndex<M extends AnyMessage = Message> {
   private pairs: readonly boolean[] | null = null;
   private requests: Map<string, RequestAt[]> | null = null;
   private lastReportedBefore: Int32Array | null = null;
@@ -32,7 +37,7 @@ export class SessionIndex {
 
   /** `tokens`: the estimates the compaction reads (a live RangeSums: replay's pruning updates it). */
   constructor(
-    readonly messages: readonly Message[],
+    readonly messages: readonly M[],
     readonly tokens: RangeSums,
   ) {
     this.lookups = { sum: (from, to) => tokens.sum(from, to), lastReported: (end) => this.lastReported(end) };
@@ -64,7 +69,7 @@ export class SessionIndex {
   }
 
   /** hashMessages(messages, 0, end); cheap when asked in increasing order (session/hash.ts prefixHasher). */
-  prefixHash(end: number): string {
+  prefixHash(this: SessionIndex<Message>, end: number): string {
     return (this.hasher ??= prefixHasher(this.messages))(end);
   }
 

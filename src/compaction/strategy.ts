@@ -8,7 +8,7 @@ import type { FileOps } from './file-ops.js';
 import type { PrunedOutput } from './prune.js';
 import type { CompactionState } from './state.js';
 import type { TextCounter } from '../tokens/estimate.js';
-import type { Message } from '../session/model.js';
+import type { AnyMessage, Message } from '../session/model.js';
 
 export interface SummaryInput {
   /** Messages folded into the history summary (only the new span when `previous` is set). */
@@ -37,7 +37,7 @@ export interface Strategy {
   readonly name: string;
   /**
    * True when the strategy reads only structure (roles, tool pairing, file paths), never message
-   * text: it then gets slim messages (session/slim.ts) and memory stays flat. Absent = false.
+   * text: it then gets slim messages (read/slim.ts) and memory stays flat. Absent = false.
    */
   readonly metadataOnly?: boolean;
   /** Absent or 'summary': the span is replaced by a summary. */
@@ -49,8 +49,10 @@ export interface PruneInput {
   /**
    * The session, so results are read with their calls before `to`. In replay the array runs on
    * past the simulated call (copying each prefix made replay quadratic): read nothing from `to` on.
+   * Compact's second read holds in full the span and the calls its results answer, slim messages
+   * elsewhere (compaction/text-reads.ts).
    */
-  readonly messages: readonly Message[];
+  readonly messages: readonly AnyMessage[];
   /** The span whose outputs may be pruned: [from, to), `to` being the first kept message. */
   readonly from: number;
   readonly to: number;

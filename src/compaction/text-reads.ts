@@ -1,6 +1,6 @@
 /**
  * Which messages one compaction reads the text of, so `compact` can hold only those in full and
- * slim copies of the rest (pipeline/compact-read.ts reads the file again for them). Pure: it
+ * slim copies of the rest (read/index.ts readAgainInPart reads the file again for them). Pure: it
  * looks at the plan and the messages' structure, which slim messages keep.
  *
  * What runCompaction (compact.ts) reads of the text:
@@ -12,8 +12,9 @@
  *   tool, and prune's placeholder prints its arguments, which slim messages keep only for paths.
  * The rest (the part an earlier compaction already summarized) is read only for its structure:
  * ids, roles, usage, tool pairing and file paths; estimates and the prefix hash a sidecar
- * stores are taken while reading (pipeline/load.ts).
+ * stores are taken while reading (read/index.ts).
  */
+import type { AnyMessage } from '../session/model.js';
 import type { CompactionStrategy } from './strategy.js';
 import type { CompactionPlan, CompactionSubject } from './compact.js';
 import { subjectEnd } from './compact.js';
@@ -27,7 +28,7 @@ export interface TextReads {
 }
 
 export function textReads(
-  subject: CompactionSubject,
+  subject: CompactionSubject<AnyMessage>,
   plan: Extract<CompactionPlan, { kind: 'compact' }>,
   strategy: CompactionStrategy,
 ): TextReads {

@@ -6,7 +6,7 @@
  * role, content, model, usage}`) read the same. Lines get `L<line>` ids.
  */
 import { z } from '../lazy-zod.js';
-import type { Message, Session } from '../session/model.js';
+import type { AnyMessage, Message, Session } from '../session/model.js';
 import { anthropicBlocks, anthropicContentSchema, anthropicUsage, anthropicUsageSchema, unknownTypesWarning } from './anthropic-content.js';
 import { asRecord, keepEach, lastModel, lineId, nonZeroUsage, parseLine, partsText } from './convert.js';
 import { forEachJsonLine } from './jsonl-lines.js';
@@ -20,7 +20,7 @@ const messageSchema = z.looseObject({
   usage: anthropicUsageSchema.nullish(),
 });
 
-export async function readAnthropicMessages(file: string, options?: ReadOptions): Promise<Session> {
+export async function readAnthropicMessages(file: string, options?: ReadOptions): Promise<Session<AnyMessage>> {
   const messages: Message[] = [];
   const unknownTypes: string[] = [];
   const warnings = await forEachJsonLine(file, (value, line) => {

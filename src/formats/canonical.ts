@@ -6,7 +6,7 @@
  */
 import { z } from '../lazy-zod.js';
 import { InputError } from '../errors.js';
-import type { ContentBlock, Diagnostic, Message, Role, Session, Usage } from '../session/model.js';
+import type { AnyMessage, ContentBlock, Diagnostic, Message, Role, Session, Usage } from '../session/model.js';
 import { forEachJsonLine, isJsonObject, jsonKind } from './jsonl-lines.js';
 import type { FormatReader } from './reader.js';
 
@@ -34,14 +34,14 @@ type TokenField = (typeof TOKEN_FIELDS)[number];
 
 /** Reads one line at a time, collecting warnings; throws InputError for lines it cannot use. */
 class LineReader {
-  readonly messages: Message[] = [];
+  readonly messages: AnyMessage[] = [];
   readonly warnings: Diagnostic[] = [];
   private readonly seen = new Set<string>();
 
   constructor(
     private readonly path: string,
     /** ReadOptions.keep: what to store of each message (the lean path's slim copy). */
-    private readonly keep: (message: Message) => Message = (message) => message,
+    private readonly keep: (message: Message) => AnyMessage = (message) => message,
   ) {}
 
   private warn(line: number, message: string): void {
@@ -201,7 +201,7 @@ export const canonicalReader: FormatReader = {
     const warnings = [...readWarnings, ...reader.warnings].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
     const messages = reader.messages;
     const model = messages.find((message) => message.model)?.model;
-    const session: Session = {
+    const session: Session<AnyMessage> = {
       path,
       format: 'canonical',
       messages,

@@ -13,7 +13,7 @@
  * response's line written after the next response began) is not used, and the reader rebuilds
  * every message from the chain's plan instead (`rebuildMessages`).
  */
-import type { ContentBlock, Message, Usage } from '../session/model.js';
+import type { AnyMessage, ContentBlock, Message, Usage } from '../session/model.js';
 import type { AnthropicUsage } from './anthropic-content.js';
 import { anthropicUsage } from './anthropic-content.js';
 import type { BilledLine } from './claude-code-spend.js';
@@ -125,7 +125,7 @@ interface Side {
 /** Builds messages in file order as lines arrive, handing each to `keep` once it is settled. */
 export class MessageAssembler {
   /** What `keep` returned, by the message's first line: what the chain's plan picks from. */
-  readonly built = new Map<number, Message>();
+  readonly built = new Map<number, AnyMessage>();
   /**
    * The lines of each message built from more than one (a split response), by its first line;
    * a message of one line has none here (most of them: no array of one line each to hold).
@@ -136,7 +136,7 @@ export class MessageAssembler {
     { waiting: [], open: new Map() },
   ];
 
-  constructor(private readonly keep: (message: Message) => Message = (message) => message) {}
+  constructor(private readonly keep: (message: Message) => AnyMessage = (message) => message) {}
 
   add(chat: ChatLine, line: number, sidechain: boolean): void {
     const side = this.sides[sidechain ? 1 : 0];
@@ -188,8 +188,8 @@ function sameLines(a: readonly number[], b: readonly number[]): boolean {
  * The session's messages from those built while reading, given the chain's plan (the lines of
  * each message, in session order); null when one was built from other lines than planned.
  */
-export function pickBuilt(plan: readonly (readonly number[])[], assembler: MessageAssembler): Message[] | null {
-  const messages: Message[] = [];
+export function pickBuilt(plan: readonly (readonly number[])[], assembler: MessageAssembler): AnyMessage[] | null {
+  const messages: AnyMessage[] = [];
   for (const lines of plan) {
     const first = lines[0]!;
     const message = assembler.built.get(first);

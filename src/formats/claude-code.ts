@@ -28,7 +28,7 @@
  */
 import { z } from '../lazy-zod.js';
 import { InputError } from '../errors.js';
-import type { ContentBlock, Diagnostic, Message, RecordedCompaction, Session } from '../session/model.js';
+import type { AnyMessage, ContentBlock, Diagnostic, Message, RecordedCompaction, Session } from '../session/model.js';
 import { anthropicBlocks, anthropicContentSchema, anthropicUsageSchema, unknownTypesWarning } from './anthropic-content.js';
 import type { ChatLine } from './claude-code-messages.js';
 import { MessageAssembler, pickBuilt, rebuildMessages } from './claude-code-messages.js';
@@ -265,7 +265,7 @@ async function readTranscriptSpend(path: string, spend: SessionSpend): Promise<D
   return warnings;
 }
 
-export async function readClaudeCode(file: string, options?: ReadOptions): Promise<Session> {
+export async function readClaudeCode(file: string, options?: ReadOptions): Promise<Session<AnyMessage>> {
   const assembler = new MessageAssembler(options?.keep);
   const spend = new SessionSpend();
   const { lines, warnings } = await readLines(file, spend, ({ chat, sidechain }, line) => {

@@ -31,7 +31,7 @@
  */
 import { z } from '../lazy-zod.js';
 import { InputError } from '../errors.js';
-import type { AbortedTurn, ContentBlock, Diagnostic, Message, OffContextCall, RecordedCompaction, Role, Session, Usage } from '../session/model.js';
+import type { AbortedTurn, AnyMessage, ContentBlock, Diagnostic, Message, OffContextCall, RecordedCompaction, Role, Session, Usage } from '../session/model.js';
 import { reviewRolloutsOf } from './codex-reviews.js';
 import { asRecord, callKeyOf, lastModel, lineId, nonZeroUsage, outputText, parseLine, partsText, toolArguments, tokenCount } from './convert.js';
 import { forEachJsonLine } from './jsonl-lines.js';
@@ -107,7 +107,7 @@ export function codexCallUsage(last: Record<string, unknown>): Usage | undefined
 }
 
 class RolloutBuilder {
-  readonly messages: Message[] = [];
+  readonly messages: AnyMessage[] = [];
   readonly compactions: RecordedCompaction[] = [];
   readonly offContext: OffContextCall[] = [];
   readonly abortedTurns: AbortedTurn[] = [];
@@ -140,12 +140,13 @@ class RolloutBuilder {
 
   constructor(
     private readonly file: string,
-    private readonly keep: (message: Message) => Message = (message) => message,
+    private readonly keep: (message: Message) => AnyMessage = (message) => message,
   ) {}
 
   /** Hands the messages before `end` to `keep` as soon as nothing can change them (ReadOptions.keep). */
   private settle(end: number): void {
-    for (; this.settled < end; this.settled++) this.messages[this.settled] = this.keep(this.messages[this.settled]!);
+    // Past `settled` a message is still as built (full): `keep` has not had it yet.
+    for (; this.settled < end; this.settled++) this.messages[this.settled] = this.keep(this.messages[this.settled] as Message);
   }
 
   get inReview(): boolean {
@@ -348,7 +349,7 @@ class RolloutBuilder {
     this.compactions.push({ firstKeptIndex: atIndex, atIndex, summary, line });
   }
 
-  finish(): Message[] {
+  finish(): AnyMessage[] {
     this.closeCall();
     this.flushPending();
     this.settle(this.messages.length);
@@ -480,7 +481,7 @@ function eventMessage(builder: RolloutBuilder, payload: Record<string, unknown>,
   }
 }
 
-export async function readCodex(file: string, options?: ReadOptions & { readonly reviews?: boolean }): Promise<Session> {
+export async function readCodex(file: string, options?: ReadOptions & { readonly reviews?: boolean }): Promise<Session<AnyMessage>> {
   const builder = new RolloutBuilder(file, options?.keep);
   const readWarnings = await forEachJsonLine(file, (value, line) => {
     const parsed = parseLine(lineSchema, value, file, line);
@@ -524,7 +525,7 @@ export async function readCodex(file: string, options?: ReadOptions & { readonly
  * read is a warning, and none of its calls count: the session reads without them.
  */
 async function reviewSpend(path: string, warnings: Diagnostic[]): Promise<OffContextCall[]> {
-  let review: Session;
+  let review: Session<AnyMessage>;
   try {
     review = await readCodex(path, { reviews: false });
   } catch (error) {

@@ -5,7 +5,7 @@
  */
 import type { z } from '../lazy-zod.js';
 import { InputError } from '../errors.js';
-import type { Message, Usage } from '../session/model.js';
+import type { AnyMessage, Message, Usage } from '../session/model.js';
 import type { ReadOptions } from './reader.js';
 
 /**
@@ -118,7 +118,7 @@ export function nonZeroUsage(usage: Usage): Usage | undefined {
 }
 
 /** The session's model: the last one an assistant message names, else `fallback`. */
-export function lastModel(messages: readonly Message[], fallback?: string): string | undefined {
+export function lastModel(messages: readonly AnyMessage[], fallback?: string): string | undefined {
   for (let i = messages.length - 1; i >= 0; i--) {
     const model = messages[i]!.model;
     if (model) return model;
@@ -130,7 +130,7 @@ export function lastModel(messages: readonly Message[], fallback?: string): stri
  * Message ids unique within the session, as sidecars and the provider view need: a repeated
  * id (a hand-edited or trimmed file) gives way to the line-based id of its line.
  */
-export function withUniqueIds(messages: readonly Message[]): Message[] {
+export function withUniqueIds<M extends AnyMessage>(messages: readonly M[]): M[] {
   const seen = new Set<string>();
   return messages.map((message) => {
     let id = message.id;
@@ -142,9 +142,9 @@ export function withUniqueIds(messages: readonly Message[]): Message[] {
 
 /**
  * ReadOptions.keep on each finished message, in session order (what the lean path stores:
- * session/slim.ts). For readers that settle their messages only once the whole file is read.
+ * read/slim.ts). For readers that settle their messages only once the whole file is read.
  */
-export function keepEach(messages: Message[], options: ReadOptions | undefined): Message[] {
+export function keepEach(messages: Message[], options: ReadOptions | undefined): AnyMessage[] {
   const keep = options?.keep;
   return keep ? messages.map((message) => keep(message)) : messages;
 }

@@ -19,7 +19,7 @@
  */
 import { z } from '../lazy-zod.js';
 import { InputError } from '../errors.js';
-import type { ContentBlock, Diagnostic, Message, Session, Usage } from '../session/model.js';
+import type { AnyMessage, ContentBlock, Diagnostic, Message, Session, Usage } from '../session/model.js';
 import { asRecord, lastModel, nonZeroUsage, outputText, parseLine, partsText, toolArguments } from './convert.js';
 import type { DocumentHead } from './json-document.js';
 import { readJsonDocument } from './json-document.js';
@@ -119,13 +119,13 @@ function messagesOf(message: GeminiMessage, line: number): Message[] {
   return [assistant, { id: `${message.id}:results`, role: 'user', content: results, line, ...stamp }];
 }
 
-export async function readGeminiCli(file: string, options?: ReadOptions): Promise<Session> {
+export async function readGeminiCli(file: string, options?: ReadOptions): Promise<Session<AnyMessage>> {
   const document = await readJsonDocument(file, 'messages');
   // The ids only say it is a chat file; the messages are all the reader needs.
   parseLine(headerSchema, document.members, file, 1, { label: 'Gemini CLI chat file' });
   if (!document.hasArray) throw new InputError('Gemini CLI chat file: messages: expected an array', file, 1);
   const keep = options?.keep ?? ((message: Message) => message);
-  const messages: Message[] = [];
+  const messages: AnyMessage[] = [];
   const warnings: Diagnostic[] = [...document.warnings];
   for (const { value, line } of document.elements()) {
     const message = parseLine(messageSchema, value, file, line, { label: 'message' });

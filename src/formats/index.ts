@@ -2,7 +2,7 @@
  * The format registry: which readers exist, and which one a file needs (`--format auto`).
  */
 import { InputError } from '../errors.js';
-import type { Session } from '../session/model.js';
+import type { AnyMessage, Session } from '../session/model.js';
 import { toolPairingDiagnostics } from '../session/tool-pairing.js';
 import { anthropicMessagesReader } from './anthropic-messages.js';
 import { canonicalReader } from './canonical.js';
@@ -21,7 +21,8 @@ import { isJsonObject, jsonKind, peekJsonLines, readJsonLines } from './jsonl-li
 import { openAiChatReader } from './openai-chat.js';
 import { piReader } from './pi.js';
 import type { FormatReader, ReadOptions } from './reader.js';
-import { rememberSniffed, takeSniffedFormat } from './sniffed.js';
+import type { SniffedFormat } from './sniffed.js';
+import { formatIfUnchanged } from './sniffed.js';
 import { tracingReader } from './tracing.js';
 
 /**
@@ -109,10 +110,16 @@ export type SubagentLabel = 'Claude Code subagent transcript' | 'Codex review ro
  * something else.
  */
 export type WalkedFile =
-  | { readonly kind: 'session' | 'unknown' | 'empty' }
+  | { readonly kind: 'session'; readonly sniffed?: SniffedFormat }
+  | { readonly kind: 'unknown' | 'empty' }
   | { readonly kind: 'subagent'; readonly parent: string | null; readonly label: SubagentLabel };
 
 const SESSION: WalkedFile = { kind: 'session' };
+
+/** A session whose format the sniff found: it goes with the path to the read (sniffed.ts). */
+function sniffedSession(format: string, peek: Peek): WalkedFile {
+  return { kind: 'session', sniffed: { format, size: peek.size, mtimeMs: peek.mtimeMs } };
+}
 
 /** `head` gives the file's first lines; it is asked for only when the file's name or place could be a subagent's. */
 function subagentOf(path: string, head: () => readonly unknown[]): WalkedFile | undefined {
@@ -128,7 +135,7 @@ function subagentOf(path: string, head: () => readonly unknown[]): WalkedFile | 
  * What a walked file holds (WalkedFile). A file whose first line is too long to sniff, or that
  * cannot be read, counts as a session (reading it says what is wrong), unless its place makes it
  * a subagent transcript. When the sniff saw exactly the lines detectFormat would parse, all
- * valid, the format found is remembered (sniffed.ts), so reading the session does not detect it
+ * valid, the format found comes with it (sniffed.ts), so reading the session does not detect it
  * again.
  */
 export function sniffWalkedFile(path: string): WalkedFile {
@@ -147,16 +154,14 @@ export function sniffWalkedFile(path: string): WalkedFile {
     if (document) {
       const reader = readerForDocument(document);
       // Detection reads the same head, so the format found holds for the read.
-      if (reader) rememberSniffed({ path, format: reader.name, size: peek.size, mtimeMs: peek.mtimeMs });
-      return reader ? SESSION : { kind: 'unknown' };
+      return reader ? sniffedSession(reader.name, peek) : { kind: 'unknown' };
     }
   }
   if (first.length === 0) return { kind: peek.size === 0 ? 'empty' : peek.size < SNIFF_BYTES ? 'unknown' : 'session' };
   const reader = readerForHead(first);
   if (!reader) return { kind: 'unknown' };
   // detectFormat also insists on an object first; otherwise it is left to say what is wrong.
-  if (peek.whole && isJsonObject(first[0])) rememberSniffed({ path, format: reader.name, size: peek.size, mtimeMs: peek.mtimeMs });
-  return SESSION;
+  return peek.whole && isJsonObject(first[0]) ? sniffedSession(reader.name, peek) : SESSION;
 }
 
 /**
@@ -175,16 +180,19 @@ export function readerByName(name: string): FormatReader {
   return reader;
 }
 
-/** The reader for a file: the one named, or for `auto` the one sniffed (sniffed.ts) or detected. */
-async function readerFor(path: string, format: string): Promise<FormatReader> {
+/**
+ * The reader for a file: the one named, or for `auto` the one its walk sniffed (sniffed.ts), if
+ * the file is unchanged since, or else the one detected.
+ */
+export async function readerFor(path: string, format: string, sniffed?: SniffedFormat | null): Promise<FormatReader> {
   if (format !== 'auto') return readerByName(format);
-  const sniffed = takeSniffedFormat(path);
-  return sniffed !== null ? readerByName(sniffed) : detectFormat(path);
+  const known = formatIfUnchanged(path, sniffed);
+  return known !== null ? readerByName(known) : detectFormat(path);
 }
 
 /** `auto` resolved to the format a file is in (as readSession would), for a caller that reads it more than once. */
-export async function resolveFormat(path: string, format: string): Promise<string> {
-  return (await readerFor(path, format)).name;
+export async function resolveFormat(path: string, format: string, sniffed?: SniffedFormat | null): Promise<string> {
+  return (await readerFor(path, format, sniffed)).name;
 }
 
 /**
@@ -192,13 +200,20 @@ export async function resolveFormat(path: string, format: string): Promise<strin
  * every format shares (tool calls and results pair up) to its warnings. A session from stdin,
  * a pipe or a compressed file is read once for detection and the read (input-source.ts).
  */
-export async function readSession(path: string, format = 'auto', options?: ReadOptions): Promise<Session> {
+export function readSession(path: string, format?: string): Promise<Session>;
+/** With `keep`: the session holds what `keep` returned (a lean read's slim messages), or full messages. */
+export function readSession(path: string, format: string, options: ReadOptions, sniffed?: SniffedFormat | null): Promise<Session<AnyMessage>>;
+export async function readSession(path: string, format = 'auto', options?: ReadOptions, sniffed?: SniffedFormat | null): Promise<Session<AnyMessage>> {
   return withHeldInput(path, () => withNestingCheck(path, async () => {
-    const reader = await readerFor(path, format);
-    const session = await reader.read(path, options);
-    const pairing = toolPairingDiagnostics(path, session.messages);
-    return pairing.length === 0 ? session : { ...session, warnings: [...session.warnings, ...pairing] };
+    const reader = await readerFor(path, format, sniffed);
+    return withSharedChecks(path, await reader.read(path, options));
   }));
+}
+
+/** A session as a reader returned it, with the checks every format shares (tool pairing) added to its warnings. */
+export function withSharedChecks<M extends AnyMessage>(path: string, session: Session<M>): Session<M> {
+  const pairing = toolPairingDiagnostics(path, session.messages);
+  return pairing.length === 0 ? session : { ...session, warnings: [...session.warnings, ...pairing] };
 }
 
 /**

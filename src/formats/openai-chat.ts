@@ -7,7 +7,7 @@
  */
 import { z } from '../lazy-zod.js';
 import { InputError } from '../errors.js';
-import type { ContentBlock, Message, Session, Usage } from '../session/model.js';
+import type { AnyMessage, ContentBlock, Message, Session, Usage } from '../session/model.js';
 import { asRecord, keepEach, lastModel, lineId, nonZeroUsage, outputText, parseLine, partsText, toolArguments, tokenCount } from './convert.js';
 import { forEachJsonLine } from './jsonl-lines.js';
 import type { FormatReader, ReadOptions } from './reader.js';
@@ -53,7 +53,7 @@ function assistantBlocks(line: ChatLine, lineNumber: number): ContentBlock[] {
   return blocks;
 }
 
-export async function readOpenAiChat(file: string, options?: ReadOptions): Promise<Session> {
+export async function readOpenAiChat(file: string, options?: ReadOptions): Promise<Session<AnyMessage>> {
   const messages: Message[] = [];
   /** Legacy `function` results answer the latest unanswered function_call of that name. */
   const openFunctionCalls = new Map<string, string>();

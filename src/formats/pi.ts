@@ -23,7 +23,7 @@
  */
 import { z } from '../lazy-zod.js';
 import { InputError } from '../errors.js';
-import type { ContentBlock, Diagnostic, Message, OffContextCall, RecordedCompaction, Session, Usage } from '../session/model.js';
+import type { AnyMessage, ContentBlock, Diagnostic, Message, OffContextCall, RecordedCompaction, Session, Usage } from '../session/model.js';
 import { asRecord, callKeyOf, lastModel, lineId, nonZeroUsage, outputText, parseLine, partsText, toolArguments, tokenCount, withUniqueIds } from './convert.js';
 import { forEachJsonLine } from './jsonl-lines.js';
 import type { FormatReader, ReadOptions } from './reader.js';
@@ -52,7 +52,7 @@ interface Entry {
   readonly id: string | null;
   readonly parentId: string | null;
   /** What the model saw of it: a message (as `keep` returned it), or null. */
-  readonly message: Message | null;
+  readonly message: AnyMessage | null;
   /** An entry pi cannot have sent: the error, thrown only if the entry is on the current branch. */
   readonly error: InputError | null;
   /** Compaction entries only: what the recorded compaction needs. */
@@ -206,7 +206,7 @@ function copiedFromOf(value: EntryLine, origin: Origin | null): string | undefin
 }
 
 /** An entry line as kept while reading (see Entry). */
-function readEntry(value: EntryLine, line: number, file: string, keep: (message: Message) => Message, origin: Origin | null): Entry {
+function readEntry(value: EntryLine, line: number, file: string, keep: (message: Message) => AnyMessage, origin: Origin | null): Entry {
   let read: { message: Message | null; call: BilledCall | null } = { message: null, call: null };
   let error: InputError | null = null;
   try {
@@ -270,7 +270,7 @@ function currentBranch(entries: readonly Entry[], version: number, file: string,
   return branch.reverse();
 }
 
-export async function readPi(file: string, options?: ReadOptions): Promise<Session> {
+export async function readPi(file: string, options?: ReadOptions): Promise<Session<AnyMessage>> {
   const keep = options?.keep ?? ((message: Message) => message);
   const entries: Entry[] = [];
   let header: EntryLine | undefined;
@@ -287,7 +287,7 @@ export async function readPi(file: string, options?: ReadOptions): Promise<Sessi
   const version = typeof header?.['version'] === 'number' ? header['version'] : 1;
   const branch = currentBranch(entries, version, file, warnings);
 
-  const messages: Message[] = [];
+  const messages: AnyMessage[] = [];
   /** messages.length when each branch entry was reached: where a kept entry's messages start. */
   const firstMessageAt = new Map<Entry, number>();
   const compactionEntries: { entry: Entry; atIndex: number }[] = [];

@@ -2,19 +2,19 @@
  * The one interface every on-disk format implements. A reader turns a file into the session
  * model; it never knows which command asked.
  */
-import type { Message, Session } from '../session/model.js';
+import type { AnyMessage, Message, Session } from '../session/model.js';
 import type { DocumentHead } from './json-document.js';
 
 export interface ReadOptions {
   /**
    * Called on every message as the reader finishes it; the reader keeps what it returns instead.
-   * The lean path (session/slim.ts) drops text here, so memory does not grow with file size.
+   * The lean read (read/slim.ts) drops text here, so memory does not grow with file size.
    * Calls come in session order, except from a reader that learns the order only at the end of
    * the file (Claude Code's parent chain): it hands messages over in file order, and some may
    * then be left out of the session (abandoned branches) or placed elsewhere. A reader that never
    * calls it stays correct: the caller sees full messages.
    */
-  readonly keep?: (message: Message) => Message;
+  readonly keep?: (message: Message) => AnyMessage;
 }
 
 export interface FormatReader {
@@ -27,6 +27,9 @@ export interface FormatReader {
    * of its own): true when the document's head looks like this format. Line formats leave it out.
    */
   detectDocument?(head: DocumentHead): boolean;
-  /** Reads the whole file, streaming, into a session. Bad input throws an InputError. */
-  read(path: string, options?: ReadOptions): Promise<Session>;
+  /**
+   * Reads the whole file, streaming, into a session. Bad input throws an InputError. Its messages
+   * are what `keep` returned, or full messages without it (formats/index.ts readSession).
+   */
+  read(path: string, options?: ReadOptions): Promise<Session<AnyMessage>>;
 }

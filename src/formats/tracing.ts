@@ -15,7 +15,7 @@
  *   prompt (system prompt, tools, first request) is fixed overhead no compaction removes.
  */
 import { InputError } from '../errors.js';
-import type { Diagnostic, Message, Session, Usage } from '../session/model.js';
+import type { AnyMessage, Diagnostic, Message, Session, Usage } from '../session/model.js';
 import { promptTokens } from '../session/model.js';
 import { asRecord, keepEach, lastModel, lineId, tokenCount } from './convert.js';
 import { forEachJsonLine } from './jsonl-lines.js';
@@ -146,7 +146,7 @@ function toMessages(turns: readonly LoggedCall[][]): Message[] {
   return messages;
 }
 
-export async function readTracing(file: string, options?: ReadOptions): Promise<Session> {
+export async function readTracing(file: string, options?: ReadOptions): Promise<Session<AnyMessage>> {
   const logged: LoggedCall[] = [];
   const readWarnings = await forEachJsonLine(file, (value, line) => {
     const call = loggedCall(value, line, file);

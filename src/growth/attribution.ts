@@ -7,7 +7,7 @@
  * stays in every later prompt, so an output's weight is its size times the provider calls
  * that re-sent it (`carried`).
  */
-import type { Message, Role, ToolRequestBlock } from '../session/model.js';
+import type { AnyMessage, Message, Role, ToolRequestBlock } from '../session/model.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import { heuristicCounter } from '../tokens/estimate.js';
 import type { ProviderCall } from '../tokens/provider-calls.js';
@@ -90,10 +90,10 @@ export function analyzeGrowth(
 /**
  * Growth attribution from facts gathered from the full messages (growth/facts.ts), over
  * the messages themselves or their slim copies: tool names, ids and the files read tools read
- * are all slim messages keep (session/slim.ts).
+ * are all slim messages keep (read/slim.ts).
  */
 export function growthFromFacts(
-  messages: readonly Message[],
+  messages: readonly AnyMessage[],
   facts: GrowthFacts,
   turns: readonly Turn[],
   calls: readonly ProviderCall[],

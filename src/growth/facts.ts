@@ -2,7 +2,7 @@
  * What growth attribution needs of the messages' text, gathered one full message at a time:
  * the tokens of each message's text, thinking and tool calls, of each tool result, and what
  * each tool call was about. A few numbers a message, so `inspect` gathers them while reading and
- * keeps only slim messages (pipeline/load.ts, session/slim.ts). Tool names and the files a read
+ * keeps only slim messages (read/index.ts, read/slim.ts). Tool names and the files a read
  * tool read are not gathered: slim messages keep them. Pure; src/growth/attribution.ts adds it all up.
  */
 import type { Message, ToolRequestBlock } from '../session/model.js';

@@ -4,7 +4,7 @@
  * context before it and the prompt the provider reported on the first call after it. Pure;
  * readers find the compactions, commands print them.
  */
-import type { Message, RecordedCompaction } from '../session/model.js';
+import type { AnyMessage, RecordedCompaction } from '../session/model.js';
 import { estimateContextTokens } from '../tokens/estimate.js';
 import type { ProviderCall } from '../tokens/provider-calls.js';
 import type { Turn } from './turns.js';
@@ -42,7 +42,7 @@ function reportedWithin(calls: readonly ProviderCall[], from: number, to: number
 }
 
 export function recordedCompactionEffects(
-  messages: readonly Message[],
+  messages: readonly AnyMessage[],
   tokens: readonly number[],
   compactions: readonly RecordedCompaction[],
   calls: readonly ProviderCall[],

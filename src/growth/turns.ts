@@ -2,7 +2,7 @@
  * Token growth per turn (the trace audit bug.jsonl reproduces). A turn starts at a user message that is not a
  * tool result; its baseline is the input of its first provider call. Pure.
  */
-import type { AbortedTurn, Message } from '../session/model.js';
+import type { AbortedTurn, AnyMessage } from '../session/model.js';
 import { isTurnStart } from '../session/model.js';
 import type { ProviderCall } from '../tokens/provider-calls.js';
 
@@ -35,7 +35,7 @@ export interface TurnUsage {
  * A turn the agent recorded as aborted (`aborted`, in file order) is over where the abort was
  * written: the next prompt opens a new turn even when the aborted one made no call.
  */
-export function groupTurns(messages: readonly Message[], calls: readonly ProviderCall[], aborted: readonly AbortedTurn[] = []): Turn[] {
+export function groupTurns(messages: readonly AnyMessage[], calls: readonly ProviderCall[], aborted: readonly AbortedTurn[] = []): Turn[] {
   const turns: { turn: number; startIndex: number; calls: ProviderCall[]; aborted: boolean }[] = [];
   let next = 0;
   let nextAbort = 0;

@@ -15,7 +15,7 @@
  * own model's rates; which rates a model has is left to the commands (commands/pricing.ts).
  */
 import type { Rates } from '../pricing/catalog.js';
-import type { Session, SpendCause } from '../session/model.js';
+import type { AnyMessage, Session, SpendCause } from '../session/model.js';
 import type { ProviderCall } from '../tokens/provider-calls.js';
 import type { BilledTokens, CostSplit } from '../cost/billing.js';
 import { addCost, callCost, recordedTokens, usageTokens, ZERO_COST } from '../cost/billing.js';
@@ -64,7 +64,7 @@ export function isSpend(call: BilledCall): boolean {
  * The calls of both ledgers: the context's (in `calls` order), then the off-context ones (in the
  * session's order). `model`: --model, which replaces every call's own.
  */
-export function billedCalls(session: Session, calls: readonly ProviderCall[], model?: string): BilledCall[] {
+export function billedCalls(session: Session<AnyMessage>, calls: readonly ProviderCall[], model?: string): BilledCall[] {
   const named = (own: string | undefined) => model ?? own ?? session.model ?? null;
   return [
     ...calls.map((call) => ({
@@ -224,7 +224,7 @@ export function buildLedgers(calls: readonly BilledCall[], costs: readonly (Cost
  * calls with usage that are not copies, and the off-context calls. Calls the file names no key
  * for are not among them.
  */
-export function spendCallKeys(session: Session): string[] {
+export function spendCallKeys(session: Session<AnyMessage>): string[] {
   const keys: string[] = [];
   for (const message of session.messages) if (message.callKey !== undefined && message.usage && message.copiedFrom === undefined) keys.push(message.callKey);
   for (const call of session.offContext) if (call.callKey !== undefined) keys.push(call.callKey);
@@ -237,7 +237,7 @@ export function spendCallKeys(session: Session): string[] {
  * off-context call is dropped (it is in neither ledger then). One call seen in two sessions of a
  * batch, a fork's unmarked copy, is so billed once.
  */
-export function withCallsBilledElsewhere(session: Session, billedIn: ReadonlyMap<string, string>): Session {
+export function withCallsBilledElsewhere<M extends AnyMessage>(session: Session<M>, billedIn: ReadonlyMap<string, string>): Session<M> {
   if (billedIn.size === 0) return session;
   const elsewhere = (key: string | undefined) => (key === undefined ? undefined : billedIn.get(key));
   return {

@@ -13,7 +13,7 @@
  * - **model**: each call's own model, as its ledger priced it (`null`: the call names none).
  */
 import { dirname } from 'node:path';
-import type { Session } from '../session/model.js';
+import type { AnyMessage, Session } from '../session/model.js';
 import type { CostSplit } from '../cost/billing.js';
 import type { BilledCall, Ledger } from './ledgers.js';
 import { isSpend, LedgerSum } from './ledgers.js';
@@ -62,7 +62,7 @@ export function sessionProject(session: Pick<Session, 'path' | 'project'>): stri
 }
 
 /** The day the session started: its first dated message, else its first dated off-context call. */
-function startDay(session: Session): string | null {
+function startDay(session: Session<AnyMessage>): string | null {
   for (const message of session.messages) {
     const day = utcDay(message.timestamp);
     if (day) return day;
@@ -75,7 +75,7 @@ function startDay(session: Session): string | null {
 }
 
 /** The session's spend calls (`billed`, priced at `costs`) split by day and model. */
-export function sessionSpend(session: Session, billed: readonly BilledCall[], costs: readonly (CostSplit | null)[]): SessionSpend {
+export function sessionSpend(session: Session<AnyMessage>, billed: readonly BilledCall[], costs: readonly (CostSplit | null)[]): SessionSpend {
   const started = startDay(session);
   const sums = new Map<string, { day: string | null; model: string | null; sum: LedgerSum }>();
   billed.forEach((call, position) => {

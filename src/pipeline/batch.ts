@@ -9,6 +9,8 @@
  */
 import pLimit from 'p-limit';
 import { describeError, stopsBatch } from '../errors.js';
+import type { SessionSource } from '../read/input.js';
+import { sourcePath } from '../read/input.js';
 import { interruption, stopRun } from './interrupt.js';
 import { logMessage } from './log.js';
 
@@ -17,13 +19,15 @@ export type Outcome<T> = { readonly path: string; readonly ok: true; readonly va
 /** A session the interruption kept from running (or whose aborted work was dropped). */
 const ABANDONED = Symbol('abandoned');
 
-export async function runBatch<T>(
-  paths: readonly string[],
-  work: (path: string) => Promise<T>,
+/** `work` on each session (a path, or a path with what its walk found), results in input order. */
+export async function runBatch<T, Source extends SessionSource = string>(
+  sources: readonly Source[],
+  work: (source: Source) => Promise<T>,
   emit: (outcome: Outcome<T>) => void | Promise<void>,
   concurrency = 1,
   signal: AbortSignal = interruption.signal,
 ): Promise<Outcome<T>[]> {
+  const paths = sources.map(sourcePath);
   const limit = pLimit(Math.max(1, concurrency));
   const settled: (Outcome<T> | typeof ABANDONED | undefined)[] = new Array(paths.length);
   let nextToEmit = 0;
@@ -40,13 +44,14 @@ export async function runBatch<T>(
     return emitting;
   };
   await Promise.all(
-    paths.map((path, index) =>
+    sources.map((source, index) =>
       limit(async () => {
+        const path = paths[index]!;
         let outcome: Outcome<T> | typeof ABANDONED;
         if (signal.aborted) outcome = ABANDONED;
         else {
           try {
-            outcome = { path, ok: true, value: await work(path) };
+            outcome = { path, ok: true, value: await work(source) };
           } catch (error) {
             if (stopsBatch(error)) stopRun(error);
             // Work that failed because it was aborted is abandoned, not a failure of the session.

@@ -13,7 +13,7 @@
  * (reading them could block forever).
  * What a walk or a glob finds is sniffed first (its first lines): files no reader knows are
  * skipped with a warning, so a whole `~/.claude/projects` or `~/.codex/sessions` reads without
- * failing. The format a sniff finds is remembered for the read (formats/sniffed.ts). A file named
+ * failing. The format a sniff finds goes with the path to the read (formats/sniffed.ts). A file named
  * explicitly is always read (and fails clearly if it is not a session), except a subagent's file
  * (a Claude Code subagent transcript, a Codex review rollout) whose session is among the inputs:
  * the session's read counts its calls (one note says so). Walked subagent transcripts are never
@@ -30,6 +30,8 @@ import { UsageError } from '../errors.js';
 import type { SubagentLabel } from '../formats/index.js';
 import { namedSubagentParent, sniffWalkedFile } from '../formats/index.js';
 import { isStdin } from '../formats/input-source.js';
+import type { SniffedFormat } from '../formats/sniffed.js';
+import type { SessionInput } from '../read/input.js';
 import { isSidecarPath } from '../sidecar/store.js';
 import type { Shard } from './shard.js';
 import { selectShard } from './shard.js';
@@ -62,8 +64,7 @@ async function kindOf(path: string): Promise<'file' | 'directory' | 'missing'> {
   }
 }
 
-export interface InputFile {
-  readonly path: string;
+export interface InputFile extends SessionInput {
   /** The path relative to the directory or glob base it was found under; a file's own name. */
   readonly key: string;
 }
@@ -147,18 +148,19 @@ interface Subagent {
 interface Found {
   readonly input: string;
   readonly candidates: number;
-  readonly sessions: readonly string[];
+  /** Session paths, each with the format its sniff found (null: detected when read). */
+  readonly sessions: ReadonlyMap<string, SniffedFormat | null>;
   readonly subagents: readonly Subagent[];
 }
 
 /** The session files among what a walk or glob found; unknown and empty files are reported on stderr. */
 async function sessionsAmong(input: string, paths: readonly string[]): Promise<Found> {
   const subagents: Subagent[] = [];
-  const sessions: string[] = [];
+  const sessions = new Map<string, SniffedFormat | null>();
   for (const [index, path] of paths.entries()) {
     if (index > 0 && index % SNIFF_BETWEEN_TURNS === 0) await nextTurn();
     const found = sniffWalkedFile(path);
-    if (found.kind === 'session') sessions.push(path);
+    if (found.kind === 'session') sessions.set(path, found.sniffed ?? null);
     else if (found.kind === 'subagent') subagents.push({ path, parent: found.parent, label: found.label });
     else warn(`${path}: ${found.kind === 'empty' ? 'empty file' : 'not a session file (no known format)'}; skipped`);
   }
@@ -174,10 +176,6 @@ function countByLabel(subagents: readonly { readonly label: SubagentLabel }[]): 
   return counts;
 }
 
-export async function expandInputs(inputs: readonly string[]): Promise<string[]> {
-  return (await expandInputFiles(inputs)).map((file) => file.path);
-}
-
 /**
  * The inputs' session files. Claude Code subagent transcripts are read with their session (their
  * calls are its spend: formats/claude-code.ts), so one whose session is among the inputs is not
@@ -185,13 +183,14 @@ export async function expandInputs(inputs: readonly string[]): Promise<string[]>
  * not among the inputs is read as its own session, a walked one is skipped.
  */
 export async function expandInputFiles(inputs: readonly string[]): Promise<InputFile[]> {
-  const found = new Map<string, string>();
+  /** Each session path's key (shard.ts) and sniffed format. */
+  const found = new Map<string, { readonly key: string; readonly sniffed: SniffedFormat | null }>();
   const named: Subagent[] = [];
   const walked: Found[] = [];
   for (const input of inputs) {
     const kind = await kindOf(input);
     if (kind === 'file') {
-      if (!found.has(input)) found.set(input, basename(input));
+      if (!found.has(input)) found.set(input, { key: basename(input), sniffed: null });
       const subagent = namedSubagentParent(input);
       if (subagent !== null) named.push({ path: input, ...subagent });
       continue;
@@ -205,7 +204,7 @@ export async function expandInputFiles(inputs: readonly string[]): Promise<Input
     }
     const among = await sessionsAmong(input, candidates);
     const base = kind === 'directory' ? input : globBase(input);
-    for (const path of among.sessions) if (!found.has(path)) found.set(path, relativeKey(path, base));
+    for (const [path, sniffed] of among.sessions) if (!found.has(path)) found.set(path, { key: relativeKey(path, base), sniffed });
     walked.push(among);
   }
   const sessions = new Set([...found.keys()].map((path) => resolve(path)));
@@ -221,15 +220,18 @@ export async function expandInputFiles(inputs: readonly string[]): Promise<Input
     for (const [label, alone] of countByLabel(among.subagents.filter((subagent) => !withItsSession(subagent)))) {
       warn(`${among.input}: skipped ${plural(alone, label)} whose session is not among the inputs (name a file to read it)`);
     }
-    if (among.sessions.length === 0 && beside.length === 0) throw new UsageError(`${among.input}: none of its ${among.candidates} candidate files is a session`);
+    if (among.sessions.size === 0 && beside.length === 0) throw new UsageError(`${among.input}: none of its ${among.candidates} candidate files is a session`);
   }
   for (const [label, count] of countByLabel([...counted.values()].map((label) => ({ label })))) {
     warn(`${plural(count, label)} counted in ${count === 1 ? 'its' : 'their'} session's spend, not read as a session of ${count === 1 ? 'its' : 'their'} own`);
   }
-  return [...found.keys()].sort().map((path) => ({ path, key: found.get(path)! }));
+  return [...found.keys()].sort().map((path) => {
+    const { key, sniffed } = found.get(path)!;
+    return sniffed ? { path, key, sniffed } : { path, key };
+  });
 }
 
 /** The sessions of this run: the inputs expanded, then only this shard's (all without --shard). */
-export async function selectInputs(inputs: readonly string[], shard: Shard | null): Promise<string[]> {
-  return selectShard(await expandInputFiles(inputs), shard).map((file) => file.path);
+export async function selectInputs(inputs: readonly string[], shard: Shard | null): Promise<SessionInput[]> {
+  return selectShard(await expandInputFiles(inputs), shard).map(({ path, sniffed }) => (sniffed ? { path, sniffed } : { path }));
 }

@@ -7,6 +7,7 @@
  */
 import { createProgress, printAbove, shouldShowProgress } from '../report/progress.js';
 import type { Diagnostic } from '../session/model.js';
+import type { SessionInput } from '../read/input.js';
 import type { Outcome } from './batch.js';
 import { selectInputs } from './inputs.js';
 import { logFormat } from './log.js';
@@ -34,8 +35,11 @@ export interface SessionResult {
 }
 
 export interface SessionCommand<Result extends SessionResult> {
-  /** Runs the sessions (runSessions, runSessionBatches or runBatch), handing each outcome to `emit` in input order. */
-  run(paths: readonly string[], emit: (outcome: Outcome<Result>) => void): Promise<Outcome<Result>[]>;
+  /**
+   * Runs the sessions (runSessions, runSessionBatches or runBatch), handing each outcome to `emit`
+   * in input order. Each session comes with what its walk found (read/input.ts): pass it on to the read.
+   */
+  run(sessions: readonly SessionInput[], emit: (outcome: Outcome<Result>) => void): Promise<Outcome<Result>[]>;
   /** Prints one session's result; its warnings are already printed. */
   print(path: string, result: Result): void;
   /** After the last session, before the output closes: tables, totals, --html. */

@@ -7,6 +7,7 @@ import { availableParallelism } from 'node:os';
 import { statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { isStdin } from '../formats/input-source.js';
+import type { SessionInput } from '../read/input.js';
 import type { TokenizerName } from '../tokens/tokenizers.js';
 import { WorkerPool, WorkerTaskError } from '../workers/pool.js';
 import type { SessionBatchTask, SessionTask, Settled } from '../workers/task.js';
@@ -17,7 +18,7 @@ import { runBatch } from './batch.js';
 export interface ReadTaskOptions {
   readonly format: string;
   readonly tokenizer: TokenizerName;
-  /** `--strict`: any warning fails the session (load.ts). */
+  /** `--strict`: any warning fails the session (read/index.ts). */
   readonly strict: boolean;
 }
 
@@ -29,10 +30,10 @@ const AUTO_MIN_BYTES = 8 << 20;
 /** …or this many files, whose per-file overheads add up. */
 const AUTO_MIN_FILES = 64;
 
-async function enoughWork(paths: readonly string[]): Promise<boolean> {
-  if (paths.length >= AUTO_MIN_FILES) return true;
+async function enoughWork(inputs: readonly SessionInput[]): Promise<boolean> {
+  if (inputs.length >= AUTO_MIN_FILES) return true;
   let bytes = 0;
-  for (const path of paths) {
+  for (const { path } of inputs) {
     bytes += await stat(path).then((info) => info.size, () => 0);
     if (bytes >= AUTO_MIN_BYTES) return true;
   }
@@ -40,9 +41,9 @@ async function enoughWork(paths: readonly string[]): Promise<boolean> {
 }
 
 /** How many worker threads to start (0: run in this thread). */
-export async function workerCount(jobs: Jobs, paths: readonly string[]): Promise<number> {
+export async function workerCount(jobs: Jobs, paths: readonly SessionInput[]): Promise<number> {
   // A worker thread has no stdin of its own: a run that reads `-` stays in this thread.
-  if (paths.some(isStdin)) return 0;
+  if (paths.some((input) => isStdin(input.path))) return 0;
   // One big session goes to a worker too, so this thread stays free to answer Ctrl-C and SIGTERM.
   if (paths.length === 1) return jobs === 'auto' && (await enoughWork(paths)) ? 1 : 0;
   if (paths.length < 2) return 0;
@@ -56,25 +57,25 @@ export async function workerCount(jobs: Jobs, paths: readonly string[]): Promise
 /** How runSessions works in this thread. */
 export interface LocalRun<Result> {
   /** The work for a session when no workers run (default: the task itself). */
-  readonly local?: (path: string) => Promise<Result>;
+  readonly local?: (input: SessionInput) => Promise<Result>;
   /** Sessions at once in this thread when no workers run (default 1). */
   readonly concurrency?: number;
 }
 
 export async function runSessions<Options, Result>(
-  paths: readonly string[],
-  task: SessionTask<Options, Result>,
+  paths: readonly SessionInput[],
+  task: SessionTask<Options, Result, SessionInput>,
   options: Options,
   emit: (outcome: Outcome<Result>) => void | Promise<void>,
   jobs: Jobs,
   here: LocalRun<Result> = {},
 ): Promise<Outcome<Result>[]> {
   const workers = await workerCount(jobs, paths);
-  if (workers === 0) return runBatch(paths, here.local ?? ((path) => task.run(path, options)), emit, here.concurrency ?? 1);
+  if (workers === 0) return runBatch(paths, here.local ?? ((input) => task.run(input, options)), emit, here.concurrency ?? 1);
   const pool = new WorkerPool(workers);
   try {
     // One task more than the pool holds, so no worker waits for the main thread between sessions.
-    return await runBatch(paths, (path) => pool.run(task, path, options), emit, pool.capacity + 1);
+    return await runBatch(paths, (input) => pool.run(task, input, options), emit, pool.capacity + 1);
   } finally {
     await pool.close();
   }
@@ -87,7 +88,7 @@ const BATCH_BYTES = 1 << 20;
 /** How runSessionBatches works in this thread, and what it does here around each batch. */
 export interface BatchRun<Result> {
   /** The work for a session when no workers run. */
-  readonly local: (path: string) => Promise<Result>;
+  readonly local: (input: SessionInput) => Promise<Result>;
   /** Sessions at once in this thread when no workers run (default 1). */
   readonly concurrency?: number;
   /**
@@ -105,8 +106,8 @@ export interface BatchRun<Result> {
  * order, and an interruption still stops sessions from starting (runBatch).
  */
 export async function runSessionBatches<Options, Result>(
-  paths: readonly string[],
-  task: SessionBatchTask<Options, Result>,
+  paths: readonly SessionInput[],
+  task: SessionBatchTask<Options, Result, SessionInput>,
   options: Options,
   emit: (outcome: Outcome<Result>) => void | Promise<void>,
   jobs: Jobs,
@@ -115,30 +116,31 @@ export async function runSessionBatches<Options, Result>(
   const workers = await workerCount(jobs, paths);
   if (workers === 0) return runBatch(paths, here.local, emit, here.concurrency ?? 1);
   const pool = new WorkerPool(workers);
-  let batch: { path: string; settle: (result: Settled<Result>) => void }[] = [];
+  let batch: { input: SessionInput; settle: (result: Settled<Result>) => void }[] = [];
   let bytes = 0;
   const send = () => {
     const sent = batch;
     batch = [];
     bytes = 0;
-    const paths = sent.map((entry) => entry.path);
+    const inputs = sent.map((entry) => entry.input);
+    const paths = inputs.map((input) => input.path);
     const unguard = here.guard?.(paths) ?? (() => {});
-    pool.run(task, paths, options, paths[0]).then(
+    pool.run(task, inputs, options, paths[0]).then(
       (results) => {
         unguard(false);
-        sent.forEach((entry, index) => entry.settle(results[index] ?? { ok: false, error: `${entry.path}: internal: no result from the worker` }));
+        sent.forEach((entry, index) => entry.settle(results[index] ?? { ok: false, error: `${entry.input.path}: internal: no result from the worker` }));
       },
       (error: Error) => {
         unguard(true);
-        sent.forEach((entry) => entry.settle({ ok: false, error: error.message.replace(paths[0]!, entry.path) }));
+        sent.forEach((entry) => entry.settle({ ok: false, error: error.message.replace(paths[0]!, entry.input.path) }));
       },
     );
   };
-  const add = (path: string) =>
+  const add = (input: SessionInput) =>
     new Promise<Result>((resolve, reject) => {
       if (batch.length === 0) setImmediate(() => batch.length > 0 && send());
-      batch.push({ path, settle: (result) => (result.ok ? resolve(result.value) : reject(new WorkerTaskError(result.error))) });
-      bytes += sizeOf(path);
+      batch.push({ input, settle: (result) => (result.ok ? resolve(result.value) : reject(new WorkerTaskError(result.error))) });
+      bytes += sizeOf(input.path);
       if (batch.length >= BATCH_SESSIONS || bytes >= BATCH_BYTES) send();
     });
   try {

@@ -5,7 +5,7 @@
  * so `estimate` and `compact` on Claude Code and Codex sessions never load its 800 kB.
  */
 import { DEFAULT_CONTEXT_LIMIT } from '../compaction/policy.js';
-import type { Session } from '../session/model.js';
+import type { AnyMessage, Session } from '../session/model.js';
 import { promptTokens } from '../session/model.js';
 import type { CatalogModel } from './catalog.js';
 import { lookupModel } from './catalog.js';
@@ -27,7 +27,7 @@ export const CLAUDE_CODE_WINDOW = 200_000;
 export const CLAUDE_CODE_LONG_WINDOW = 1_000_000;
 
 /** The largest prompt the session's own agent sent (subagents run their own conversations). */
-function largestPrompt(session: Session): number {
+function largestPrompt(session: Session<AnyMessage>): number {
   let largest = 0;
   for (const message of session.messages) if (message.usage) largest = Math.max(largest, promptTokens(message.usage));
   for (const call of session.offContext) if (call.cause !== 'subagent') largest = Math.max(largest, promptTokens(call.usage));
@@ -38,7 +38,7 @@ function largestPrompt(session: Session): number {
  * The window when it is known without the catalog, or null. `otherModel`: `--model` names a
  * model the session did not run on, so what the agent showed says nothing about its window.
  */
-export function knownWindow(session: Session, flag: number | undefined, otherModel = false): ContextWindow | null {
+export function knownWindow(session: Session<AnyMessage>, flag: number | undefined, otherModel = false): ContextWindow | null {
   if (flag !== undefined) return { tokens: flag, source: 'flag' };
   if (otherModel) return null;
   if (session.contextWindow !== undefined && session.contextWindow > 0) return { tokens: session.contextWindow, source: 'agent' };
@@ -61,7 +61,7 @@ export function catalogWindow(model: CatalogModel | null): ContextWindow {
  * agent showed); `catalog`: its catalog entry when the caller has already looked it up.
  */
 export async function sessionWindow(
-  session: Session,
+  session: Session<AnyMessage>,
   options: { readonly flag?: number | undefined; readonly model?: string | undefined; readonly catalog?: CatalogModel | null },
 ): Promise<ContextWindow> {
   const known = knownWindow(session, options.flag, options.model !== undefined && options.model !== session.model);

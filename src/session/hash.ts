@@ -1,19 +1,20 @@
 /**
  * A content hash of a run of messages, so a sidecar can tell whether the part of the session it
- * summarized is still the same. Only what the model saw is hashed (ids, roles, blocks).
- *
- * The lean path (session/slim.ts) drops message text after reading, so it hashes while reading
- * and remembers the digest of the prefix before each message here; `hashMessages` answers from
- * that memory and refuses to hash slim text it would get wrong.
+ * summarized is still the same. Only what the model saw is hashed (ids, roles, blocks), so only
+ * full messages can be hashed: a slim message (SlimMessage) has no text to hash, and the type
+ * says so. A lean read hashes while it reads and hands the digests over as data (PrefixHashes,
+ * read/); nothing is remembered here.
  */
 import { createHash, type Hash } from 'node:crypto';
 import type { Message } from './model.js';
-import { isSlim } from './slim.js';
 
-/** Digest of messages [0, index) of the session `message` was read from, at `index`. */
-const prefixDigests = new WeakMap<Message, { readonly index: number; readonly digest: string }>();
+/** Digests of a session's message prefixes: `at(end)` is the hash of messages [0, end), where known. */
+export interface PrefixHashes {
+  at(end: number): string | undefined;
+}
 
-function digestOf(hash: Hash): string {
+/** The digest a running hash has reached, in the form a sidecar stores. */
+export function digestOf(hash: Hash): string {
   return `sha256:${hash.digest('hex')}`;
 }
 
@@ -23,29 +24,9 @@ export function updateMessageHash(hash: Hash, message: Message): void {
   hash.update('\n');
 }
 
-/** Remembers that messages [0, index) hash to the running `hash`'s current digest. */
-export function rememberPrefixHash(message: Message, index: number, hash: Hash): void {
-  prefixDigests.set(message, { index, digest: digestOf(hash.copy()) });
-}
-
-/** The digest remembered while reading for messages [0, to), if any. */
-function rememberedPrefix(messages: readonly Message[], to: number): string | undefined {
-  if (to >= messages.length) return undefined;
-  const known = prefixDigests.get(messages[to]!);
-  return known && known.index === to ? known.digest : undefined;
-}
-
-function hashFull(hash: Hash, message: Message): void {
-  // A bug, not bad input: a wrong hash would end up in a sidecar and mark it stale forever.
-  if (isSlim(message)) throw new Error(`internal: cannot hash message ${message.id}: its text was not kept (lean read)`);
-  updateMessageHash(hash, message);
-}
-
 export function hashMessages(messages: readonly Message[], from = 0, to = messages.length): string {
-  const known = from === 0 ? rememberedPrefix(messages, to) : undefined;
-  if (known) return known;
   const hash = createHash('sha256');
-  for (let i = from; i < to; i++) hashFull(hash, messages[i]!);
+  for (let i = from; i < to; i++) updateMessageHash(hash, messages[i]!);
   return digestOf(hash);
 }
 
@@ -59,10 +40,14 @@ export function prefixHasher(messages: readonly Message[]): (end: number) => str
   const hash = createHash('sha256');
   let hashed = 0;
   return (end) => {
-    const known = rememberedPrefix(messages, end);
-    if (known) return known;
     if (end < hashed) return hashMessages(messages, 0, end);
-    for (; hashed < end; hashed++) hashFull(hash, messages[hashed]!);
+    for (; hashed < end; hashed++) updateMessageHash(hash, messages[hashed]!);
     return digestOf(hash.copy());
   };
+}
+
+/** The prefix hashes of full messages, each taken when first asked (prefixHasher). */
+export function prefixHashesOf(messages: readonly Message[]): PrefixHashes {
+  const hasher = prefixHasher(messages);
+  return { at: (end) => (end <= messages.length ? hasher(end) : undefined) };
 }

@@ -91,6 +91,43 @@ export interface Message {
    * never a call.
    */
   readonly rendered?: true;
+  /** Never set on a full message: the mark that tells a slim one (SlimMessage) apart. */
+  readonly [TEXT_LEFT_OUT]?: never;
+}
+
+/**
+ * Marks a slim message. A symbol key (not a WeakSet: a million weak entries slow every garbage
+ * collection) that object spread copies along and JSON never shows.
+ */
+export const TEXT_LEFT_OUT: unique symbol = Symbol('slim message');
+
+/** The blocks a slim message keeps: tool requests (file arguments only) and results (output ''). */
+export type SlimBlock = ToolRequestBlock | ToolResultBlock;
+
+/**
+ * A message read on the lean path (read/slim.ts) with its text left out: ids, roles, usage, tool
+ * names and file arguments stay. What derives from structure (turns, provider calls, cuts, tool
+ * pairing, file lists) takes either kind (`AnyMessage`); what reads text (hashes, estimates,
+ * serializing, the provider view, summarizing) takes `Message` only, so the type checker refuses
+ * a slim message there.
+ */
+export interface SlimMessage extends Omit<Message, typeof TEXT_LEFT_OUT> {
+  /** Only SlimBlocks: no text or thinking, tool results with output ''. */
+  readonly content: readonly ContentBlock[];
+  readonly [TEXT_LEFT_OUT]: true;
+}
+
+/** A full or a slim message: what code that reads only structure takes. */
+export type AnyMessage = Message | SlimMessage;
+
+/** True for a slim message (or a spread copy of one): its text is not there to read. */
+export function isSlim(message: AnyMessage): message is SlimMessage {
+  return message[TEXT_LEFT_OUT] === true;
+}
+
+/** True when no message is slim: a read that gave every message in full (a reader without the keep hook). */
+export function allFull(messages: readonly AnyMessage[]): messages is readonly Message[] {
+  return !messages.some(isSlim);
 }
 
 /**
@@ -168,10 +205,11 @@ export interface Diagnostic {
   readonly message: string;
 }
 
-export interface Session {
+/** A session as read: full messages, or (`Session<AnyMessage>`) a lean read's slim ones. */
+export interface Session<M extends AnyMessage = Message> {
   readonly path: string;
   readonly format: string;
-  readonly messages: readonly Message[];
+  readonly messages: readonly M[];
   /** The model named by the session, when the format records one. */
   readonly model?: string;
   readonly recordedCompactions: readonly RecordedCompaction[];
@@ -194,20 +232,20 @@ export interface Session {
   readonly warnings: readonly Diagnostic[];
 }
 
-export function isToolResultMessage(message: Message): boolean {
+export function isToolResultMessage(message: AnyMessage): boolean {
   return message.content.some((block) => block.type === 'tool_result');
 }
 
-export function hasToolRequests(message: Message): boolean {
+export function hasToolRequests(message: AnyMessage): boolean {
   return message.content.some((block) => block.type === 'tool_request');
 }
 
 /** A turn starts at a user message that is not a tool result. */
-export function isTurnStart(message: Message): boolean {
+export function isTurnStart(message: AnyMessage): boolean {
   return message.role === 'user' && !isToolResultMessage(message);
 }
 
 /** Each assistant message stands for one provider call. */
-export function isProviderCall(message: Message): boolean {
+export function isProviderCall(message: AnyMessage): boolean {
   return message.role === 'assistant' && message.rendered !== true;
 }

@@ -5,9 +5,9 @@
  * result either way, and views repair both (view-repair.ts). Pure; readers and commands decide
  * what to do with the diagnostics.
  */
-import type { Diagnostic, Message } from './model.js';
+import type { AnyMessage, Diagnostic } from './model.js';
 
-export function toolPairingDiagnostics(file: string, messages: readonly Message[]): Diagnostic[] {
+export function toolPairingDiagnostics(file: string, messages: readonly AnyMessage[]): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
   /** Calls still waiting for a result, by id, with where they were made. */
   const open = new Map<string, { name: string; line: number; index: number }>();

@@ -23,7 +23,7 @@
  * the span is therefore our cut's fault, not the session's: it is left as it is, for the
  * validator to report.
  */
-import type { ContentBlock, Message, ToolRequestBlock, ToolResultBlock } from './model.js';
+import type { AnyMessage, ContentBlock, Message, ToolRequestBlock, ToolResultBlock } from './model.js';
 import { holdsNothing } from './view-rules.js';
 
 /** The output of the result we add for a call the session never answered. */
@@ -76,7 +76,7 @@ interface OpenCall {
 }
 
 /** Decides the repair of messages [from, messages.length): a walk over their structure only (slim messages will do). */
-export function planViewRepair(messages: readonly Message[], from = 0): ViewRepair {
+export function planViewRepair(messages: readonly AnyMessage[], from = 0): ViewRepair {
   const moved = new Map<number, Map<number, number>>();
   const answers = new Map<number, Answer[]>();
   const renamed = new Map<string, string>();
@@ -153,7 +153,7 @@ function missingResult(call: ToolRequestBlock): ToolResultBlock {
 }
 
 /** The id of the message of results we add after a call message. */
-export function answersMessageId(callMessage: Message): string {
+export function answersMessageId(callMessage: AnyMessage): string {
   return `${callMessage.id}#results`;
 }
 
@@ -163,9 +163,9 @@ export function answersMessageId(callMessage: Message): string {
  * the session stands (replay's earlier call); a result at or after it has not happened yet.
  * Messages the repair leaves alone are returned as they are (the same objects).
  */
-export function applyViewRepair(span: readonly Message[], start: number, repair: ViewRepair, end = Infinity): Message[] {
+export function applyViewRepair<M extends AnyMessage>(span: readonly M[], start: number, repair: ViewRepair, end = Infinity): (M | Message)[] {
   if (isSound(repair)) return [...span];
-  const out: Message[] = [];
+  const out: (M | Message)[] = [];
   repairInto(span, start, repair, end, (message) => out.push(message));
   return out;
 }
@@ -175,16 +175,28 @@ export function applyViewRepair(span: readonly Message[], start: number, repair:
  * moved up to a call before it included), and what comes from it on. The summarizer gets a split
  * turn's prefix apart from the history: a repair of each alone could not move a result across.
  */
-export function applyViewRepairSplit(span: readonly Message[], start: number, repair: ViewRepair, split: number, end = Infinity): [Message[], Message[]] {
-  const before: Message[] = [];
-  const after: Message[] = [];
+export function applyViewRepairSplit<M extends AnyMessage>(
+  span: readonly M[],
+  start: number,
+  repair: ViewRepair,
+  split: number,
+  end = Infinity,
+): [(M | Message)[], (M | Message)[]] {
+  const before: (M | Message)[] = [];
+  const after: (M | Message)[] = [];
   if (isSound(repair)) return [span.slice(0, split - start), span.slice(split - start)];
   repairInto(span, start, repair, end, (message, from) => (from < split ? before : after).push(message));
   return [before, after];
 }
 
 /** Hands each message of the repaired span to `emit`, with the index of the session message it comes from. */
-function repairInto(span: readonly Message[], start: number, repair: ViewRepair, end: number, emit: (message: Message, from: number) => void): void {
+function repairInto<M extends AnyMessage>(
+  span: readonly M[],
+  start: number,
+  repair: ViewRepair,
+  end: number,
+  emit: (message: M | Message, from: number) => void,
+): void {
   const stop = start + span.length;
   span.forEach((message, offset) => {
     const index = start + offset;
@@ -200,7 +212,8 @@ function repairInto(span: readonly Message[], start: number, repair: ViewRepair,
         if (to !== undefined && (to === -1 || to >= start)) return;
         content.push(withId(block, repair.renamed.get(at(index, position))));
       });
-      const rebuilt = { ...message, content };
+      // Blocks moved or renamed, none changed: a slim message stays one.
+      const rebuilt = { ...message, content } as M;
       if (content.length > 0 && !holdsNothing(rebuilt)) emit(rebuilt, index);
     }
     const answers = repair.answers.get(index);

@@ -18,8 +18,8 @@
  * accept them (OpenAI). A message whose text we do not hold (a slim message, or a usage-only log
  * that records sizes and no text) is not judged empty.
  */
-import type { Message, ToolRequestBlock } from './model.js';
-import { isSlim } from './slim.js';
+import type { AnyMessage, ToolRequestBlock } from './model.js';
+import { isSlim } from './model.js';
 
 export type ViewRule =
   | 'unanswered-call'
@@ -49,20 +49,20 @@ const quote = (id: string) => JSON.stringify(id);
  * True for a message with nothing a provider accepts as content: no block, or only blank text.
  * Not for one whose text we do not hold (slim messages, usage-only logs): that cannot be judged.
  */
-export function holdsNothing(message: Message): boolean {
+export function holdsNothing(message: AnyMessage): boolean {
   if (message.content.some((block) => block.type !== 'text' || block.text.trim() !== '')) return false;
   return !isSlim(message) && !(message.knownTokens !== undefined && message.content.length === 0);
 }
 
 interface PendingCall {
   readonly block: ToolRequestBlock;
-  readonly message: Message;
+  readonly message: AnyMessage;
   readonly index: number;
   answered: boolean;
 }
 
 /** Every violation of the rules above, in view order. */
-export function viewViolations(messages: readonly Message[]): ViewViolation[] {
+export function viewViolations(messages: readonly AnyMessage[]): ViewViolation[] {
   const violations: ViewViolation[] = [];
   const messageIds = new Set<string>();
   const callIds = new Set<string>();
@@ -74,7 +74,7 @@ export function viewViolations(messages: readonly Message[]): ViewViolation[] {
   /** Still in the run of results right after the latest assistant message. */
   let resultsFirst = false;
 
-  const report = (rule: ViewRule, message: Message, index: number, text: string, toolCallId?: string) =>
+  const report = (rule: ViewRule, message: AnyMessage, index: number, text: string, toolCallId?: string) =>
     violations.push({ rule, messageId: message.id, index, line: message.line, ...(toolCallId !== undefined ? { toolCallId } : {}), message: text });
   const closePending = () => {
     for (const call of pending.values()) {
@@ -164,7 +164,7 @@ function describeViolations(what: string, violations: readonly ViewViolation[], 
 }
 
 /** Throws ViewRuleError when `messages` break any rule; `what` names them in the message. */
-export function assertViewRules(messages: readonly Message[], what: string, file?: string): void {
+export function assertViewRules(messages: readonly AnyMessage[], what: string, file?: string): void {
   const violations = viewViolations(messages);
   if (violations.length > 0) throw new ViewRuleError(what, violations, file);
 }

@@ -3,17 +3,23 @@
  * messages before it must hash the same as when it was written. Pure.
  */
 import type { CompactionState } from '../compaction/state.js';
-import { hashMessages } from '../session/hash.js';
-import type { Message } from '../session/model.js';
+import type { PrefixHashes } from '../session/hash.js';
+import { prefixHashesOf } from '../session/hash.js';
+import type { AnyMessage, Message } from '../session/model.js';
 
 export type Freshness =
   | { readonly kind: 'fresh'; readonly firstKeptIndex: number }
   | { readonly kind: 'stale'; readonly reason: string };
 
-export function checkFreshness(state: CompactionState, messages: readonly Message[]): Freshness {
+/** Full messages are hashed here; slim ones come with the prefix hashes their read took (read/). */
+export function checkFreshness(state: CompactionState, messages: readonly Message[]): Freshness;
+export function checkFreshness(state: CompactionState, messages: readonly AnyMessage[], hashes: PrefixHashes): Freshness;
+export function checkFreshness(state: CompactionState, messages: readonly AnyMessage[], hashes?: PrefixHashes): Freshness {
   const index = messages.findIndex((message) => message.id === state.first_kept_message_id);
   if (index < 0) return { kind: 'stale', reason: `its first kept message ${state.first_kept_message_id} is no longer in the session` };
-  if (hashMessages(messages, 0, index) !== state.summarized_hash) {
+  // The overloads give full messages whenever no hashes come with them.
+  const digest = (hashes ?? prefixHashesOf(messages as readonly Message[])).at(index);
+  if (digest !== state.summarized_hash) {
     return { kind: 'stale', reason: 'the summarized messages changed since it was written' };
   }
   return { kind: 'fresh', firstKeptIndex: index };

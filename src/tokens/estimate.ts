@@ -2,7 +2,7 @@
  * Token estimates for messages. Pure: a `TextCounter` turns text into tokens (chars/4 by
  * default, an exact tokenizer when asked), and everything else is arithmetic over messages.
  */
-import type { ContentBlock, Message, RecordedCompaction } from '../session/model.js';
+import type { AnyMessage, ContentBlock, Message, RecordedCompaction } from '../session/model.js';
 import { promptTokens, windowStartAt } from '../session/model.js';
 
 /** Counts the tokens of a piece of text. */
@@ -54,7 +54,7 @@ export function sum(values: readonly number[], from = 0, to = values.length): nu
 }
 
 /** Does this message report the prompt its call sent? (The hybrid estimate starts from the last one.) */
-export function reportsPrompt(message: Message | undefined): boolean {
+export function reportsPrompt(message: AnyMessage | undefined): boolean {
   const usage = message?.usage;
   return usage !== undefined && promptTokens(usage) > 0;
 }
@@ -70,7 +70,7 @@ export interface ContextLookups {
   readonly lastReported: (end: number) => number;
 }
 
-export function directContextLookups(messages: readonly Message[], tokens: readonly number[]): ContextLookups {
+export function directContextLookups(messages: readonly AnyMessage[], tokens: readonly number[]): ContextLookups {
   return {
     sum: (from, to) => sum(tokens, from, to),
     lastReported: (end) => {
@@ -90,7 +90,7 @@ export function directContextLookups(messages: readonly Message[], tokens: reado
  * dropped are taken off, and messages before the window are not added.
  */
 export function estimateContextTokens(
-  messages: readonly Message[],
+  messages: readonly AnyMessage[],
   tokens: readonly number[],
   end = messages.length,
   compactions: readonly RecordedCompaction[] = [],

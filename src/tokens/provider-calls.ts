@@ -3,7 +3,7 @@
  * everything before it. Reported usage is used where the file has it; elsewhere the input is
  * the hybrid estimate of the prefix, so a session with partial usage still adds up.
  */
-import type { Message, RecordedCompaction } from '../session/model.js';
+import type { AnyMessage, RecordedCompaction } from '../session/model.js';
 import { isProviderCall, promptTokens } from '../session/model.js';
 import type { ContextLookups } from './estimate.js';
 import { estimateContextTokens, reportsPrompt } from './estimate.js';
@@ -25,7 +25,7 @@ export interface ProviderCall {
 
 /** `compactions`: the agent's own, so an estimated call counts only what its window held. */
 export function providerCalls(
-  messages: readonly Message[],
+  messages: readonly AnyMessage[],
   tokens: readonly number[],
   compactions: readonly RecordedCompaction[] = [],
 ): ProviderCall[] {
@@ -40,7 +40,7 @@ export function providerCalls(
     sum: (from, to) => (sums ??= new RangeSums(tokens)).sum(from, to),
     lastReported: () => lastReported,
   };
-  const callOf = (message: Message, index: number): ProviderCall => {
+  const callOf = (message: AnyMessage, index: number): ProviderCall => {
     const usage = message.usage;
     if (usage && promptTokens(usage) > 0) {
       return {

@@ -5,21 +5,20 @@
  * session never takes the batch down. Result order is left to the caller (runBatch).
  */
 import { Worker } from 'node:worker_threads';
-import type { SniffedFormat } from '../formats/sniffed.js';
-import { takeSniffed } from '../formats/sniffed.js';
 import type { SessionTask } from './task.js';
 
 export interface TaskRequest {
   readonly id: number;
   /** The task's key in the registry (src/tasks.ts). */
   readonly name: string;
-  /** A session path, or a batch task's paths. */
+  /**
+   * A session (its path, with the format its walk sniffed: read/index.ts SessionInput), or a
+   * batch task's sessions: plain data, so what the main thread learned goes with the path.
+   */
   readonly input: unknown;
   /** What a failure of the worker itself is reported against (the session's path). */
   readonly label: string;
   readonly options: unknown;
-  /** Formats this thread already detected for the input's paths (formats/sniffed.ts). */
-  readonly sniffed: readonly SniffedFormat[];
 }
 
 export type TaskReply = { readonly id: number; readonly ok: true; readonly value: unknown } | { readonly id: number; readonly ok: false; readonly error: string };
@@ -49,10 +48,11 @@ const YOUNG_GENERATION_MB = 8;
 /** Tasks one worker holds at once. */
 export const TASKS_PER_WORKER = 2;
 
-/** The session paths a task's input names: a path, or a batch task's paths. */
-function pathsOf(input: unknown): readonly string[] {
-  if (typeof input === 'string') return [input];
-  return Array.isArray(input) ? input.filter((item): item is string => typeof item === 'string') : [];
+/** A session input's path (a path, or `{ path }`), or the first one of a batch's. */
+function labelOf(input: unknown): string {
+  const first: unknown = Array.isArray(input) ? input[0] : input;
+  if (typeof first === 'object' && first !== null && 'path' in first) return String(first.path);
+  return String(first);
 }
 
 export class WorkerPool {
@@ -71,11 +71,11 @@ export class WorkerPool {
     return this.size * TASKS_PER_WORKER;
   }
 
-  /** Runs a task on its input; `label` names what a dying worker fails (default: the input, a path). */
-  run<Options, Result, Input>(task: SessionTask<Options, Result, Input>, input: Input, options: Options, label = String(input)): Promise<Result> {
+  /** Runs a task on its input; `label` names what a dying worker fails (default: the input's path). */
+  run<Options, Result, Input>(task: SessionTask<Options, Result, Input>, input: Input, options: Options, label = labelOf(input)): Promise<Result> {
     if (this.closed) return Promise.reject(new Error('internal: worker pool already closed'));
     return new Promise<Result>((resolve, reject) => {
-      const request: TaskRequest = { id: this.nextId++, name: task.name, input, label, options, sniffed: takeSniffed(pathsOf(input)) };
+      const request: TaskRequest = { id: this.nextId++, name: task.name, input, label, options };
       this.queue.push({ request, resolve: resolve as (value: unknown) => void, reject });
       this.dispatch();
     });

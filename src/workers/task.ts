@@ -26,4 +26,4 @@ export type Settled<Result> = { readonly ok: true; readonly value: Result } | { 
  * Work on several sessions in one task: one message each way for all of them, and work that
  * pays once per batch (sidecar commits) shared. Results are in the order of the paths.
  */
-export type SessionBatchTask<Options, Result> = SessionTask<Options, Settled<Result>[], readonly string[]>;
+export type SessionBatchTask<Options, Result, Input = string> = SessionTask<Options, Settled<Result>[], readonly Input[]>;

@@ -1,0 +1,313 @@
+/**
+ * Reading a session for a command: the one module commands (and the pipeline's stages) read a
+ * session through. It returns plain values: the session's messages, full (`Message`) or slim
+ * (`SlimMessage`, read/slim.ts) as the read asked, their estimates, the format the file is in,
+ * the prefix hashes taken while reading, and the sidecar beside it when one exists and still
+ * matches. Nothing is remembered between reads: what one read learns (the format, the hashes)
+ * travels as a field of its result.
+ *
+ * Commands that need no message text ask for the lean read: slim messages with estimates and
+ * prefix hashes taken from each full message as the reader hands it over, so memory follows the
+ * number of messages, not the size of the file. `compact` then reads again, in part
+ * (readAgainInPart): full messages only where its compaction reads text. The registry
+ * (formats/index.ts) says which reader a file needs; the reader is called from here, and parses
+ * (formats/); planning and compacting are the core's (compaction/).
+ */
+import { createHash } from 'node:crypto';
+import { basename } from 'node:path';
+import type { CompactionSubject } from '../compaction/compact.js';
+import { livePrevious } from '../compaction/compact.js';
+import type { CompactionState } from '../compaction/state.js';
+import { InputError } from '../errors.js';
+import { readerByName, readerFor, readSession, withNestingCheck, withSharedChecks } from '../formats/index.js';
+import { isStdin, withHeldInput } from '../formats/input-source.js';
+import type { FormatReader } from '../formats/reader.js';
+import type { PrefixHashes } from '../session/hash.js';
+import { digestOf, prefixHashesOf, updateMessageHash } from '../session/hash.js';
+import type { AnyMessage, Diagnostic, Message, Session } from '../session/model.js';
+import { allFull } from '../session/model.js';
+import { loadSidecar, sidecarPath } from '../sidecar/store.js';
+import { checkFreshness } from '../sidecar/staleness.js';
+import type { TextCounter } from '../tokens/estimate.js';
+import { estimateAll, estimateMessageTokens, heuristicCounter } from '../tokens/estimate.js';
+import type { SessionInput, SessionSource } from './input.js';
+import { sessionInput } from './input.js';
+import { slimmer } from './slim.js';
+
+export type { SessionInput, SessionSource } from './input.js';
+export { sessionInput, sourcePath } from './input.js';
+
+export interface LoadedSession<M extends AnyMessage = Message> {
+  readonly session: Session<M>;
+  /** The format the file was read in (`auto` resolved): a second read uses it, not detecting again. */
+  readonly format: string;
+  readonly tokens: readonly number[];
+  /** The subject the compaction core works on (previous = a fresh sidecar). */
+  readonly subject: CompactionSubject<M>;
+  readonly warnings: readonly Diagnostic[];
+  /**
+   * Digests of the message prefixes: every one for full messages (taken when asked); for a lean
+   * read, the one its sidecar stores (the messages before the sidecar's first kept message).
+   */
+  readonly prefixHashes: PrefixHashes;
+  /**
+   * A lean read whose reader handed its messages over in session order, so a second read can
+   * follow that order (readAgainInPart); false for a full read.
+   */
+  readonly leanInOrder: boolean;
+}
+
+export interface LoadOptions {
+  readonly format: string;
+  readonly count?: TextCounter;
+  /** Whether to read the sidecar (commands that report the raw session do not). */
+  readonly withSidecar: boolean;
+  /**
+   * A sidecar that no longer matches the session: `recompact` (default), a warning that the
+   * compaction starts from scratch; `fail`, the session's one error (`context`, which only shows
+   * the sidecar's view, has nothing to fall back on).
+   */
+  readonly staleSidecar?: 'recompact' | 'fail';
+  /**
+   * `full` (default): messages as read. `lean`: slim messages, for what needs no text (estimate,
+   * inspect, compact's planning read; compact reads again in part what it compacts).
+   */
+  readonly messages?: 'full' | 'lean';
+  /** `--strict`: a session with any warning fails, its first warning as the error. */
+  readonly strict?: boolean;
+}
+
+/** The messages a read with these options holds: full ones, or (a lean read) either kind. */
+export type MessagesOf<Options extends LoadOptions> = Options extends { readonly messages: infer Mode }
+  ? Mode extends 'lean'
+    ? AnyMessage
+    : Message
+  : Message;
+
+/**
+ * Takes what a command needs of each message's text as the message is read, before the lean
+ * read drops it (inspect: growth attribution). Shown every message once, in session order.
+ */
+export interface MessageObserver {
+  observe(message: Message): void;
+  /**
+   * Keeps only the observed messages at `order` (positions in observation order), in that
+   * order: the session a reader settled, when it handed over messages it then dropped or moved.
+   */
+  select(order: readonly number[]): void;
+}
+
+/** A fresh observer for each read: a lean read that must start over in full starts a new one. */
+export type ObserverFactory<Observer extends MessageObserver> = () => Observer;
+
+/** Under --strict the first warning becomes the session's one-line error. */
+function failOnWarnings(warnings: readonly Diagnostic[]): void {
+  const first = warnings[0];
+  if (!first) return;
+  const more = warnings.length > 1 ? `, and ${warnings.length - 1} more warning${warnings.length > 2 ? 's' : ''}` : '';
+  throw new InputError(`${first.message} (--strict${more})`, first.file, first.line);
+}
+
+/** Digests known at some prefix ends only (a lean or partial read hashed while reading). */
+function knownDigests(digests: ReadonlyMap<number, string>): PrefixHashes {
+  return { at: (end) => digests.get(end) };
+}
+
+const NO_DIGESTS: PrefixHashes = { at: () => undefined };
+
+interface ReadMessages<M extends AnyMessage> {
+  readonly session: Session<M>;
+  readonly tokens: readonly number[];
+  readonly prefixHashes: PrefixHashes;
+  readonly inOrder: boolean;
+}
+
+/**
+ * Reads slim messages, estimating and hashing each full message as the reader hands it over.
+ * Returns the reader's full session when the reader does not take the `keep` hook, and null
+ * when it changed what the hook returned (then the caller reads again in full). A reader may hand
+ * over messages the session then leaves out or orders otherwise (the Claude Code reader, before
+ * it knows the parent chain): estimates follow each message; prefix hashes need the exact order.
+ */
+async function readLean(
+  input: SessionInput,
+  reader: FormatReader,
+  count: TextCounter,
+  /** The sidecar's first kept message: the prefix before it is hashed to check the sidecar. */
+  hashAt: string | null,
+  observer: MessageObserver | null,
+): Promise<ReadMessages<AnyMessage> | Session<AnyMessage> | null> {
+  const kept: AnyMessage[] = [];
+  const tokensOf = new Map<AnyMessage, number>();
+  const digests = new Map<number, string>();
+  const hash = hashAt !== null ? createHash('sha256') : null;
+  let stillHashing = hash !== null;
+  const slim = slimmer();
+  const keep = (message: Message): AnyMessage => {
+    const index = kept.length;
+    const stored = slim(message);
+    kept.push(stored);
+    tokensOf.set(stored, estimateMessageTokens(message, count));
+    observer?.observe(message);
+    if (hash && stillHashing) {
+      if (message.id === hashAt) {
+        digests.set(index, digestOf(hash.copy()));
+        stillHashing = false;
+      } else updateMessageHash(hash, message);
+    }
+    return stored;
+  };
+  const session = withSharedChecks(input.path, await reader.read(input.path, { keep }));
+  if (kept.length === 0) return session;
+  const tokens = session.messages.map((message) => tokensOf.get(message));
+  if (!tokens.every((count) => count !== undefined)) return null;
+  const inOrder = session.messages.length === kept.length && session.messages.every((message, index) => message === kept[index]);
+  if (inOrder) return { session, tokens, prefixHashes: knownDigests(digests), inOrder };
+  // Prefix hashes follow the order `keep` saw: a reader that dropped or reordered messages (a
+  // Claude Code branch) is then read again in full. An observer's facts are put in session order.
+  if (hash !== null) return null;
+  if (observer) {
+    const position = new Map(kept.map((message, index) => [message, index]));
+    observer.select(session.messages.map((message) => position.get(message)!));
+  }
+  return { session, tokens, prefixHashes: NO_DIGESTS, inOrder };
+}
+
+/** A session read in full: every message as the reader built it, and its prefix hashes on demand. */
+function fullRead(session: Session, count: TextCounter): ReadMessages<Message> {
+  return { session, tokens: estimateAll(session.messages, count), prefixHashes: prefixHashesOf(session.messages), inOrder: false };
+}
+
+async function readWithEstimates<Observer extends MessageObserver>(
+  input: SessionInput,
+  options: LoadOptions,
+  sidecar: CompactionState | null,
+  newObserver: ObserverFactory<Observer> | null,
+): Promise<ReadMessages<AnyMessage> & { readonly format: string; readonly observer: Observer | null }> {
+  const count = options.count ?? heuristicCounter;
+  const mode = options.messages ?? 'full';
+  // A lean read may have to read again in full: the format is detected once for both.
+  const reader = await readerFor(input.path, options.format, input.sniffed);
+  const format = reader.name;
+  if (mode !== 'full') {
+    const observer = newObserver?.() ?? null;
+    const lean = await readLean(input, reader, count, sidecar?.first_kept_message_id ?? null, observer);
+    if (lean && 'tokens' in lean) return { ...lean, format, observer };
+    // A reader that does not take the hook gave every message in full.
+    const messages = lean?.messages;
+    if (lean && messages && allFull(messages)) {
+      const session = { ...lean, messages };
+      return { ...fullRead(session, count), format, observer: observeAll(session, newObserver) };
+    }
+  }
+  const session = await readSession(input.path, format);
+  return { ...fullRead(session, count), format, observer: observeAll(session, newObserver) };
+}
+
+/** A new observer shown every message of a session read in full. */
+function observeAll<Observer extends MessageObserver>(session: Session, newObserver: ObserverFactory<Observer> | null): Observer | null {
+  if (!newObserver) return null;
+  const observer = newObserver();
+  for (const message of session.messages) observer.observe(message);
+  return observer;
+}
+
+/** What a second read gives: the messages, and the prefix hashes it took while reading. */
+export interface PartialRead {
+  readonly messages: readonly AnyMessage[];
+  /** The digest of every prefix [0, end) for end from the read's `hashFrom` to the last message. */
+  readonly prefixHashes: PrefixHashes;
+}
+
+/**
+ * Reads a session again after a lean read (in the format that read found, so the file is not
+ * detected twice), keeping full messages where `full(index)` says and slim copies elsewhere:
+ * compact's second read, of only the messages its compaction reads the text of
+ * (compaction/text-reads.ts). Estimates, sidecar and warnings stay the lean read's, so the file
+ * must give the same session, message for message in the order the hook saw them; otherwise (a
+ * session still being written, a reader that moved messages) this returns null and the caller
+ * reads in full. Slim messages have no text to hash: the prefix hashes a sidecar may store, of
+ * the messages before any cut from `hashFrom` on, are taken here while reading (the lean read
+ * planned without them, since hashing at every possible cut slowed the sessions that need no
+ * compaction).
+ */
+export async function readAgainInPart(
+  source: SessionSource,
+  lean: Pick<LoadedSession<AnyMessage>, 'format' | 'session'>,
+  full: (index: number) => boolean,
+  hashFrom: number,
+): Promise<PartialRead | null> {
+  const input = sessionInput(source);
+  const kept: AnyMessage[] = [];
+  const digests = new Map<number, string>();
+  const hash = createHash('sha256');
+  const slim = slimmer();
+  const keep = (message: Message): AnyMessage => {
+    const index = kept.length;
+    const stored = full(index) ? message : slim(message);
+    kept.push(stored);
+    if (index >= hashFrom) digests.set(index, digestOf(hash.copy()));
+    updateMessageHash(hash, message);
+    return stored;
+  };
+  // The reader the lean read found, by name: the file is not detected again.
+  const reader = readerByName(lean.format);
+  const { messages } = await withNestingCheck(input.path, () => reader.read(input.path, { keep }));
+  const before = lean.session.messages;
+  const same =
+    messages.length === before.length &&
+    messages.every((message, index) => message === kept[index] && message.id === before[index]!.id && message.line === before[index]!.line);
+  if (!same) return null;
+  if (kept.length >= hashFrom) digests.set(kept.length, digestOf(hash));
+  return { messages, prefixHashes: knownDigests(digests) };
+}
+
+export function loadSession<Options extends LoadOptions>(source: SessionSource, options: Options): Promise<LoadedSession<MessagesOf<Options>>>;
+/** With an observer: it has seen every message of the session, full, in order. */
+export function loadSession<Options extends LoadOptions, Observer extends MessageObserver>(
+  source: SessionSource,
+  options: Options,
+  observer: ObserverFactory<Observer>,
+): Promise<LoadedSession<MessagesOf<Options>> & { readonly observer: Observer }>;
+export async function loadSession<Observer extends MessageObserver>(
+  source: SessionSource,
+  options: LoadOptions,
+  newObserver?: ObserverFactory<Observer>,
+): Promise<unknown> {
+  const input = sessionInput(source);
+  // A lean read may be redone in full: a pipe's bytes are held for both (input-source.ts).
+  return withHeldInput(input.path, () => withNestingCheck(input.path, () => loadHeld(input, options, newObserver ?? null)));
+}
+
+async function loadHeld<Observer extends MessageObserver>(
+  input: SessionInput,
+  options: LoadOptions,
+  newObserver: ObserverFactory<Observer> | null,
+): Promise<LoadedSession<AnyMessage> & { readonly observer: Observer | null }> {
+  const { path } = input;
+  // Stdin has no place beside it for a sidecar: it reads as a session never compacted.
+  const state = options.withSidecar && !isStdin(path) ? await loadSidecar(path) : null;
+  const { session, format, tokens, observer, inOrder, prefixHashes } = await readWithEstimates(input, options, state, newObserver);
+  const warnings: Diagnostic[] = [...session.warnings];
+  let previous: CompactionSubject['previous'] = null;
+  if (state) {
+    const freshness = checkFreshness(state, session.messages, prefixHashes);
+    if (freshness.kind === 'fresh') previous = { state, firstKeptIndex: freshness.firstKeptIndex };
+    else if (options.staleSidecar === 'fail') throw new InputError(`stale sidecar (${freshness.reason}); run compact again`, sidecarPath(path));
+    else warnings.push({ file: sidecarPath(path), message: `stale sidecar (${freshness.reason}); compacting from scratch` });
+  }
+  // No prefix hashes in the subject: a lean read's reach only the sidecar's first kept message,
+  // and full messages hash themselves; compact's second read brings its own (RunnableSubject).
+  const subject: CompactionSubject<AnyMessage> = {
+    sessionName: basename(path),
+    messages: session.messages,
+    tokens,
+    previous,
+    recorded: session.recordedCompactions,
+  };
+  if (previous && !livePrevious(subject)) {
+    warnings.push({ file: sidecarPath(path), message: 'the agent compacted the session past this sidecar; starting from its compaction' });
+  }
+  if (options.strict) failOnWarnings(warnings);
+  return { session, format, tokens, observer, subject, warnings, prefixHashes, leanInOrder: inOrder };
+}
