@@ -9,12 +9,12 @@ import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CompactionState } from '../src/compaction/state.js';
 import { DEFAULT_POLICY } from '../src/compaction/policy.js';
-import { loadSession } from '../src/pipeline/load.js';
+import { loadSession } from '../src/read/index.js';
 import { customPolicy, presetPolicy } from '../src/replay/presets.js';
 import type { ReplayPolicy } from '../src/replay/presets.js';
 import { replayResultJson } from '../src/replay/json.js';
 import { replaySession, withoutStates } from '../src/replay/simulate.js';
-import { isSlim } from '../src/session/slim.js';
+import { isSlim } from '../src/session/model.js';
 import { createStrategy } from '../src/strategies/index.js';
 import { FIXTURES, ROOT } from './helpers/cli.js';
 

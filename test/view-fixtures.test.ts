@@ -18,7 +18,7 @@ import { CUT_RULES, DEFAULT_POLICY } from '../src/compaction/policy.js';
 import type { CompactionState } from '../src/compaction/state.js';
 import { InputError } from '../src/errors.js';
 import { detectFormat, readSession } from '../src/formats/index.js';
-import type { Message, Session } from '../src/session/model.js';
+import type { AnyMessage, Message, Session } from '../src/session/model.js';
 import { viewViolations } from '../src/session/view-rules.js';
 import type { StrategyName } from '../src/strategies/index.js';
 import { createStrategy } from '../src/strategies/index.js';
@@ -60,12 +60,13 @@ async function sessionFiles(dir: string): Promise<string[]> {
 const FILES = await sessionFiles(FIXTURES);
 
 /** A strategy that also hands each summarizer input to `seen`. */
-function recording(strategy: CompactionStrategy, seen: (input: SummaryInput) => void): CompactionStrategy {
+function recording(strategy: CompactionStrategy, seen: (input: SummaryInput<AnyMessage>) => void): CompactionStrategy {
   if (strategy.kind === 'prune') return strategy;
-  return { ...strategy, summarize: (input) => (seen(input), strategy.summarize(input)) };
+  if (strategy.metadataOnly) return { ...strategy, summarize: (input: SummaryInput<AnyMessage>) => (seen(input), strategy.summarize(input)) };
+  return { ...strategy, summarize: (input: SummaryInput) => (seen(input), strategy.summarize(input)) };
 }
 
-const describeViolations = (messages: readonly Message[]) => viewViolations(messages).map((violation) => `${violation.rule}: ${violation.message}`);
+const describeViolations = (messages: readonly AnyMessage[]) => viewViolations(messages).map((violation) => `${violation.rule}: ${violation.message}`);
 
 interface Case {
   readonly keepRecentTokens: number;

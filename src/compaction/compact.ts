@@ -332,15 +332,15 @@ function summarizerInput(
   cut: Extract<CutPoint, { kind: 'cut' }>,
   repair: ViewRepair,
   end: number,
-): { history: readonly Message[]; turnPrefix: readonly Message[] } {
+): { history: readonly AnyMessage[]; turnPrefix: readonly AnyMessage[] } {
   const [history, turnPrefix] = applyViewRepairSplit(span, start, repair, cut.splitTurnStart ?? cut.index, end);
   assertViewRules(history, "the summarizer's input");
   assertViewRules(turnPrefix, "the summarizer's input (the split turn's prefix)");
-  return { history: withText(history), turnPrefix: withText(turnPrefix) };
+  return { history, turnPrefix };
 }
 
 /**
- * The span a strategy summarizes, in full: a second read keeps the span's text (text-reads.ts),
+ * The span a strategy that reads text summarizes, in full: a second read keeps the span's text (text-reads.ts),
  * so a slim message here is a bug of ours, caught before a summary is made without its text.
  */
 function withText(messages: readonly AnyMessage[]): readonly Message[] {
@@ -361,7 +361,7 @@ export interface RunOptions {
    * Lookups over subject.messages and subject.tokens, built once by a caller that compacts one
    * session many times (replay), so each compaction costs its window rather than the session.
    */
-  readonly index?: SessionIndex;
+  readonly index?: SessionIndex<AnyMessage>;
   /**
    * Summarizer tokens this compaction already spent on attempts that were not kept (a cut moved
    * on: runGuardedCompaction); added to the state's `usage`, which counts all its calls.
@@ -454,13 +454,10 @@ export async function runCompaction(
     ? filterRelevant(source, start, cut.index, count)
     : filterRelevant(source, start, cut.index, count, { end, requestOf: (id) => index.requestBefore(id, end) });
   const { history, turnPrefix } = summarizerInput(filtered.messages, start, cut, index.viewRepair(windowStart), end);
-  const summarized = await strategy.summarize({
-    history,
-    turnPrefix,
-    previous: previous?.state ?? null,
-    fileOps,
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
+  const rest = { previous: previous?.state ?? null, fileOps, ...(options.signal ? { signal: options.signal } : {}) };
+  const summarized = strategy.metadataOnly
+    ? await strategy.summarize({ history, turnPrefix, ...rest })
+    : await strategy.summarize({ history: withText(history), turnPrefix: withText(turnPrefix), ...rest });
   // A summarizer may echo something the patterns missed in its input: mask its output too.
   const output = redact
     ? { ...summarized, summary: redactText(summarized.summary), turnPrefixSummary: summarized.turnPrefixSummary && redactText(summarized.turnPrefixSummary) }

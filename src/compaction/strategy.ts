@@ -10,11 +10,12 @@ import type { CompactionState } from './state.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import type { AnyMessage, Message } from '../session/model.js';
 
-export interface SummaryInput {
+/** `M`: full messages for a strategy that reads text, any (slim too) for one that reads structure. */
+export interface SummaryInput<M extends AnyMessage = Message> {
   /** Messages folded into the history summary (only the new span when `previous` is set). */
-  readonly history: readonly Message[];
+  readonly history: readonly M[];
   /** A split turn's already-done prefix, summarized on its own (the split-turn rule); empty otherwise. */
-  readonly turnPrefix: readonly Message[];
+  readonly turnPrefix: readonly M[];
   /** The previous compaction, to merge with instead of starting over (an incremental compaction). */
   readonly previous: CompactionState | null;
   /** Read / modified files, cumulative over compactions, computed by the core. */
@@ -33,17 +34,28 @@ export interface SummaryOutput {
   readonly fallback?: boolean;
 }
 
-export interface Strategy {
+interface SummaryStrategy {
   readonly name: string;
-  /**
-   * True when the strategy reads only structure (roles, tool pairing, file paths), never message
-   * text: it then gets slim messages (read/slim.ts) and memory stays flat. Absent = false.
-   */
-  readonly metadataOnly?: boolean;
   /** Absent or 'summary': the span is replaced by a summary. */
   readonly kind?: 'summary';
-  summarize(input: SummaryInput): Promise<SummaryOutput>;
 }
+
+/** A strategy that reads message text: its span is full messages. */
+export interface TextStrategy extends SummaryStrategy {
+  readonly metadataOnly?: false;
+  summarize(input: SummaryInput<Message>): Promise<SummaryOutput>;
+}
+
+/**
+ * A strategy that reads only structure (roles, tool pairing, file paths), never message text:
+ * it may be given slim messages (read/slim.ts), so a replay that uses it reads lean.
+ */
+export interface MetadataStrategy extends SummaryStrategy {
+  readonly metadataOnly: true;
+  summarize(input: SummaryInput<AnyMessage>): Promise<SummaryOutput>;
+}
+
+export type Strategy = TextStrategy | MetadataStrategy;
 
 export interface PruneInput {
   /**

@@ -25,8 +25,9 @@ import { findCutPoint } from '../compaction/cut-point.js';
 import { SessionIndex } from '../compaction/session-index.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
 import { emergencyPolicy, shouldCompact, tokensOverTrigger } from '../compaction/policy.js';
-import type { Message, RecordedCompaction, ToolRequestBlock } from '../session/model.js';
-import { isTurnStart, windowStartAt } from '../session/model.js';
+import type { AnyMessage, Message, RecordedCompaction, ToolRequestBlock } from '../session/model.js';
+import { allFull, isTurnStart, windowStartAt } from '../session/model.js';
+import type { PrefixHashes } from '../session/hash.js';
 import type { CompactionStrategy } from '../compaction/strategy.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import { RangeSums } from '../tokens/range-sums.js';
@@ -181,7 +182,7 @@ export function withoutStates(result: ReplayResult): ReplayReport {
 
 export interface ReplayInput {
   readonly sessionName: string;
-  readonly messages: readonly Message[];
+  readonly messages: readonly AnyMessage[];
   readonly tokens: readonly number[];
   /** A preset or custom replay policy; a bare CompactionPolicy is replayed as `custom`. */
   readonly policy: ReplayPolicy | CompactionPolicy;
@@ -209,7 +210,14 @@ class Simulation {
   private userTokens: RangeSums | null = null;
   /** Tokens pruning saved, by message index. */
   readonly prunedSums: RangeSums;
-  readonly index: SessionIndex;
+  readonly index: SessionIndex<AnyMessage>;
+  /**
+   * What the states' summarized_hash is taken from, only when read: replay stores no state, and
+   * a lean read (a structure-only strategy, no pruning) has no text to hash.
+   */
+  readonly hashes: PrefixHashes;
+  /** The messages when read in full (checked once: a check per call would make replay quadratic). */
+  private readonly full: readonly Message[] | null;
   firstKept = 0;
   /** Original estimates of the messages our compaction replaced, which every prompt no longer carries. */
   removed = 0;
@@ -229,6 +237,21 @@ class Simulation {
     this.original = new RangeSums(input.tokens);
     this.prunedSums = new RangeSums(new Array<number>(input.tokens.length).fill(0));
     this.index = new SessionIndex(input.messages, this.current);
+    const { messages } = input;
+    this.full = allFull(messages) ? messages : null;
+    this.hashes = this.full
+      ? { at: (end) => (this.index as SessionIndex<Message>).prefixHash(end) }
+      : {
+          at: () => {
+            throw new Error('internal: a replay of slim messages has no text to hash (its states are never stored)');
+          },
+        };
+  }
+
+  /** Pruning reads tool outputs: replay reads in full whenever a policy prunes (commands/replay.ts). */
+  private fullMessages(): readonly Message[] {
+    if (!this.full) throw new Error('internal: a pruning policy was replayed on slim messages');
+    return this.full;
   }
 
   /**
@@ -265,7 +288,7 @@ class Simulation {
     const rules = this.input.policy.prune;
     if (!rules) return null;
     const range = { start: this.firstKept, end: turn.startIndex };
-    const marks = findPrunable(this.input.messages, this.current.values, range, this.pruned, rules, requests, this.input.count);
+    const marks = findPrunable(this.fullMessages(), this.current.values, range, this.pruned, rules, requests, this.input.count);
     if (marks.length === 0) return null;
     let saved = 0;
     let earliest = Infinity;
@@ -300,7 +323,7 @@ class Simulation {
       return cut.reason === 'cannot-get-under' ? { refused: 'would-thrash', trigger, turn, tokensBefore, tokensAfter: null, summarizer: null } : null;
     }
     // The session as it stood before the call: bounded by `end`, not copied.
-    const subject = { sessionName: this.input.sessionName, messages, tokens: this.current.values, previous: this.previous, recorded, end };
+    const subject = { sessionName: this.input.sessionName, messages, tokens: this.current.values, previous: this.previous, recorded, end, prefixHashes: this.hashes };
     const outcome = await runGuardedCompaction(subject, { kind: 'compact', cut, start, contextTokens: tokensBefore }, strategy, rules, {
       ...(this.input.count ? { count: this.input.count } : {}),
       now: new Date(0),

@@ -3,9 +3,9 @@
  * files were read or modified. Counts carry over from the previous compaction.
  */
 import { formatFileOps } from '../compaction/file-ops.js';
-import type { Message } from '../session/model.js';
+import type { AnyMessage } from '../session/model.js';
 import { isToolResultMessage } from '../session/model.js';
-import type { Strategy, SummaryInput, SummaryOutput } from '../compaction/strategy.js';
+import type { MetadataStrategy, SummaryInput, SummaryOutput } from '../compaction/strategy.js';
 
 type RoleCounts = Record<'user' | 'assistant' | 'system' | 'tool_results', number>;
 
@@ -16,7 +16,7 @@ const LABELS: Record<keyof RoleCounts, string> = {
   tool_results: 'tool results',
 };
 
-function countRoles(messages: readonly Message[], start: RoleCounts): RoleCounts {
+function countRoles(messages: readonly AnyMessage[], start: RoleCounts): RoleCounts {
   const counts = { ...start };
   for (const message of messages) {
     if (isToolResultMessage(message)) counts.tool_results++;
@@ -44,7 +44,7 @@ function describe(label: string, counts: RoleCounts): string {
   return `[${label} ${total} messages: ${parts.join(', ')}]`;
 }
 
-export function truncateSummary(input: SummaryInput): SummaryOutput {
+export function truncateSummary(input: SummaryInput<AnyMessage>): SummaryOutput {
   const counts = countRoles(input.history, previousCounts(input.previous?.details));
   // A previous turn-prefix summary is history now: its messages are already in the counts.
   const files = formatFileOps(input.fileOps);
@@ -55,7 +55,7 @@ export function truncateSummary(input: SummaryInput): SummaryOutput {
   return { summary, turnPrefixSummary, usage: null, details: { role_counts: allCounts } };
 }
 
-export const truncateStrategy: Strategy = {
+export const truncateStrategy: MetadataStrategy = {
   name: 'truncate',
   metadataOnly: true,
   summarize: async (input) => truncateSummary(input),
