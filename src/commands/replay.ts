@@ -17,7 +17,7 @@ import { UsageError } from '../errors.js';
 import { renderHtmlReport } from '../replay/html.js';
 import type { PolicyOutcome, ReplayView } from '../replay/text.js';
 import { renderReplay } from '../replay/text.js';
-import type { Diagnostic } from '../session/model.js';
+import type { AnyMessage, Diagnostic } from '../session/model.js';
 import type { StrategyName, StrategyOptions } from '../strategies/index.js';
 import { createStrategy } from '../strategies/index.js';
 import type { CompactionStrategy } from '../compaction/strategy.js';
@@ -29,7 +29,7 @@ import { sessionTask } from '../workers/task.js';
 import type { Outcome } from '../pipeline/batch.js';
 import type { GateArgs } from './gates.js';
 import { breachLine, gateLimits, requirePricesForCostGate, withGates } from './gates.js';
-import type { SessionInput } from '../read/index.js';
+import type { LoadedSession, SessionInput } from '../read/index.js';
 import { loadSession } from '../read/index.js';
 import type { CommonArgs, PolicyArgs } from './options.js';
 import { jobsFromArgs, runSettings, strategyOptionsFromArgs, withAllowNoGain, withInputs, withPolicy, settingFlag } from './options.js';
@@ -115,13 +115,10 @@ function readsText(ctx: ReplayContext): boolean {
  */
 async function replayOne(input: SessionInput, ctx: ReplayContext): Promise<Replayed> {
   const { path } = input;
-  const loaded = await loadSession(input, {
-    format: ctx.format,
-    withSidecar: false,
-    strict: ctx.strict,
-    ...(ctx.count ? { count: ctx.count } : {}),
-    ...(readsText(ctx) ? {} : { messages: 'lean' as const }),
-  });
+  const options = { format: ctx.format, withSidecar: false, strict: ctx.strict, ...(ctx.count ? { count: ctx.count } : {}) };
+  const loaded: LoadedSession<AnyMessage> = readsText(ctx)
+    ? await loadSession(input, { ...options, messages: 'full' })
+    : await loadSession(input, { ...options, messages: 'lean' });
   const { recordedCompactions } = loaded.session;
   const calls = providerCalls(loaded.session.messages, loaded.tokens, recordedCompactions);
   const { pricing, ledgers } = await priceSession(loaded.session, calls, { model: ctx.model, overrides: ctx.overrides, contextLimit: ctx.policy.context_limit ?? undefined });

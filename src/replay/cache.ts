@@ -14,7 +14,7 @@
  * - no uncached input: every prompt token is either read or written.
  * What a call's prompt is, and when it was rewritten, is left to src/replay/simulate.ts.
  */
-import type { Message } from '../session/model.js';
+import type { AnyMessage } from '../session/model.js';
 import type { ProviderCall } from '../tokens/provider-calls.js';
 import { sum } from '../tokens/estimate.js';
 import type { BilledTokens } from '../cost/billing.js';
@@ -77,7 +77,7 @@ export function stablePrefixTokens(calls: readonly ProviderCall[], tokens: reado
 }
 
 /** For each call, whether the cache had expired since the previous call (by message timestamps). */
-export function cacheExpiry(messages: readonly Message[], calls: readonly { readonly index: number }[], lifetime: CacheLifetime = '5m'): boolean[] {
+export function cacheExpiry(messages: readonly AnyMessage[], calls: readonly { readonly index: number }[], lifetime: CacheLifetime = '5m'): boolean[] {
   const ttl = CACHE_LIFETIME_MS[lifetime];
   let previous: number | null = null;
   return calls.map((call) => {
