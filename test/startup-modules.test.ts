@@ -4,7 +4,7 @@
  * NDJSON writer and no progress bar in a pipe; a valid session loads no zod (its schemas' plain
  * checks accept it, src/lazy-zod.ts: zod is for the errors). Checked by what a child process has loaded (the
  * CommonJS cache and the ES modules a loader hook saw), never by timing. The command line is a
- * bundle (scripts/build-cli.js): a bundle file loaded counts as every dist/ module esbuild put in it.
+ * bundle (scripts/build-cli.js): a bundle file loaded counts as every module esbuild put in it.
  */
 import { execa } from 'execa';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { BIN, FIXTURES, ROOT } from './helpers/cli.js';
 
-/** esbuild's account of the CLI bundle (scripts/build-cli.js): which dist/ modules each output file holds. */
+/** esbuild's account of the CLI bundle (scripts/build-cli.js): which modules each output file holds. */
 function bundleInputs(): Map<string, string[]> {
   const meta = JSON.parse(readFileSync(join(ROOT, 'dist', 'cli-meta.json'), 'utf8')) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
   return new Map(Object.entries(meta.outputs).map(([output, { inputs }]) => [output, Object.keys(inputs)]));
@@ -22,8 +22,8 @@ function bundleInputs(): Map<string, string[]> {
 
 /**
  * Runs bin/compactor.js in a child and returns the files it loaded, relative to the repo: each
- * bundle file (dist/cli-bundle.js, dist/cli-chunks/…) followed by the dist/ modules it holds, and
- * every node_modules file.
+ * bundle file (dist/cli-bundle.js, dist/cli-chunks/…) followed by the dist/ modules and package
+ * files it holds, and every node_modules file loaded from node_modules.
  */
 async function loadedBy(argv: readonly string[]): Promise<string[]> {
   // The hook runs on the loaders' thread: it reports each ES module on stderr as it loads; the
