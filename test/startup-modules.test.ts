@@ -3,36 +3,51 @@
  * command and not yargs; a command loads its own module, not the others'; text output loads no
  * NDJSON writer and no progress bar in a pipe; a valid session loads no zod (its schemas' plain
  * checks accept it, src/lazy-zod.ts: zod is for the errors). Checked by what a child process has loaded (the
- * CommonJS cache and the ES modules a loader hook saw), never by timing.
+ * CommonJS cache and the ES modules a loader hook saw), never by timing. The command line is a
+ * bundle (scripts/build-cli.js): a bundle file loaded counts as every module esbuild put in it.
  */
 import { execa } from 'execa';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { FIXTURES, ROOT } from './helpers/cli.js';
+import { BIN, FIXTURES, ROOT } from './helpers/cli.js';
 
-/** Runs the CLI's main() in a child and returns the module files it loaded, relative to the repo. */
+/** esbuild's account of the CLI bundle (scripts/build-cli.js): which modules each output file holds. */
+function bundleInputs(): Map<string, string[]> {
+  const meta = JSON.parse(readFileSync(join(ROOT, 'dist', 'cli-meta.json'), 'utf8')) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
+  return new Map(Object.entries(meta.outputs).map(([output, { inputs }]) => [output, Object.keys(inputs)]));
+}
+
+/**
+ * Runs bin/compactor.js in a child and returns the files it loaded, relative to the repo: each
+ * bundle file (dist/cli-bundle.js, dist/cli-chunks/…) followed by the dist/ modules and package
+ * files it holds, and every node_modules file loaded from node_modules.
+ */
 async function loadedBy(argv: readonly string[]): Promise<string[]> {
-  // The hook runs on the loaders' thread: it reports each ES module on stderr as it loads.
+  // The hook runs on the loaders' thread: it reports each ES module on stderr as it loads; the
+  // CommonJS cache is reported at exit.
   const hook = `data:text/javascript,${encodeURIComponent(
     "export async function load(url, context, next) { if (url.startsWith('file:')) process.stderr.write('MODULE ' + url + '\\n'); return next(url, context); }",
   )}`;
-  const script = `
+  const setup = `
     import { register, createRequire } from 'node:module';
     register(${JSON.stringify(hook)});
-    const { main } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'cli.js')).href)});
-    await main(${JSON.stringify(argv)});
-    for (const path of Object.keys(createRequire(import.meta.url).cache)) process.stderr.write('MODULE file://' + path + '\\n');
+    process.on('exit', () => { for (const path of Object.keys(createRequire(${JSON.stringify(BIN)}).cache)) process.stderr.write('MODULE file://' + path + '\\n'); });
   `;
-  const result = await execa('node', ['--input-type=module', '-e', script], { cwd: ROOT, env: { CI: 'true', NO_COLOR: '1' }, reject: false });
+  const result = await execa('node', ['--import', `data:text/javascript,${encodeURIComponent(setup)}`, BIN, ...argv], { cwd: ROOT, env: { CI: 'true', NO_COLOR: '1' }, reject: false });
   const urls = String(result.stderr)
     .split('\n')
     .filter((line) => line.startsWith('MODULE '))
     .map((line) => line.slice('MODULE '.length));
   const root = pathToFileURL(ROOT).href + '/';
-  return urls.map((url) => url.replace(root, ''));
+  const inputs = bundleInputs();
+  return urls.map((url) => url.replace(root, '')).flatMap((file) => {
+    // A file of tsc's own output loaded directly means the command line is not the bundle.
+    if (file.startsWith('dist/') && !inputs.has(file)) throw new Error(`${file} is not part of the CLI bundle`);
+    return [file, ...(inputs.get(file) ?? [])];
+  });
 }
 
 const matching = (files: readonly string[], pattern: RegExp) => files.filter((file) => pattern.test(file));
@@ -40,6 +55,7 @@ const matching = (files: readonly string[], pattern: RegExp) => files.filter((fi
 describe('start-up loads what the command needs', () => {
   it('--version: no command module, no yargs', async () => {
     const files = await loadedBy(['--version']);
+    expect(files).toContain('dist/cli-bundle.js');
     expect(files).toContain('dist/cli.js');
     expect(matching(files, /dist\/commands\/(estimate|inspect|compact|replay|context|audit)\.js$/)).toEqual([]);
     expect(matching(files, /node_modules\/(yargs|zod|cli-progress|ndjson)\//)).toEqual([]);

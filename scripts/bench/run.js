@@ -6,7 +6,7 @@
  * median of --runs runs, peak RSS the largest of them (GNU time's %M, which counts worker
  * threads, as they share the process). This is not a test: nothing here passes or fails.
  *
- *   node scripts/bench/run.js [--sizes 200M,1G] [--runs 3] [--small 10000] [--single 1G|none]
+ *   node scripts/bench/run.js [--sizes 200M,1G|none] [--runs 3] [--small 10000|none] [--single 1G|none]
  *                             [--tokenizer-size 50M] [--kinds claude,canonical] [--no-ccusage]
  *                             [--startup-runs 21] [--no-llm] [--cache DIR] [--out results.json]
  *
@@ -56,9 +56,9 @@ function parseFlags(argv) {
     else throw new Error(`unknown argument ${arg} (see the header of scripts/bench/run.js)`);
   }
   return {
-    sizes: flags.sizes.split(',').filter(Boolean).map(parseSize),
+    sizes: flags.sizes === 'none' ? [] : flags.sizes.split(',').filter(Boolean).map(parseSize),
     runs: Math.max(1, Number(flags.runs)),
-    small: Number(flags.small),
+    small: flags.small === 'none' ? 0 : Number(flags.small),
     single: flags.single === 'none' ? 0 : parseSize(flags.single),
     tokenizerSize: flags['tokenizer-size'] === 'none' ? 0 : parseSize(flags['tokenizer-size']),
     startupRuns: Number(flags['startup-runs']),
