@@ -14,12 +14,9 @@
  * json-document.ts.
  */
 import { close, constants as fs, createReadStream, fstat, open, statSync } from 'node:fs';
-import { Socket } from 'node:net';
-import { pipeline, type Readable } from 'node:stream';
-import { isatty } from 'node:tty';
+import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
-import { isMainThread } from 'node:worker_threads';
-import * as zlib from 'node:zlib';
+import { lazyNet, lazyStream, lazyTty, lazyWorkerThreads, lazyZlib } from '../lazy-builtins.js';
 import { describeFsError, InputError } from '../errors.js';
 
 /** The input name that means stdin. */
@@ -85,7 +82,7 @@ function compressionOf(head: Buffer): Compression | null {
 
 /** zlib's zstd decompressor: Node 22.15 and 23.8 have it, Node 20 does not. */
 function zstdDecompressor(path: string): NodeJS.ReadWriteStream {
-  const create = (zlib as unknown as Record<string, unknown>)['createZstdDecompress'];
+  const create = (lazyZlib() as unknown as Record<string, unknown>)['createZstdDecompress'];
   if (typeof create !== 'function') {
     throw new InputError(`zstd-compressed, which this Node (${process.version}) cannot decompress (Node 22.15 or later can); decompress it first (zstd -d)`, path);
   }
@@ -104,7 +101,7 @@ const closeFd = promisify(close);
 async function rawStream(path: string): Promise<Readable> {
   if (isStdin(path)) {
     // Worker threads have a stdin of their own: sessions read from `-` stay on the main thread (sessions.ts).
-    if (!isMainThread) throw new Error('internal: stdin is read on the main thread only');
+    if (!lazyWorkerThreads().isMainThread) throw new Error('internal: stdin is read on the main thread only');
     if (process.stdin.isTTY) throw new InputError('stdin is a terminal; pipe a session in (cat s.jsonl | compactor inspect -)', path);
     return process.stdin;
   }
@@ -119,11 +116,11 @@ async function rawStream(path: string): Promise<Readable> {
     await closeFd(fd);
     throw new InputError(`cannot read: ${describeFsError({ code: 'EISDIR' })}`, path);
   }
-  if (isatty(fd)) {
+  if (lazyTty().isatty(fd)) {
     await closeFd(fd);
     throw new InputError('a terminal, not a session file', path);
   }
-  if (info.isFIFO() || info.isSocket()) return new Socket({ fd, readable: true, writable: false });
+  if (info.isFIFO() || info.isSocket()) return new (lazyNet().Socket)({ fd, readable: true, writable: false });
   return createReadStream('', { fd, highWaterMark: 1 << 20 });
 }
 
@@ -146,9 +143,9 @@ async function* decodedChunks(path: string, raw: Readable): AsyncGenerator<Buffe
       yield* all();
       return;
     }
-    const decompressor = compression === 'gzip' ? zlib.createGunzip() : zstdDecompressor(path);
+    const decompressor = compression === 'gzip' ? lazyZlib().createGunzip() : zstdDecompressor(path);
     try {
-      yield* pipeline(all(), decompressor, () => {}) as AsyncIterable<Buffer>;
+      yield* lazyStream().pipeline(all(), decompressor, () => {}) as AsyncIterable<Buffer>;
     } catch (error) {
       if (error instanceof InputError) throw error;
       throw new InputError(`cannot decompress (${compression}): ${(error as Error).message}`, path);
@@ -265,6 +262,7 @@ export function decompressedHead(compressed: Buffer, maxBytes: number): Buffer |
   if (compressionOf(compressed) !== 'gzip') return null;
   try {
     // A cut-off stream decompresses as far as it goes with a sync flush.
+    const zlib = lazyZlib();
     return zlib.gunzipSync(compressed, { finishFlush: zlib.constants.Z_SYNC_FLUSH, maxOutputLength: maxBytes });
   } catch {
     return null;

@@ -24,7 +24,6 @@
 import { statSync } from 'node:fs';
 import { lstat, stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Entry } from '@nodelib/fs.walk';
 import { UsageError } from '../errors.js';
 import type { SubagentLabel } from '../formats/index.js';
@@ -158,7 +157,7 @@ async function sessionsAmong(input: string, paths: readonly string[]): Promise<F
   const subagents: Subagent[] = [];
   const sessions = new Map<string, SniffedFormat | null>();
   for (const [index, path] of paths.entries()) {
-    if (index > 0 && index % SNIFF_BETWEEN_TURNS === 0) await nextTurn();
+    if (index > 0 && index % SNIFF_BETWEEN_TURNS === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     const found = sniffWalkedFile(path);
     if (found.kind === 'session') sessions.set(path, found.sniffed ?? null);
     else if (found.kind === 'subagent') subagents.push({ path, parent: found.parent, label: found.label });

@@ -10,7 +10,7 @@
  * `--shard auto` takes K from JOB_COMPLETION_INDEX (0-based, set by Kubernetes) + 1 and N from
  * COMPACTOR_SHARD_COUNT.
  */
-import { createHash } from 'node:crypto';
+import { lazyCrypto } from '../lazy-builtins.js';
 import { UsageError } from '../errors.js';
 
 export interface Shard {
@@ -48,7 +48,7 @@ export function parseShard(value: string | undefined, env: NodeJS.ProcessEnv = p
 
 /** The 1-based shard a session key belongs to among `count`. */
 export function shardOf(key: string, count: number): number {
-  const digest = createHash('sha256').update(key).digest();
+  const digest = lazyCrypto().createHash('sha256').update(key).digest();
   return (digest.readUIntBE(0, 6) % count) + 1;
 }
 

@@ -13,7 +13,7 @@
  * (formats/index.ts) says which reader a file needs; the reader is called from here, and parses
  * (formats/); planning and compacting are the core's (compaction/).
  */
-import { createHash } from 'node:crypto';
+import { lazyCrypto } from '../lazy-builtins.js';
 import { basename } from 'node:path';
 import type { CompactionSubject } from '../compaction/compact.js';
 import { livePrevious } from '../compaction/compact.js';
@@ -140,7 +140,7 @@ async function readLean(
   const kept: AnyMessage[] = [];
   const tokensOf = new Map<AnyMessage, number>();
   const digests = new Map<number, string>();
-  const hash = hashAt !== null ? createHash('sha256') : null;
+  const hash = hashAt !== null ? lazyCrypto().createHash('sha256') : null;
   let stillHashing = hash !== null;
   const slim = slimmer();
   const keep = (message: Message): AnyMessage => {
@@ -240,7 +240,7 @@ export async function readAgainInPart(
   const input = sessionInput(source);
   const kept: AnyMessage[] = [];
   const digests = new Map<number, string>();
-  const hash = createHash('sha256');
+  const hash = lazyCrypto().createHash('sha256');
   const slim = slimmer();
   const keep = (message: Message): AnyMessage => {
     const index = kept.length;

@@ -7,7 +7,7 @@
  */
 import type CliProgress from 'cli-progress';
 import { createRequire } from 'node:module';
-import { clearLine, cursorTo } from 'node:readline';
+import { lazyReadline } from '../lazy-builtins.js';
 
 /** cli-progress is loaded only when a bar is drawn (on a terminal, for a batch): start-up stays short. */
 const require = createRequire(import.meta.url);
@@ -74,8 +74,9 @@ export function createProgress(total: number, enabled: boolean): Progress {
   // A MultiBar's bars are GenericBars (the typings say SingleBar), whose render can be forced.
   const bar: CliProgress.GenericBar = bars.create(total, 0, { label: '' });
   const clear = () => {
-    cursorTo(stream, 0);
-    clearLine(stream, 0);
+    const readline = lazyReadline();
+    readline.cursorTo(stream, 0);
+    readline.clearLine(stream, 0);
   };
   drawn = { clear, redraw: () => bar.render(true) };
   bar.render(true);

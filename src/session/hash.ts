@@ -5,7 +5,8 @@
  * says so. A lean read hashes while it reads and hands the digests over as data (PrefixHashes,
  * read/); nothing is remembered here.
  */
-import { createHash, type Hash } from 'node:crypto';
+import type { Hash } from 'node:crypto';
+import { lazyCrypto } from '../lazy-builtins.js';
 import type { Message } from './model.js';
 
 /** Digests of a session's message prefixes: `at(end)` is the hash of messages [0, end), where known. */
@@ -25,7 +26,7 @@ export function updateMessageHash(hash: Hash, message: Message): void {
 }
 
 export function hashMessages(messages: readonly Message[], from = 0, to = messages.length): string {
-  const hash = createHash('sha256');
+  const hash = lazyCrypto().createHash('sha256');
   for (let i = from; i < to; i++) updateMessageHash(hash, messages[i]!);
   return digestOf(hash);
 }
@@ -37,7 +38,7 @@ export function hashMessages(messages: readonly Message[], from = 0, to = messag
  * prefix than the last one asked is hashed afresh.
  */
 export function prefixHasher(messages: readonly Message[]): (end: number) => string {
-  const hash = createHash('sha256');
+  const hash = lazyCrypto().createHash('sha256');
   let hashed = 0;
   return (end) => {
     if (end < hashed) return hashMessages(messages, 0, end);

@@ -17,7 +17,7 @@
 import { close, closeSync, fchmod, fchmodSync, fstat, fstatSync, fsync, lstatSync, open, openSync, readdirSync, readFileSync, renameSync, unlinkSync, write, writeSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { basename, dirname, join } from 'node:path';
-import { threadId } from 'node:worker_threads';
+import { lazyWorkerThreads } from '../lazy-builtins.js';
 import type { CompactionState } from '../compaction/state.js';
 import { SIDECAR_FORMAT_VERSION } from '../compaction/state.js';
 import { describeFsError, InputError } from '../errors.js';
@@ -134,7 +134,7 @@ export function removeQuietly(path: string): void {
  */
 function openTemp(path: string): { temp: string; fd: number } {
   for (;;) {
-    const temp = `${path}.${process.pid}${String(threadId).padStart(3, '0')}${++tempSequence}`;
+    const temp = `${path}.${process.pid}${String(lazyWorkerThreads().threadId).padStart(3, '0')}${++tempSequence}`;
     try {
       return { temp, fd: openSync(temp, 'wx', 0o644) };
     } catch (error) {
@@ -201,7 +201,7 @@ export function stageSidecarInBackground(sessionPath: string, state: CompactionS
     let temp: string;
     let fd: number;
     for (;;) {
-      temp = `${path}.${process.pid}${String(threadId).padStart(3, '0')}${++tempSequence}`;
+      temp = `${path}.${process.pid}${String(lazyWorkerThreads().threadId).padStart(3, '0')}${++tempSequence}`;
       try {
         fd = await openAsync(temp, 'wx', 0o644);
         break;

@@ -4,7 +4,8 @@
  * worker that dies (out of memory, a crash) fails the tasks it held and is replaced, so one bad
  * session never takes the batch down. Result order is left to the caller (runBatch).
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { lazyWorkerThreads } from '../lazy-builtins.js';
 import type { SessionTask } from './task.js';
 
 export interface TaskRequest {
@@ -89,7 +90,7 @@ export class WorkerPool {
   }
 
   private spawn(): void {
-    const worker = new Worker(WORKER_URL, { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
+    const worker = new (lazyWorkerThreads().Worker)(WORKER_URL, { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
     const held = new Map<number, Pending>();
     this.workers.set(worker, held);
     worker.on('message', (reply: TaskReply) => {
