@@ -132,9 +132,14 @@ export function removeQuietly(path: string): void {
  * and a sequence number, so no two writers in or across processes pick the same one; `wx`
  * refuses one that exists anyway (or a symlink planted there), and the next number is tried.
  */
+function nextTempName(path: string): string {
+  return `${path}.${process.pid}${String(lazyWorkerThreads().threadId).padStart(3, '0')}${++tempSequence}`;
+}
+
+/** A new temp file beside `path`, opened `wx`; a name that exists is skipped for the next. */
 function openTemp(path: string): { temp: string; fd: number } {
   for (;;) {
-    const temp = `${path}.${process.pid}${String(lazyWorkerThreads().threadId).padStart(3, '0')}${++tempSequence}`;
+    const temp = nextTempName(path);
     try {
       return { temp, fd: openSync(temp, 'wx', 0o644) };
     } catch (error) {
@@ -201,7 +206,7 @@ export function stageSidecarInBackground(sessionPath: string, state: CompactionS
     let temp: string;
     let fd: number;
     for (;;) {
-      temp = `${path}.${process.pid}${String(lazyWorkerThreads().threadId).padStart(3, '0')}${++tempSequence}`;
+      temp = nextTempName(path);
       try {
         fd = await openAsync(temp, 'wx', 0o644);
         break;
