@@ -111,9 +111,9 @@ describe('compact reads only what it compacts', () => {
     const name = relative(FIXTURES, fixture);
     /** The read the two-pass path should have made. */
     const expectedRead = (both: Both): CompactRead['read'] => {
-      // A previous prune is sized from its pruned messages' text: that session is read in full.
-      if ((both.full.subject.previous?.state.pruned_outputs?.length ?? 0) > 0) return 'full';
       if (both.full.plan.kind === 'skip') return 'lean';
+      // A previous prune is sized from its pruned messages' text: the first read is already full.
+      if ((both.full.subject.previous?.state.pruned_outputs?.length ?? 0) > 0) return 'full';
       return READ_IN_FULL.has(name) ? 'full' : 'partial';
     };
     for (const strategyName of OFFLINE) {

@@ -57,6 +57,47 @@ describe('prune on fixtures/bug.jsonl', () => {
     expect(record).toMatchObject({ compacted_before: true, context_tokens: 42510 });
   });
 
+  it('estimate sizes a pruned message by what stays of its text (two outputs pruned, a note kept)', async () => {
+    // Each user message carries two tool outputs and a note. Pruning replaces the outputs and
+    // keeps the note: the saving is the outputs' tokens, not the whole message's (a read without
+    // the text cannot size what stays).
+    const lines = (n: number, label: string) => Array.from({ length: n }, (_, i) => `${label} line ${i}`).join('\n');
+    const records: object[] = [{ id: 'm0', role: 'user', content: [{ type: 'text', text: 'start' }] }];
+    for (let call = 0; call < 12; call++) {
+      records.push({
+        id: `a${call}`,
+        role: 'assistant',
+        content: [
+          { type: 'tool_request', id: `x${call}`, name: 'bash', arguments: { command: 'ls' } },
+          { type: 'tool_request', id: `y${call}`, name: 'bash', arguments: { command: 'cat' } },
+        ],
+        metadata: { input_tokens: 1000 + call * 3000, output_tokens: 10, model: 'claude-sonnet-4-5' },
+      });
+      records.push({
+        id: `u${call}`,
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_request_id: `x${call}`, output: lines(call % 2 ? 200 : 20, 'out x') },
+          { type: 'tool_result', tool_request_id: `y${call}`, output: lines(150, 'out y') },
+          { type: 'text', text: lines(100, 'note') },
+        ],
+      });
+    }
+    records.push({ id: 'end', role: 'assistant', content: [{ type: 'text', text: 'done' }], metadata: { input_tokens: 40000, output_tokens: 10, model: 'claude-sonnet-4-5' } });
+    const scratch = removeAfterTest(await scratchCopy('bug.jsonl'));
+    const session = join(scratch.dir, 'notes.jsonl');
+    await writeFile(session, records.map((record) => JSON.stringify(record)).join('\n') + '\n');
+    const compacted = await runCli(['compact', '--json', '--strategy', 'prune', '--force', '--keep-recent', '2000', session]);
+    const [result] = jsonLines(compacted.stdout);
+    expect(result).toMatchObject({ status: 'compacted' });
+    const sidecar = JSON.parse(await readFile(join(scratch.dir, 'notes_compaction.json'), 'utf8'));
+    expect(sidecar.pruned_outputs.length).toBeGreaterThan(0);
+    const [estimate] = jsonLines((await runCli(['estimate', '--json', session])).stdout);
+    expect(estimate).toMatchObject({ compacted_before: true, context_tokens: result.tokens_after });
+    const [inspected] = jsonLines((await runCli(['inspect', '--json', session])).stdout);
+    expect(JSON.stringify(inspected)).not.toContain('"error"');
+  });
+
   it('context sends the whole conversation with the pruned outputs replaced', async () => {
     const { session } = await prunedBug();
     const result = await runCli(['context', session]);

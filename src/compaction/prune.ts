@@ -7,7 +7,7 @@
  * sidecar stores the list; the provider view applies it; replay keeps its own marks.
  */
 import type { AnyMessage, ContentBlock, Message, ToolRequestBlock } from '../session/model.js';
-import { isTurnStart } from '../session/model.js';
+import { isSlim, isTurnStart } from '../session/model.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import { estimateMessageTokens, heuristicCounter } from '../tokens/estimate.js';
 import { toolRequestsById } from './facts.js';
@@ -219,9 +219,10 @@ export function pruningSavings(
   for (let index = 0; index < end; index++) {
     const message = messages[index]!;
     if (!touched.has(message.id)) continue;
-    // A slim message (a lean read's plan, which compact replaces by a full read when a previous
-    // prune is there) is sized by what it holds: its pruned size is underestimated.
-    saved += (tokens[index] ?? 0) - estimateMessageTokens(rewrite(message, byKey) as Message, count);
+    // What stays of a pruned message is sized from its text: a session with a prune sidecar is
+    // read in full (read/index.ts), and a slim message here is a bug, not an estimate.
+    if (isSlim(message)) throw new Error(`pruning savings need message ${message.id} in full`);
+    saved += (tokens[index] ?? 0) - estimateMessageTokens(rewrite(message, byKey), count);
   }
   return saved;
 }

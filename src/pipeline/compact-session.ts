@@ -147,9 +147,6 @@ async function readHeld(source: SessionSource, options: CompactReadOptions, stra
   const lean = await planned(loaded, strategy, policyFor);
   const { subject, plan } = lean;
   const { format } = loaded;
-  // A previous prune's savings are sized from the pruned messages' text (prune.ts pruningSavings),
-  // which even the plan's context needs: such a session is read in full, as before.
-  if (!options.dryRun && (subject.previous?.state.pruned_outputs?.length ?? 0) > 0) return inFull(format);
   if (options.dryRun || plan.kind === 'skip') return { ...lean, read: 'lean' };
   // A lean read redone in full (a reader that does not take the keep hook, or renamed messages
   // after it) already gave full messages.

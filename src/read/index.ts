@@ -185,7 +185,11 @@ async function readWithEstimates<Observer extends MessageObserver>(
   newObserver: ObserverFactory<Observer> | null,
 ): Promise<ReadMessages<AnyMessage> & { readonly format: string; readonly observer: Observer | null }> {
   const count = options.count ?? heuristicCounter;
-  const mode = options.messages ?? 'full';
+  // A prune sidecar's saving is each pruned message's estimate before minus after
+  // (compaction/prune.ts pruningSavings): what stays of the message is sized from its text, so
+  // such a session is read in full.
+  const pruned = (sidecar?.pruned_outputs?.length ?? 0) > 0;
+  const mode = pruned ? 'full' : (options.messages ?? 'full');
   // A lean read may have to read again in full: the format is detected once for both.
   const reader = await readerFor(input.path, options.format, input.sniffed);
   const format = reader.name;
