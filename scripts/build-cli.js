@@ -8,7 +8,7 @@
  * thread's entry (dist/worker.js) are not bundled. npm packages stay external (loaded from
  * node_modules as before) except yargs, which every command but `--version` loads: its CommonJS
  * build and the 16 small packages it requires become one file, dist/cli-chunks/yargs.cjs, that
- * the bundle requires where src/cli.ts requires 'yargs' (half of yargs' loading time was finding
+ * the bundle requires where src/cli.ts requires 'yargs/yargs' (the factory, without the singleton `yargs` builds; half of yargs' loading time was finding
  * and compiling those 18 files). Type checking is tsc's; this only reads its JavaScript.
  *
  * Paths the code finds relative to its own file keep working because the layout keeps their
@@ -39,7 +39,7 @@ rmSync(CHUNKS, { recursive: true, force: true });
  */
 const yargsBuild = await build({
   absWorkingDir: ROOT,
-  entryPoints: [createRequire(join(ROOT, 'package.json')).resolve('yargs')],
+  entryPoints: [createRequire(join(ROOT, 'package.json')).resolve('yargs/yargs')],
   outfile: 'dist/cli-chunks/yargs.cjs',
   bundle: true,
   format: 'cjs',
@@ -57,7 +57,7 @@ const requireBundledYargs = {
   setup(esbuild) {
     esbuild.onLoad({ filter: /[\\/]dist[\\/]cli\.js$/ }, (args) => {
       const source = readFileSync(args.path, 'utf8');
-      const call = "require('yargs')";
+      const call = "require('yargs/yargs')";
       if (source.split(call).length !== 2) throw new Error(`build-cli: expected one ${call} in dist/cli.js`);
       return { contents: source.replace(call, "require('./cli-chunks/yargs.cjs')"), loader: 'js' };
     });

@@ -74,7 +74,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   process.stdout.on('error', exitQuietlyOnClosedStdout);
   // yargs' CommonJS build: its ES module build wraps help text every N characters, mid-word (its
   // cliui ships no word wrap there); the CommonJS one wraps between words.
-  const yargs = require('yargs') as typeof Yargs;
+  const yargs = require('yargs/yargs') as typeof Yargs;
   const { normalizeArgs, usageMessage } = await import('./commands/options.js');
   let parser = yargs([...argv])
     .scriptName('compactor')
