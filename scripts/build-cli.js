@@ -8,8 +8,9 @@
  * thread's entry (dist/worker.js) are not bundled. npm packages stay external (loaded from
  * node_modules as before) except yargs, which every command but `--version` loads: its CommonJS
  * build and the 16 small packages it requires become one file, dist/cli-chunks/yargs.cjs, that
- * the bundle requires where src/cli.ts requires 'yargs/yargs' (the factory, without the singleton `yargs` builds; half of yargs' loading time was finding
- * and compiling those 18 files). Type checking is tsc's; this only reads its JavaScript.
+ * the bundle requires where src/cli.ts requires 'yargs/yargs' (the factory, without the
+ * singleton `yargs` builds; half of yargs' loading time was finding and compiling those 18
+ * files). Type checking is tsc's; this only reads its JavaScript.
  *
  * Paths the code finds relative to its own file keep working because the layout keeps their
  * depth: the entry sits in dist/ as dist/cli.js does (`../package.json` is the package's), and
