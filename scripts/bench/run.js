@@ -9,13 +9,17 @@
  *   node scripts/bench/run.js [--sizes 200M,1G|none] [--runs 3] [--small 10000|none] [--single 1G|none]
  *                             [--tokenizer-size 50M] [--kinds claude,canonical] [--no-ccusage]
  *                             [--startup-runs 21] [--no-llm] [--cache DIR] [--out results.json]
+ *                             [--write-doc docs/performance.md]
  *
  * Without --cache, corpora go to a fresh temporary directory that is removed at the end; with
- * it (or COMPACTOR_BENCH_CACHE) they are kept and reused. ccusage (both releases) comes from
+ * it (or COMPACTOR_BENCH_CACHE) they are kept and reused. --write-doc puts the table, the command
+ * line that made it and the machine's line between the `<!-- bench:start -->` and
+ * `<!-- bench:end -->` markers of that Markdown file (written to a temporary file, then renamed),
+ * so the published table is the run's own output, not a copy by hand. ccusage (both releases) comes from
  * tools/agents/install.js, which installs it once into the tools cache outside the project.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,6 +51,7 @@ function parseFlags(argv) {
     llm: true,
     cache: process.env['COMPACTOR_BENCH_CACHE'],
     out: undefined,
+    'write-doc': undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -67,6 +72,7 @@ function parseFlags(argv) {
     llm: flags.llm,
     cache: flags.cache,
     out: flags.out,
+    writeDoc: flags['write-doc'],
   };
 }
 
@@ -162,7 +168,7 @@ function addRow(corpus, name, result, base, extra = '') {
   rows.push({ corpus, name, wall: result.wall, ratio, rss: result.rss, note: extra });
 }
 
-function printTable(machine) {
+function tableText(machine) {
   const lines = [
     '| corpus | row | wall s | × yardstick | peak RSS MB | note |',
     '|---|---|---:|---:|---:|---|',
@@ -170,7 +176,23 @@ function printTable(machine) {
       `| ${row.corpus} | ${row.name} | ${row.wall === null ? 'n/a' : row.wall.toFixed(2)} | ${row.ratio === null ? '' : `${row.ratio.toFixed(2)}×`} | ${row.rss === null ? '' : Math.round(row.rss)} | ${row.note} |`,
     ),
   ];
-  process.stdout.write(`\n${machine}\n\n${lines.join('\n')}\n`);
+  return `${machine}\n\n${lines.join('\n')}\n`;
+}
+
+const DOC_START = '<!-- bench:start -->';
+const DOC_END = '<!-- bench:end -->';
+
+/** Replaces what lies between the doc's bench markers with this run's table (temp file + rename). */
+function writeDoc(path, table) {
+  const text = readFileSync(path, 'utf8');
+  const start = text.indexOf(DOC_START);
+  const end = text.indexOf(DOC_END);
+  if (start < 0 || end < start) throw new Error(`${path}: no ${DOC_START} … ${DOC_END} block to write the table into`);
+  const command = `npm run bench -- ${process.argv.slice(2).filter((arg, i, all) => arg !== '--write-doc' && all[i - 1] !== '--write-doc').join(' ')}`.trim();
+  const block = `${DOC_START}\nFrom \`${command}\` on ${new Date().toISOString().slice(0, 10)}.\n${table}`;
+  const temporary = `${path}.bench-${process.pid}`;
+  writeFileSync(temporary, text.slice(0, start) + block + text.slice(end));
+  renameSync(temporary, path);
 }
 
 // ---- main --------------------------------------------------------------------------------
@@ -394,7 +416,9 @@ try {
   }
 
   results.machine += ` Load average ${loadavg()[0].toFixed(2)} at the end.`;
-  printTable(results.machine);
+  const table = tableText(results.machine);
+  process.stdout.write(`\n${table}`);
+  if (flags.writeDoc) writeDoc(resolve(flags.writeDoc), table);
   if (flags.out) writeFileSync(flags.out, `${JSON.stringify(results, null, 2)}\n`);
 } finally {
   rmSync(scratch, { recursive: true, force: true });
