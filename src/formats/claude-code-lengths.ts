@@ -77,6 +77,13 @@ const KEY = {
   toolResult: Buffer.from('tool_result'),
 } as const;
 
+/** Slots of a block's strings (LineWalk.block). */
+const TYPE = 0;
+const TEXT = 1;
+const THINKING = 2;
+const SIGNATURE = 3;
+const CONTENT = 4;
+
 class Uncertain extends Error {}
 const UNCERTAIN = new Uncertain();
 
@@ -179,27 +186,29 @@ class LineWalk {
 
   /** The whole line: returns whether it is a user line (else an assistant one), or throws. */
   line(): boolean {
-    const seen = new Set<string>();
-    const once = (name: string) => {
-      if (seen.has(name)) throw UNCERTAIN;
-      seen.add(name);
+    // Bits of the top-level keys seen once already (a second one is uncertain: JSON.parse keeps the last).
+    let seen = 0;
+    const once = (bit: number) => {
+      if ((seen & bit) !== 0) throw UNCERTAIN;
+      seen |= bit;
     };
     let messageSpans: Span[] = [];
     let cut: Span | null = null;
     this.object((from, to) => {
       const { bytes } = this;
       if (equalBytes(bytes, from, to, KEY.message)) {
-        once('message');
+        once(1);
         if (bytes[this.at] === OPEN_BRACE) messageSpans = this.message();
         else this.skipValue();
       } else if (equalBytes(bytes, from, to, KEY.type)) {
-        once('type');
+        once(2);
         const value = this.stringValue();
-        if (!value) throw UNCERTAIN;
+        // Another type of line (a progress line's type comes before its long data): given up at once.
+        if (!value || !(equalBytes(bytes, value.from + 1, value.to - 1, KEY.user) || equalBytes(bytes, value.from + 1, value.to - 1, KEY.assistant))) throw UNCERTAIN;
         this.typeFrom = value.from + 1;
         this.typeTo = value.to - 1;
       } else if (equalBytes(bytes, from, to, KEY.toolUseResult)) {
-        once('toolUseResult');
+        once(4);
         // Cut with its key and the comma before it (a first key keeps the line as it is).
         const keyStart = from - 1;
         if (bytes[keyStart - 1] !== COMMA) throw UNCERTAIN;
@@ -256,34 +265,32 @@ class LineWalk {
       this.skipValue();
       return;
     }
-    const found = new Map<string, Candidate | null>();
+    // The block's strings by slot (TYPE, TEXT…); undefined: the key is not there.
+    const found: (Candidate | null | undefined)[] = [undefined, undefined, undefined, undefined, undefined];
     let parts: Span[] | null = null;
-    const take = (name: string) => {
-      if (found.has(name)) throw UNCERTAIN;
-      found.set(name, this.stringValue());
+    const take = (slot: number) => {
+      if (found[slot] !== undefined) throw UNCERTAIN;
+      found[slot] = this.stringValue();
     };
     this.object((from, to) => {
       const { bytes } = this;
-      if (equalBytes(bytes, from, to, KEY.type)) take('type');
-      else if (equalBytes(bytes, from, to, KEY.text)) take('text');
-      else if (equalBytes(bytes, from, to, KEY.thinking)) take('thinking');
-      else if (equalBytes(bytes, from, to, KEY.signature)) take('signature');
+      if (equalBytes(bytes, from, to, KEY.type)) take(TYPE);
+      else if (equalBytes(bytes, from, to, KEY.text)) take(TEXT);
+      else if (equalBytes(bytes, from, to, KEY.thinking)) take(THINKING);
+      else if (equalBytes(bytes, from, to, KEY.signature)) take(SIGNATURE);
       else if (equalBytes(bytes, from, to, KEY.content)) {
-        if (found.has('content') || parts) throw UNCERTAIN;
+        if (found[CONTENT] !== undefined || parts) throw UNCERTAIN;
         if (bytes[this.at] === OPEN_BRACKET) {
           const partSpans: Span[] = [];
           this.array((part) => this.part(partSpans, index, part));
           parts = partSpans;
-        } else take('content');
+        } else take(CONTENT);
       } else this.skipValue();
     });
-    const type = found.get('type');
+    const type = found[TYPE];
     if (!type) return;
     const typeIs = (name: Buffer) => equalBytes(this.bytes, type.from + 1, type.to - 1, name);
-    const text = found.get('text');
-    const thinking = found.get('thinking');
-    const signature = found.get('signature');
-    const content = found.get('content');
+    const [, text, thinking, signature, content] = found;
     if (typeIs(KEY.text) && text) this.measure(spans, text, index, 'text', -1);
     else if (typeIs(KEY.thinking)) {
       if (thinking) this.measure(spans, thinking, index, 'thinking', -1);
