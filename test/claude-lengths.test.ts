@@ -213,6 +213,7 @@ describe('the Claude Code reader, measuring or decoding', () => {
     // An assistant line keeps its text; only its thinking's signature goes.
     const assistant = `{"type":"assistant","message":{"content":[{"type":"thinking","thinking":"${long}","signature":"${long}"},{"type":"text","text":"${long}"}]}}`;
     expect(cutter.cut(Buffer.from(assistant), true)).toMatchObject({ text: assistant.replace(`"signature":"${long}"`, '"signature":""') });
+    expect(cutter.cut(Buffer.from(assistant.replace(`"signature":"${long}`, `"signature":"${long}\\x`)), true)).toBeNull();
   });
 });
 

@@ -294,8 +294,11 @@ class LineWalk {
     if (typeIs(KEY.text) && text) this.measure(spans, text, index, 'text', -1);
     else if (typeIs(KEY.thinking)) {
       if (thinking) this.measure(spans, thinking, index, 'thinking', -1);
-      // Never read by any reader: cut whatever its length.
-      if (signature && signature.to - signature.from > EMPTY_STRING.length) spans.push({ from: signature.from, to: signature.to, drop: false, placement: null });
+      // Never read by any reader: cut whatever its length, once JSON.parse would have taken it.
+      if (signature && signature.to - signature.from > EMPTY_STRING.length) {
+        if (jsonStringLength(this.bytes, signature.from + 1, signature.to - 1) < 0) throw UNCERTAIN;
+        spans.push({ from: signature.from, to: signature.to, drop: false, placement: null });
+      }
     } else if (typeIs(KEY.toolResult)) {
       if (content) this.measure(spans, content, index, 'content', -1);
       else if (parts) spans.push(...(parts as Span[]));
