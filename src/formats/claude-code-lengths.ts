@@ -19,7 +19,8 @@
  * twice in an object where it matters, a line that does not end where its object does, a string
  * JSON.parse would refuse) leaves the line to be read as before (json-cut.ts's KeyCutter).
  */
-import { jsonStringLength, nestedValueEnd, OPEN_BRACE, OPEN_BRACKET, QUOTE, stringEnd, BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET } from './json-bytes.js';
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, jsonStringLength, nestedValueEnd, OPEN_BRACE, OPEN_BRACKET, QUOTE, stringEnd } from './json-bytes.js';
+import { asRecord } from './convert.js';
 import type { KeyCutter, LineCutter, MeasuredCut, SkippedLine } from './json-cut.js';
 
 /** Strings shorter than this (in bytes) are parsed as they are: measuring them saves nothing. */
@@ -184,8 +185,8 @@ class LineWalk {
     }
   }
 
-  /** The whole line: returns whether it is a user line (else an assistant one), or throws. */
-  line(): boolean {
+  /** The whole line, a user or an assistant one (else it throws): its spans, sorted. */
+  line(): void {
     // Bits of the top-level keys seen once already (a second one is uncertain: JSON.parse keeps the last).
     let seen = 0;
     const once = (bit: number) => {
@@ -227,7 +228,6 @@ class LineWalk {
     for (const span of messageSpans) if (user || span.placement === null) this.spans.push(span);
     if (cut && user) this.spans.push(cut);
     this.spans.sort((a, b) => a.from - b.from);
-    return user;
   }
 
   /** The message object: the spans of its content's measured strings. */
@@ -324,10 +324,6 @@ class LineWalk {
     });
     if (type && text && equalBytes(this.bytes, type.from + 1, type.to - 1, KEY.text)) this.measure(spans, text, block, 'text', index);
   }
-}
-
-function asRecord(value: unknown): Record<string, unknown> | null {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
 }
 
 /** Puts each measured string's stand-in where the walk found it (the parsed line has `""` there). */
