@@ -38,7 +38,9 @@ import { subagentTranscriptsOf, transcriptCause } from './claude-code-subagents.
 import { asRecord, keepEach, lastModel, lineId, parseLine, partsText, withUniqueIds } from './convert.js';
 import type { ChatFacts, Plan, RareFacts } from './claude-code-chain.js';
 import { ChainLines } from './claude-code-chain.js';
+import type { LineCutter } from './json-cut.js';
 import { KeyCutter } from './json-cut.js';
+import { MeasuringCutter } from './claude-code-lengths.js';
 import { forEachJsonLine, jsonKind } from './jsonl-lines.js';
 import type { FormatReader, ReadOptions } from './reader.js';
 
@@ -143,6 +145,13 @@ const UNREAD_VALUES = new KeyCutter(
   { types: ['file-history-snapshot', 'queue-operation', 'summary', 'last-prompt', 'progress'], unlessKeys: ['uuid', 'parentUuid', 'logicalParentUuid'] },
 );
 
+/** For a read that only measures text (ReadOptions.textLengthsOnly): long texts are sized from their bytes. */
+const MEASURED_VALUES = new MeasuringCutter(UNREAD_VALUES);
+
+function cutterFor(options: ReadOptions | undefined): LineCutter {
+  return options?.textLengthsOnly === true && options.keep !== undefined ? MEASURED_VALUES : UNREAD_VALUES;
+}
+
 /**
  * Every line of the file that can be a link in the parent chain, in file order; each user and
  * assistant line also goes to `onChat` as it is read, and each call to `spend`. Once the file has
@@ -152,6 +161,7 @@ const UNREAD_VALUES = new KeyCutter(
 async function readLines(
   file: string,
   spend: SessionSpend,
+  cutter: LineCutter,
   onChat: (parsed: ParsedChat, line: number) => void,
 ): Promise<{ lines: ChainLines; warnings: Diagnostic[] }> {
   const lines = new ChainLines();
@@ -179,7 +189,7 @@ async function readLines(
       // progress, attachment, other system lines: not context, but the chain runs through them.
       else if (typeof record['uuid'] === 'string') addLink(record, line, lines);
     },
-    UNREAD_VALUES,
+    cutter,
   );
   return { lines, warnings: [...warnings, ...linkWarnings] };
 }
@@ -224,7 +234,7 @@ function summaryText(blocks: readonly ContentBlock[]): string {
 }
 
 /** The planned messages parsed again, when those built while reading do not fit the chain. */
-async function rebuild(file: string, plan: Plan): Promise<Message[]> {
+async function rebuild(file: string, plan: Plan, cutter: LineCutter): Promise<Message[]> {
   const wanted = new Set(plan.messages.flat());
   const chats = new Map<number, ChatLine>();
   await forEachJsonLine(
@@ -233,7 +243,7 @@ async function rebuild(file: string, plan: Plan): Promise<Message[]> {
       const record = asRecord(value);
       if (record && wanted.has(line)) chats.set(line, parseChatLine(record, file, line).chat);
     },
-    UNREAD_VALUES,
+    cutter,
   );
   if (chats.size !== wanted.size) throw new InputError('the file changed while it was read', file);
   return rebuildMessages(plan.messages, chats);
@@ -268,7 +278,8 @@ async function readTranscriptSpend(path: string, spend: SessionSpend): Promise<D
 export async function readClaudeCode(file: string, options?: ReadOptions): Promise<Session<AnyMessage>> {
   const assembler = new MessageAssembler(options?.keep);
   const spend = new SessionSpend();
-  const { lines, warnings } = await readLines(file, spend, ({ chat, sidechain }, line) => {
+  const cutter = cutterFor(options);
+  const { lines, warnings } = await readLines(file, spend, cutter, ({ chat, sidechain }, line) => {
     if (chat.model !== SYNTHETIC_MODEL) assembler.add(chat, line, sidechain);
   });
   assembler.finish();
@@ -276,7 +287,7 @@ export async function readClaudeCode(file: string, options?: ReadOptions): Promi
   const plan = lines.plan(chain.chain, file);
   const built = pickBuilt(plan.messages, assembler);
   // Built messages already went through `keep`; rebuilt ones go through it here.
-  const messages = built ? withUniqueIds(built) : keepEach(withUniqueIds(await rebuild(file, plan)), options);
+  const messages = built ? withUniqueIds(built) : keepEach(withUniqueIds(await rebuild(file, plan, cutter)), options);
   const indexById = new Map(messages.map((message, index) => [message.id, index]));
   const recordedCompactions: RecordedCompaction[] = plan.compactions.map(({ boundary, atIndex, line }) => {
     // Newer versions keep a preserved segment from before the boundary in the new context.

@@ -41,3 +41,69 @@ export function nestedValueEnd(bytes: Buffer, at: number): number {
   }
   return -1;
 }
+
+const U = 0x75;
+/** The escapes JSON allows besides `\uXXXX`: `\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`. */
+const SHORT_ESCAPES = new Uint8Array(256);
+for (const char of '"\\/bfnrt') SHORT_ESCAPES[char.charCodeAt(0)] = 1;
+const HEX = new Uint8Array(256);
+for (const char of '0123456789abcdefABCDEF') HEX[char.charCodeAt(0)] = 1;
+
+const HIGH_BITS = 0x80808080 | 0;
+const ONES = 0x01010101;
+const CONTROL_BELOW = 0x20202020;
+const NO_WORDS = new Int32Array(0);
+
+/** How many bytes of a word have bit 7 set in `marks` (only bits 7, 15, 23 and 31 may be). */
+function countMarks(marks: number): number {
+  return Math.imul(marks >>> 7, ONES) >>> 24;
+}
+
+/** What one byte takes off the byte count: a continuation byte one, a four-byte lead adds one back; NaN for a control byte. */
+function byteSaving(byte: number): number {
+  if (byte < 0x20) return Number.NaN;
+  if ((byte & 0xc0) === 0x80) return 1;
+  return byte >= 0xf0 ? -1 : 0;
+}
+
+/**
+ * The UTF-16 length of the JSON string whose text (between its quotes) is bytes [from, to),
+ * exactly as JSON.parse decodes it, without decoding it; -1 when JSON.parse would refuse it (a
+ * raw control character, an escape JSON does not have). The bytes must be valid UTF-8 (the
+ * caller checks the line: `isUtf8`), so every byte is one unit but continuation bytes (none) and
+ * the leads of four-byte sequences (two: a surrogate pair); an escape is one unit (`\uXXXX`
+ * too, a lone surrogate included). Two passes, each cheap: the bytes four at a time (no branch
+ * but the rare four-byte lead), then the backslashes by indexOf.
+ */
+export function jsonStringLength(bytes: Buffer, from: number, to: number): number {
+  // Whole words where they lie on the buffer's 4-byte grid, the bytes either side one by one.
+  const gridStart = Math.min(to, from + ((4 - ((bytes.byteOffset + from) & 3)) & 3));
+  const count = (to - gridStart) >> 2;
+  const words = count > 0 ? new Int32Array(bytes.buffer, bytes.byteOffset + gridStart, count) : NO_WORDS;
+  let saved = 0;
+  let control = 0;
+  for (let index = 0; index < count; index++) {
+    const word = words[index]!;
+    control |= (word - CONTROL_BELOW) & ~word;
+    saved += countMarks(word & ~(word << 1) & HIGH_BITS);
+    const fourByteLeads = word & (word << 1) & (word << 2) & (word << 3) & HIGH_BITS;
+    if (fourByteLeads !== 0) saved -= countMarks(fourByteLeads);
+  }
+  if ((control & HIGH_BITS) !== 0) return -1;
+  for (let at = from; at < gridStart; at++) saved += byteSaving(bytes[at]!);
+  for (let at = gridStart + 4 * count; at < to; at++) saved += byteSaving(bytes[at]!);
+  if (Number.isNaN(saved)) return -1;
+  for (let at = bytes.indexOf(BACKSLASH, from); at >= 0 && at < to; at = bytes.indexOf(BACKSLASH, at)) {
+    const kind = bytes[at + 1]!;
+    if (kind === U) {
+      if (at + 6 > to || !HEX[bytes[at + 2]!] || !HEX[bytes[at + 3]!] || !HEX[bytes[at + 4]!] || !HEX[bytes[at + 5]!]) return -1;
+      saved += 5;
+      at += 6;
+    } else {
+      if (at + 2 > to || !SHORT_ESCAPES[kind]) return -1;
+      saved += 1;
+      at += 2;
+    }
+  }
+  return to - from - saved;
+}

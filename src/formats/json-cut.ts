@@ -55,6 +55,23 @@ export interface SkippedLine {
   readonly type: string;
 }
 
+/**
+ * A line cut before it is parsed: the text to parse, and what to put back into the parsed value
+ * (claude-code-lengths.ts: stand-ins for strings that were measured, not decoded).
+ */
+export interface MeasuredCut {
+  readonly text: string;
+  readonly restore: (value: unknown) => void;
+}
+
+/** What jsonl-lines.ts asks of a reader's cutter, line by line. */
+export interface LineCutter {
+  /** The stand-in for a line the reader reads nothing of but its type, or null to read it. */
+  skip(bytes: Buffer): SkippedLine | null;
+  /** The text to parse instead of the whole line, or null to parse it whole; `utf8`: the line is valid UTF-8. */
+  cut(bytes: Buffer, utf8: boolean): string | MeasuredCut | null;
+}
+
 /** How far into a line its `type` (and a cut key written early, as 2.1.x does) is looked for. */
 const HEAD_BYTES = 2048;
 const TYPE_KEY = Buffer.from('"type":"');
@@ -71,7 +88,7 @@ const MAX_TYPE_BYTES = 64;
  * each line is searched for one key only: its type is read from the line's head, then the key is
  * looked for in the head and else from the end of the line.
  */
-export class KeyCutter {
+export class KeyCutter implements LineCutter {
   /** `,"key":` by line type: a key after another one, written without spaces (JSON.stringify). */
   private readonly needles: ReadonlyMap<string, Buffer>;
   private readonly skipped: ReadonlyMap<string, SkippedLine>;

@@ -10,7 +10,7 @@ import { isUtf8 } from 'node:buffer';
 import { InputError } from '../errors.js';
 import type { Diagnostic } from '../session/model.js';
 import { holdInput } from './input-source.js';
-import type { KeyCutter } from './json-cut.js';
+import type { LineCutter } from './json-cut.js';
 import type { Peek, RawLine } from './line-scan.js';
 import { lineText, peekJsonValues, scanLines } from './line-scan.js';
 
@@ -38,19 +38,25 @@ function jsonErrorMessage(error: unknown): string {
  * reads before parsing, and stands in for lines it reads nothing of (json-cut.ts); a line whose
  * cut text does not parse is parsed whole, for its own error.
  */
-function parseRawLine(raw: RawLine, file: string, warn: (diagnostic: Diagnostic) => void, cutter?: KeyCutter): JsonLine | null {
+function parseRawLine(raw: RawLine, file: string, warn: (diagnostic: Diagnostic) => void, cutter?: LineCutter): JsonLine | null {
   const { bytes, line } = raw;
   if (bytes.includes(NUL)) throw new InputError('binary data (a NUL byte), not a JSONL session', file, line);
-  if (!isUtf8(bytes)) warn({ file, line, message: 'invalid UTF-8; the bad bytes were replaced with U+FFFD' });
+  const utf8 = isUtf8(bytes);
+  if (!utf8) warn({ file, line, message: 'invalid UTF-8; the bad bytes were replaced with U+FFFD' });
   // A line the reader reads nothing of but its type, proven from its bytes: never decoded.
   const skipped = cutter?.skip(bytes);
   if (skipped) return { line, value: skipped };
-  const cut = cutter?.cut(bytes);
+  const cut = cutter?.cut(bytes, utf8);
   if (cut) {
+    let value: unknown;
     try {
-      return { line, value: JSON.parse(cut) };
+      value = JSON.parse(typeof cut === 'string' ? cut : cut.text);
     } catch {
       // Parsed whole below, so the message and column are the line's own.
+    }
+    if (value !== undefined) {
+      if (typeof cut !== 'string') cut.restore(value);
+      return { line, value };
     }
   }
   const text = lineText(bytes, line);
@@ -60,7 +66,7 @@ function parseRawLine(raw: RawLine, file: string, warn: (diagnostic: Diagnostic)
   } catch (error) {
     // What the line is, when it is no JSON line at all: said before any "incomplete" guess (a
     // line being written starts as one, and may end in half a UTF-8 character).
-    if (!isUtf8(bytes) && !/^\s*[[{]/.test(text)) throw new InputError('not text (invalid UTF-8), not a JSONL session', file, line);
+    if (!utf8 && !/^\s*[[{]/.test(text)) throw new InputError('not text (invalid UTF-8), not a JSONL session', file, line);
     // JSON never holds a raw CR but as a blank, and a CRLF line's CR is gone: lines ended by CR only.
     if (text.includes(CR)) throw new InputError('lines end in CR only (classic Mac style); compactor reads LF or CRLF line ends', file, line);
     // Only the last line can lack its newline, so skipping it ends the file.
@@ -72,7 +78,7 @@ function parseRawLine(raw: RawLine, file: string, warn: (diagnostic: Diagnostic)
   }
 }
 
-function* scannedJsonLines(file: string, warn: (diagnostic: Diagnostic) => void, cutter?: KeyCutter): Generator<JsonLine> {
+function* scannedJsonLines(file: string, warn: (diagnostic: Diagnostic) => void, cutter?: LineCutter): Generator<JsonLine> {
   for (const raw of scanLines(file)) {
     const parsed = parseRawLine(raw, file, warn, cutter);
     if (parsed) yield parsed;
@@ -84,7 +90,7 @@ function* scannedJsonLines(file: string, warn: (diagnostic: Diagnostic) => void,
  * last line) go to `warn`. An input that is not a plain file is held in memory meanwhile
  * (input-source.ts): a caller that reads it again holds it around both reads.
  */
-export async function* readJsonLines(file: string, warn: (diagnostic: Diagnostic) => void, cutter?: KeyCutter): AsyncGenerator<JsonLine> {
+export async function* readJsonLines(file: string, warn: (diagnostic: Diagnostic) => void, cutter?: LineCutter): AsyncGenerator<JsonLine> {
   const release = await holdInput(file);
   try {
     yield* scannedJsonLines(file, warn, cutter);
@@ -99,7 +105,7 @@ export async function* readJsonLines(file: string, warn: (diagnostic: Diagnostic
  * without a promise per line (the hot loop of a bulk run). With a
  * `cutter`, the values of the top-level keys it names are left out of every value (json-cut.ts).
  */
-export async function forEachJsonLine(file: string, visit: LineVisitor, cutter?: KeyCutter): Promise<Diagnostic[]> {
+export async function forEachJsonLine(file: string, visit: LineVisitor, cutter?: LineCutter): Promise<Diagnostic[]> {
   const warnings: Diagnostic[] = [];
   const warn = (warning: Diagnostic) => warnings.push(warning);
   let visited = 0;

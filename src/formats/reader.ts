@@ -15,6 +15,14 @@ export interface ReadOptions {
    * calls it stays correct: the caller sees full messages.
    */
   readonly keep?: (message: Message) => AnyMessage;
+  /**
+   * `keep` reads nothing of the text of text, thinking and tool-result blocks but its length
+   * (`.length`: chars/4 estimates, block sizes), and what it returns holds none of it. A reader
+   * may then hand `keep` stand-ins of the same length instead of long texts it never decoded
+   * (the Claude Code reader: claude-code-lengths.ts). Never set when the text is hashed, counted
+   * by a tokenizer, or kept.
+   */
+  readonly textLengthsOnly?: boolean;
 }
 
 export interface FormatReader {

@@ -7,7 +7,7 @@
  */
 import type { Message, ToolRequestBlock } from '../session/model.js';
 import type { TextCounter } from '../tokens/estimate.js';
-import { blockText } from '../tokens/estimate.js';
+import { blockText, heuristicCounter } from '../tokens/estimate.js';
 import { classifyToolRequest } from '../session/tool-files.js';
 
 const TARGET_ARGUMENTS = ['command', 'cmd', 'pattern', 'query', 'url', 'path', 'file_path'];
@@ -43,8 +43,13 @@ export class GrowthFacts {
   /** Tool call id → its target (toolTarget); a repeated id keeps the last call's, as lookups do. */
   readonly targets = new Map<string, string>();
 
+  /** Only the length of text is read (chars/4; tool calls whole): read/index.ts MessageObserver. */
+  readonly textLengthsOnly: boolean;
+
   /** `count` sizes each block on its own. */
-  constructor(private readonly count: TextCounter) {}
+  constructor(private readonly count: TextCounter) {
+    this.textLengthsOnly = count === heuristicCounter;
+  }
 
   observe(message: Message): void {
     this.resultStarts.push(this.results.length);

@@ -90,6 +90,8 @@ export type MessagesOf<Options extends LoadOptions> = Options extends { readonly
  */
 export interface MessageObserver {
   observe(message: Message): void;
+  /** True when `observe` reads nothing of text, thinking and tool output but its length (ReadOptions.textLengthsOnly). */
+  readonly textLengthsOnly?: boolean;
   /**
    * Keeps only the observed messages at `order` (positions in observation order), in that
    * order: the session a reader settled, when it handed over messages it then dropped or moved.
@@ -157,7 +159,9 @@ async function readLean(
     }
     return stored;
   };
-  const session = withSharedChecks(input.path, await reader.read(input.path, { keep }));
+  // Only lengths are read of the text when estimates are chars/4, nothing is hashed, and the observer says so.
+  const textLengthsOnly = hash === null && count === heuristicCounter && (observer === null || observer.textLengthsOnly === true);
+  const session = withSharedChecks(input.path, await reader.read(input.path, { keep, textLengthsOnly }));
   if (kept.length === 0) return session;
   const tokens = session.messages.map((message) => tokensOf.get(message));
   if (!tokens.every((count) => count !== undefined)) return null;

@@ -1,0 +1,382 @@
+/**
+ * Measuring instead of decoding: for a read whose messages are shown to ReadOptions.keep only
+ * to be measured (`textLengthsOnly`: chars/4 estimates and inspect's block sizes), the long
+ * strings of a Claude Code user line that nothing but their length is read of (a tool result's
+ * output, a prompt's text) are sized from the line's bytes (json-bytes.ts jsonStringLength) and
+ * handed to JSON.parse as `""`; the parsed line then gets a stand-in of the same UTF-16 length
+ * in their place (`measuredText`). Tool results were 40% of the bytes of a Claude Code archive,
+ * and decoding and parsing them most of its reading time.
+ *
+ * The line's structure is followed from its bytes (strings by their quotes, nesting by
+ * brackets) and a string is measured only at a path this walk proves: the top-level `message`,
+ * its `content` (a string, or blocks), a `text` block's `text`, a `thinking` block's `thinking`,
+ * a `tool_result`'s `content` (a string, or its `text` parts' `text`). Never anything inside a
+ * tool call's `input` (its JSON is measured whole and its file arguments read), never a compact
+ * summary's text (read as the compaction's summary), and only on user lines: an assistant
+ * response split over lines is merged by comparing its blocks' text (claude-code-messages.ts),
+ * so its text stays; only its thinking blocks' `signature`, which no reader reads, is cut.
+ * Anything the walk does not expect (spaces between tokens, a key written with an escape, a key
+ * twice in an object where it matters, a line that does not end where its object does, a string
+ * JSON.parse would refuse) leaves the line to be read as before (json-cut.ts's KeyCutter).
+ */
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, jsonStringLength, nestedValueEnd, OPEN_BRACE, OPEN_BRACKET, QUOTE, stringEnd } from './json-bytes.js';
+import { asRecord } from './convert.js';
+import type { KeyCutter, LineCutter, MeasuredCut, SkippedLine } from './json-cut.js';
+
+/** Strings shorter than this (in bytes) are parsed as they are: measuring them saves nothing. */
+export const MEASURED_MIN_BYTES = 256;
+
+const COLON = 0x3a;
+const COMMA = 0x2c;
+const CR = 0x0d;
+const SPACE = 0x20;
+const TAB = 0x09;
+const EMPTY_STRING = '""';
+
+/**
+ * A string of `length` UTF-16 units standing for a text that was measured, not read. V8 builds
+ * `repeat` by doubling a rope, so it holds a few dozen nodes, not `length` characters, until
+ * something reads its characters (nothing does in a measured read: see the header).
+ */
+export function measuredText(length: number): string {
+  return ' '.repeat(length);
+}
+
+/** Where a measured string goes back once the line is parsed: message.content, or a block's key, or a part's text. */
+interface Placement {
+  readonly block: number;
+  readonly key: string;
+  readonly part: number;
+  readonly length: number;
+}
+
+/** A byte range of the line left out of the parsed text (replaced by `""`, or by nothing for `drop`). */
+interface Span {
+  readonly from: number;
+  readonly to: number;
+  readonly drop: boolean;
+  readonly placement: Placement | null;
+}
+
+/** The candidate strings of a block or part, by key, until its type is known. */
+interface Candidate {
+  readonly from: number;
+  readonly to: number;
+}
+
+const KEY = {
+  message: Buffer.from('message'),
+  type: Buffer.from('type'),
+  content: Buffer.from('content'),
+  text: Buffer.from('text'),
+  thinking: Buffer.from('thinking'),
+  signature: Buffer.from('signature'),
+  toolUseResult: Buffer.from('toolUseResult'),
+  isCompactSummary: Buffer.from('isCompactSummary'),
+  user: Buffer.from('user'),
+  assistant: Buffer.from('assistant'),
+  toolResult: Buffer.from('tool_result'),
+} as const;
+
+/** Slots of a block's strings (LineWalk.block). */
+const TYPE = 0;
+const TEXT = 1;
+const THINKING = 2;
+const SIGNATURE = 3;
+const CONTENT = 4;
+
+class Uncertain extends Error {}
+const UNCERTAIN = new Uncertain();
+
+/** Whether bytes [from, to) spell `name` (keys are short: a loop beats Buffer.compare's call). */
+function equalBytes(bytes: Buffer, from: number, to: number, name: Buffer): boolean {
+  if (to - from !== name.length) return false;
+  for (let index = 0; index < name.length; index++) if (bytes[from + index] !== name[index]) return false;
+  return true;
+}
+
+/** Follows one Claude Code line; throws UNCERTAIN at anything it does not expect. */
+class LineWalk {
+  private at = 0;
+  readonly spans: Span[] = [];
+  /** The top-level `type`'s text, bytes [from, to). */
+  private typeFrom = -1;
+  private typeTo = -1;
+
+  constructor(private readonly bytes: Buffer) {}
+
+  private expect(byte: number): void {
+    if (this.bytes[this.at] !== byte) throw UNCERTAIN;
+    this.at++;
+  }
+
+  /** A key and its colon; returns the key's text range (no escapes allowed in it). */
+  private key(): [number, number] {
+    const from = this.at;
+    if (this.bytes[from] !== QUOTE) throw UNCERTAIN;
+    const end = this.bytes.indexOf(QUOTE, from + 1);
+    if (end < 0) throw UNCERTAIN;
+    const backslash = this.bytes.indexOf(BACKSLASH, from + 1);
+    if (backslash >= 0 && backslash < end) throw UNCERTAIN;
+    this.at = end + 1;
+    this.expect(COLON);
+    return [from + 1, end];
+  }
+
+  /** Skips a value of any kind; returns where it began. */
+  private skipValue(): number {
+    const from = this.at;
+    const first = this.bytes[from];
+    let end: number;
+    if (first === QUOTE || first === OPEN_BRACE || first === OPEN_BRACKET) end = nestedValueEnd(this.bytes, from);
+    else {
+      // A number, true, false or null: up to the next separator (JSON.parse checks its spelling).
+      end = from;
+      for (let byte = this.bytes[end]; byte !== undefined && byte !== COMMA && byte !== CLOSE_BRACE && byte !== CLOSE_BRACKET; byte = this.bytes[++end]) {
+        if (byte <= SPACE || byte === QUOTE) throw UNCERTAIN;
+      }
+      if (end === from) throw UNCERTAIN;
+    }
+    if (end < 0) throw UNCERTAIN;
+    this.at = end;
+    return from;
+  }
+
+  /** A string value (or null when the value is something else, then skipped). */
+  private stringValue(): Candidate | null {
+    if (this.bytes[this.at] !== QUOTE) {
+      this.skipValue();
+      return null;
+    }
+    const from = this.at;
+    const end = stringEnd(this.bytes, from);
+    if (end < 0) throw UNCERTAIN;
+    this.at = end;
+    return { from, to: end };
+  }
+
+  /** The members of an object, `visit` called with each key's range; the value is the visitor's to consume. */
+  private object(visit: (from: number, to: number) => void): void {
+    this.expect(OPEN_BRACE);
+    if (this.bytes[this.at] === CLOSE_BRACE) {
+      this.at++;
+      return;
+    }
+    for (;;) {
+      const [from, to] = this.key();
+      visit(from, to);
+      const next = this.bytes[this.at++];
+      if (next === CLOSE_BRACE) return;
+      if (next !== COMMA) throw UNCERTAIN;
+    }
+  }
+
+  private array(visit: (index: number) => void): void {
+    this.expect(OPEN_BRACKET);
+    if (this.bytes[this.at] === CLOSE_BRACKET) {
+      this.at++;
+      return;
+    }
+    for (let index = 0; ; index++) {
+      visit(index);
+      const next = this.bytes[this.at++];
+      if (next === CLOSE_BRACKET) return;
+      if (next !== COMMA) throw UNCERTAIN;
+    }
+  }
+
+  /** The whole line, a user or an assistant one (else it throws): its spans, sorted. */
+  line(): void {
+    // Bits of the top-level keys seen once already (a second one is uncertain: JSON.parse keeps the last).
+    let seen = 0;
+    const once = (bit: number) => {
+      if ((seen & bit) !== 0) throw UNCERTAIN;
+      seen |= bit;
+    };
+    let messageSpans: Span[] = [];
+    let cut: Span | null = null;
+    this.object((from, to) => {
+      const { bytes } = this;
+      if (equalBytes(bytes, from, to, KEY.message)) {
+        once(1);
+        if (bytes[this.at] === OPEN_BRACE) messageSpans = this.message();
+        else this.skipValue();
+      } else if (equalBytes(bytes, from, to, KEY.type)) {
+        once(2);
+        const value = this.stringValue();
+        // Another type of line (a progress line's type comes before its long data): given up at once.
+        if (!value || !(equalBytes(bytes, value.from + 1, value.to - 1, KEY.user) || equalBytes(bytes, value.from + 1, value.to - 1, KEY.assistant))) throw UNCERTAIN;
+        this.typeFrom = value.from + 1;
+        this.typeTo = value.to - 1;
+      } else if (equalBytes(bytes, from, to, KEY.toolUseResult)) {
+        once(4);
+        // Cut with its key and the comma before it (a first key keeps the line as it is).
+        const keyStart = from - 1;
+        if (bytes[keyStart - 1] !== COMMA) throw UNCERTAIN;
+        this.skipValue();
+        cut = { from: keyStart - 1, to: this.at, drop: true, placement: null };
+      } else if (equalBytes(bytes, from, to, KEY.isCompactSummary)) throw UNCERTAIN;
+      else this.skipValue();
+    });
+    // Nothing but a line end after the object.
+    for (let at = this.at; at < this.bytes.length; at++) {
+      const byte = this.bytes[at];
+      if (byte !== CR && byte !== SPACE && byte !== TAB) throw UNCERTAIN;
+    }
+    const user = equalBytes(this.bytes, this.typeFrom, this.typeTo, KEY.user);
+    if (!user && !equalBytes(this.bytes, this.typeFrom, this.typeTo, KEY.assistant)) throw UNCERTAIN;
+    for (const span of messageSpans) if (user || span.placement === null) this.spans.push(span);
+    if (cut && user) this.spans.push(cut);
+    this.spans.sort((a, b) => a.from - b.from);
+  }
+
+  /** The message object: the spans of its content's measured strings. */
+  private message(): Span[] {
+    const spans: Span[] = [];
+    let content = false;
+    this.object((from, to) => {
+      if (!equalBytes(this.bytes, from, to, KEY.content)) {
+        this.skipValue();
+        return;
+      }
+      if (content) throw UNCERTAIN;
+      content = true;
+      const first = this.bytes[this.at];
+      if (first === QUOTE) {
+        const value = this.stringValue()!;
+        this.measure(spans, value, -1, 'content', -1);
+      } else if (first === OPEN_BRACKET) this.array((index) => this.block(spans, index));
+      else this.skipValue();
+    });
+    return spans;
+  }
+
+  /** A string at a measured place: a span, when it is long enough and JSON.parse would take it. */
+  private measure(spans: Span[], value: Candidate, block: number, key: string, part: number): void {
+    if (value.to - value.from < MEASURED_MIN_BYTES) return;
+    const length = jsonStringLength(this.bytes, value.from + 1, value.to - 1);
+    if (length < 0) throw UNCERTAIN;
+    spans.push({ from: value.from, to: value.to, drop: false, placement: { block, key, part, length } });
+  }
+
+  /** One content block: its type decides which of its strings are measured. */
+  private block(spans: Span[], index: number): void {
+    if (this.bytes[this.at] !== OPEN_BRACE) {
+      this.skipValue();
+      return;
+    }
+    // The block's strings by slot (TYPE, TEXT…); undefined: the key is not there.
+    const found: (Candidate | null | undefined)[] = [undefined, undefined, undefined, undefined, undefined];
+    let parts: Span[] | null = null;
+    const take = (slot: number) => {
+      if (found[slot] !== undefined) throw UNCERTAIN;
+      found[slot] = this.stringValue();
+    };
+    this.object((from, to) => {
+      const { bytes } = this;
+      if (equalBytes(bytes, from, to, KEY.type)) take(TYPE);
+      else if (equalBytes(bytes, from, to, KEY.text)) take(TEXT);
+      else if (equalBytes(bytes, from, to, KEY.thinking)) take(THINKING);
+      else if (equalBytes(bytes, from, to, KEY.signature)) take(SIGNATURE);
+      else if (equalBytes(bytes, from, to, KEY.content)) {
+        if (found[CONTENT] !== undefined || parts) throw UNCERTAIN;
+        if (bytes[this.at] === OPEN_BRACKET) {
+          const partSpans: Span[] = [];
+          this.array((part) => this.part(partSpans, index, part));
+          parts = partSpans;
+        } else take(CONTENT);
+      } else this.skipValue();
+    });
+    const type = found[TYPE];
+    if (!type) return;
+    const typeIs = (name: Buffer) => equalBytes(this.bytes, type.from + 1, type.to - 1, name);
+    const [, text, thinking, signature, content] = found;
+    if (typeIs(KEY.text) && text) this.measure(spans, text, index, 'text', -1);
+    else if (typeIs(KEY.thinking)) {
+      if (thinking) this.measure(spans, thinking, index, 'thinking', -1);
+      // Never read by any reader: cut whatever its length, once JSON.parse would have taken it.
+      if (signature && signature.to - signature.from > EMPTY_STRING.length) {
+        if (jsonStringLength(this.bytes, signature.from + 1, signature.to - 1) < 0) throw UNCERTAIN;
+        spans.push({ from: signature.from, to: signature.to, drop: false, placement: null });
+      }
+    } else if (typeIs(KEY.toolResult)) {
+      if (content) this.measure(spans, content, index, 'content', -1);
+      else if (parts) spans.push(...(parts as Span[]));
+    }
+  }
+
+  /** One part of a tool result's content list: a `text` part's text is measured. */
+  private part(spans: Span[], block: number, index: number): void {
+    if (this.bytes[this.at] !== OPEN_BRACE) {
+      this.skipValue();
+      return;
+    }
+    let type: Candidate | null | undefined;
+    let text: Candidate | null | undefined;
+    this.object((from, to) => {
+      if (equalBytes(this.bytes, from, to, KEY.type)) {
+        if (type !== undefined) throw UNCERTAIN;
+        type = this.stringValue();
+      } else if (equalBytes(this.bytes, from, to, KEY.text)) {
+        if (text !== undefined) throw UNCERTAIN;
+        text = this.stringValue();
+      } else this.skipValue();
+    });
+    if (type && text && equalBytes(this.bytes, type.from + 1, type.to - 1, KEY.text)) this.measure(spans, text, block, 'text', index);
+  }
+}
+
+/** Puts each measured string's stand-in where the walk found it (the parsed line has `""` there). */
+function placeAll(value: unknown, placements: readonly Placement[]): void {
+  const message = asRecord(asRecord(value)?.['message']);
+  if (!message) throw new Error('a measured line parsed to another shape than its bytes showed');
+  for (const { block, key, part, length } of placements) {
+    if (block < 0) {
+      message['content'] = measuredText(length);
+      continue;
+    }
+    const blocks = message['content'] as unknown[];
+    let holder = asRecord(blocks[block]);
+    if (part >= 0) holder = asRecord((holder?.['content'] as unknown[])[part]);
+    if (!holder || holder[key] !== '') throw new Error('a measured line parsed to another shape than its bytes showed');
+    holder[key] = measuredText(length);
+  }
+}
+
+/**
+ * The line cutter of a measured read: a user or assistant line is walked and its measured
+ * strings left out (see the header); any other line, and any line the walk is not certain of,
+ * goes to the reader's KeyCutter as in any read.
+ */
+export class MeasuringCutter implements LineCutter {
+  constructor(private readonly cutter: KeyCutter) {}
+
+  skip(bytes: Buffer): SkippedLine | null {
+    return this.cutter.skip(bytes);
+  }
+
+  cut(bytes: Buffer, utf8: boolean): string | MeasuredCut | null {
+    // Lengths are counted on valid UTF-8 only (a bad byte is replaced on decoding).
+    if (!utf8 || bytes[0] !== OPEN_BRACE) return this.cutter.cut(bytes);
+    const walk = new LineWalk(bytes);
+    try {
+      walk.line();
+    } catch (error) {
+      if (error !== UNCERTAIN) throw error;
+      return this.cutter.cut(bytes);
+    }
+    const { spans } = walk;
+    if (spans.length === 0) return this.cutter.cut(bytes);
+    let text = '';
+    let from = 0;
+    const placements: Placement[] = [];
+    for (const span of spans) {
+      text += bytes.toString('utf8', from, span.from);
+      if (!span.drop) text += EMPTY_STRING;
+      if (span.placement) placements.push(span.placement);
+      from = span.to;
+    }
+    text += bytes.toString('utf8', from, bytes.length);
+    return { text, restore: (value) => placeAll(value, placements) };
+  }
+}
