@@ -45,16 +45,20 @@ export function isPlainFile(path: string): boolean {
 }
 
 /**
- * An input that cannot be read a second time (stdin, a pipe, a device): a command that would
- * read a session twice reads it once, in full. A compressed regular file can be read again.
+ * What a command that may read a session twice needs to know of its input, from one `stat`:
+ * `onlyOnce`, an input that cannot be read a second time (stdin, a pipe, a device; a compressed
+ * regular file can be read again), and `plainSize`, a plain file's size (null for anything else,
+ * or when the file cannot be stat'ed: the read reports that).
  */
-export function readableOnlyOnce(path: string): boolean {
-  if (isStdin(path)) return true;
+export function inputShape(path: string): { readonly onlyOnce: boolean; readonly plainSize: number | null } {
+  if (isStdin(path)) return { onlyOnce: true, plainSize: null };
   try {
-    return !(statSync(path, { throwIfNoEntry: false })?.isFile() ?? true);
+    const info = statSync(path, { throwIfNoEntry: false });
+    if (!info) return { onlyOnce: false, plainSize: null };
+    if (!info.isFile()) return { onlyOnce: true, plainSize: null };
+    return { onlyOnce: false, plainSize: isCompressedName(path) ? null : info.size };
   } catch {
-    // Left to the read, which reports it.
-    return false;
+    return { onlyOnce: false, plainSize: null };
   }
 }
 
