@@ -208,12 +208,31 @@ interface HeldInput {
 const held = new Map<string, HeldInput>();
 
 /**
+ * Plain files being held, with how many holds: a hold nested in another (compact's read, the
+ * session read, the line reader) knows the file is plain without a `stat` of its own.
+ */
+const plainHolds = new Map<string, number>();
+
+/** A hold of a plain file: nothing is read, only counted until released. */
+function holdPlain(path: string): () => void {
+  plainHolds.set(path, (plainHolds.get(path) ?? 0) + 1);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    const left = (plainHolds.get(path) ?? 1) - 1;
+    if (left > 0) plainHolds.set(path, left);
+    else plainHolds.delete(path);
+  };
+}
+
+/**
  * Holds an input that is not a plain file in memory until the returned function is called
  * (nested holds share one read: the input is released when the last one lets go). For a plain
- * file, does nothing. A failed read throws its InputError to every holder.
+ * file, reads nothing. A failed read throws its InputError to every holder.
  */
 export async function holdInput(path: string): Promise<() => void> {
-  if (!held.has(path) && isPlainFile(path)) return () => {};
+  if (plainHolds.has(path) || (!held.has(path) && isPlainFile(path))) return holdPlain(path);
   let entry = held.get(path);
   if (!entry) {
     const bytes = readWhole(path);
