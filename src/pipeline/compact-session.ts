@@ -10,7 +10,8 @@
  * date, no cut) is done there: a re-run over an archive never holds its text. Otherwise the file
  * is read again, keeping full messages only where the compaction reads text
  * (compaction/text-reads.ts) and slim ones elsewhere. A file that cannot be read twice (stdin, a
- * named pipe) is read once, in full.
+ * named pipe) is read once, in full, and so is a small plain file (SMALL_SESSION_BYTES), whose
+ * full messages cost less than a second read.
  */
 import type { CompactionPlan, CompactionSubject, GuardedCompaction, Refusal, RunnableSubject } from '../compaction/compact.js';
 import { planCompaction, previousFor, runGuardedCompaction, subjectView } from '../compaction/compact.js';
