@@ -49,6 +49,8 @@ const READ_IN_FULL = new Set([
   'real/claude-code/marot_spotter/258c7280-ae70-4798-800f-63464d01a85d/subagents/agent-acompact-fffbd0.jsonl',
 ]);
 const NOW = new Date('2026-01-01T00:00:00Z');
+/** The two reads (lean, then in part) whatever the file's size: every fixture is small enough to be read once otherwise. */
+const TWO_READS = { format: 'auto', strict: false, dryRun: false, smallFileBytes: 0 };
 const OFFLINE: readonly StrategyName[] = ['truncate', 'extract', 'prune'];
 
 let dir: string;
@@ -78,25 +80,33 @@ const stored = (state: CompactionState) => JSON.parse(JSON.stringify(state)) as 
 interface Both {
   readonly full: Exclude<CompactRead, { read: 'lean' }>;
   readonly twoPass: CompactRead;
-  /** The states written both ways, as stored (null: the plan was to skip). */
+  /** As compact reads a small file (here whatever its size): once, in full. */
+  readonly small: CompactRead;
+  /** The states written each way, as stored (null: the plan was to skip). */
   readonly fromFull: Record<string, unknown> | null;
   readonly fromTwoPass: Record<string, unknown> | null;
+  readonly fromSmall: Record<string, unknown> | null;
 }
 
 async function bothWays(path: string, strategy: CompactionStrategy, policy: CompactionPolicy, redact = false): Promise<Both> {
-  const options = { format: 'auto', strict: false, dryRun: false };
+  const options = TWO_READS;
   const full = await readForCompaction(path, { ...options, inFull: true }, strategy, fixed(policy));
   if (full.read === 'lean') throw new Error('inFull reads in full');
   const twoPass = await readForCompaction(path, options, strategy, fixed(policy));
+  const small = await readForCompaction(path, { ...options, smallFileBytes: Number.MAX_SAFE_INTEGER }, strategy, fixed(policy));
   const compact = async (read: CompactRead) =>
     read.read !== 'lean' && read.plan.kind === 'compact' ? stored(await runCompaction(read.subject, read.plan, strategy, { now: NOW, redact })) : null;
-  return { full, twoPass, fromFull: await compact(full), fromTwoPass: await compact(twoPass) };
+  return { full, twoPass, small, fromFull: await compact(full), fromTwoPass: await compact(twoPass), fromSmall: await compact(small) };
 }
 
 function expectSame(both: Both): void {
   expect(both.twoPass.plan).toEqual(both.full.plan);
   expect(both.twoPass.subject.messages.map((message) => message.id)).toEqual(both.full.subject.messages.map((message) => message.id));
   expect(both.fromTwoPass).toEqual(both.fromFull);
+  // A small file is read once, in full, and writes the sidecar the two reads write.
+  expect(both.small.read).toBe('full');
+  expect(both.small.plan).toEqual(both.full.plan);
+  expect(both.fromSmall).toEqual(both.fromTwoPass);
 }
 
 /** How each fixture and strategy was read by the two-pass path, to check the partial read ran. */
@@ -162,7 +172,7 @@ describe('compact reads only what it compacts', () => {
     if (first.full.plan.kind !== 'compact') throw new Error('expected a compaction');
     await saveSidecar(path, await runCompaction(first.full.subject, first.full.plan, strategy, { now: NOW }));
 
-    const { subject, plan, read } = await readForCompaction(path, { format: 'auto', strict: false, dryRun: false }, strategy, fixed(forcedPolicy(path, 0.1)));
+    const { subject, plan, read } = await readForCompaction(path, TWO_READS, strategy, fixed(forcedPolicy(path, 0.1)));
     if (plan.kind !== 'compact') throw new Error('expected a compaction');
     expect(read).toBe('partial');
     expect(plan.start).toBe(first.full.plan.cut.index);
@@ -182,14 +192,14 @@ describe('compact reads only what it compacts', () => {
 
     // Prune reads no further than its span: the kept messages are slim too.
     const prune = createStrategy('prune');
-    const pruned = await readForCompaction(path, { format: 'auto', strict: false, dryRun: false }, prune, fixed(forcedPolicy(path, 0.1)));
+    const pruned = await readForCompaction(path, TWO_READS, prune, fixed(forcedPolicy(path, 0.1)));
     if (pruned.plan.kind !== 'compact') throw new Error('expected a compaction');
     expect(pruned.read).toBe('partial');
     expect(pruned.subject.messages.slice(pruned.plan.cut.index).every(isSlim)).toBe(true);
     expect(pruned.subject.messages.slice(pruned.plan.start, pruned.plan.cut.index).some(isSlim)).toBe(false);
 
     // Nothing to compact: the lean read is the only read.
-    const skipped = await readForCompaction(path, { format: 'auto', strict: false, dryRun: false }, strategy, fixed(DEFAULT_POLICY));
+    const skipped = await readForCompaction(path, TWO_READS, strategy, fixed(DEFAULT_POLICY));
     expect(skipped).toMatchObject({ read: 'lean', plan: { kind: 'skip' } });
     expect(skipped.subject.messages.every(isSlim)).toBe(true);
   });
@@ -210,7 +220,7 @@ describe('compact reads only what it compacts', () => {
       name: 'large',
       summarize: async () => ({ summary: 'word '.repeat(Math.floor(context / 3)), turnPrefixSummary: null, usage: null, details: {} }),
     };
-    const read = await readForCompaction(path, { format: 'auto', strict: false, dryRun: false }, large, fixed(policy));
+    const read = await readForCompaction(path, TWO_READS, large, fixed(policy));
     if (read.read === 'lean' || read.plan.kind !== 'compact') throw new Error('expected a compaction');
     expect(read.read).toBe('partial');
     const outcome = await runGuardedCompaction(read.subject, read.plan, large, policy);
@@ -230,13 +240,26 @@ describe('compact reads only what it compacts', () => {
     expect(both.twoPass.subject.messages.some(isSlim)).toBe(false);
   });
 
+  it('reads a small file once, in full, by default', async () => {
+    const path = join(dir, 'small-codex.jsonl');
+    await copyFile(join(FIXTURES, 'formats/codex.jsonl'), path);
+    const strategy = createStrategy('truncate');
+    const { smallFileBytes: _, ...byDefault } = TWO_READS;
+    const read = await readForCompaction(path, byDefault, strategy, fixed(forcedPolicy(path, 0.3)));
+    expect(read).toMatchObject({ read: 'full', plan: { kind: 'compact' } });
+    expect(read.subject.messages.some(isSlim)).toBe(false);
+    // A dry run only plans: the lean read, whatever the size.
+    const dry = await readForCompaction(path, { ...byDefault, dryRun: true }, strategy, fixed(forcedPolicy(path, 0.3)));
+    expect(dry.read).toBe('lean');
+  });
+
   it('reads a named pipe once, in full', async () => {
     const path = join(dir, 'pipe-bug.jsonl');
     await makeFifo(path);
     const strategy = createStrategy('truncate');
     const policy = await forcedPolicy(join(FIXTURES, 'bug.jsonl'), 0.3);
     // A named format: auto-detection would open the pipe a second time.
-    const reading = readForCompaction(path, { format: 'canonical', strict: false, dryRun: false }, strategy, fixed(policy));
+    const reading = readForCompaction(path, { ...TWO_READS, format: 'canonical' }, strategy, fixed(policy));
     feed(await waitForReader(path), await readFile(join(FIXTURES, 'bug.jsonl'), 'utf8'));
     const read = await reading;
     expect(read).toMatchObject({ read: 'full', plan: { kind: 'compact' } });
@@ -258,6 +281,7 @@ describe('compact reads only what it compacts', () => {
       expect(both.twoPass.plan).toEqual(both.full.plan);
       expect(both.fromTwoPass?.['summary']).toContain('fake summary-');
       expect(unnumbered(both.fromTwoPass)).toEqual(unnumbered(both.fromFull));
+      expect(unnumbered(both.fromSmall)).toEqual(unnumbered(both.fromFull));
     };
 
     it('sends it the same transcript and writes the same sidecar', async () => {
@@ -282,9 +306,12 @@ describe('compact reads only what it compacts', () => {
       const again = await bothWays(path, strategy, await forcedPolicy(path, 0.2));
       expect(again.twoPass.read).toBe('partial');
       expectSameSummary(again);
-      const [fromFull, fromTwoPass] = [fake.requests.slice(0, fake.requests.length / 2), fake.requests.slice(fake.requests.length / 2)];
-      expect(fromFull.length).toBeGreaterThan(0);
-      expect(fromTwoPass.map((request) => request.user)).toEqual(fromFull.map((request) => request.user));
+      // Three compactions in turn: the full read's, the two reads', the single read's.
+      const third = fake.requests.length / 3;
+      const [fromFull, fromTwoPass, fromSmall] = [0, 1, 2].map((at) => fake.requests.slice(at * third, (at + 1) * third));
+      expect(fromFull!.length).toBeGreaterThan(0);
+      expect(fromTwoPass!.map((request) => request.user)).toEqual(fromFull!.map((request) => request.user));
+      expect(fromSmall!.map((request) => request.user)).toEqual(fromFull!.map((request) => request.user));
     });
   });
 });

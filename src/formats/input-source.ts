@@ -45,16 +45,20 @@ export function isPlainFile(path: string): boolean {
 }
 
 /**
- * An input that cannot be read a second time (stdin, a pipe, a device): a command that would
- * read a session twice reads it once, in full. A compressed regular file can be read again.
+ * What a command that may read a session twice needs to know of its input, from one `stat`:
+ * `onlyOnce`, an input that cannot be read a second time (stdin, a pipe, a device; a compressed
+ * regular file can be read again), and `plainSize`, a plain file's size (null for anything else,
+ * or when the file cannot be stat'ed: the read reports that).
  */
-export function readableOnlyOnce(path: string): boolean {
-  if (isStdin(path)) return true;
+export function inputShape(path: string): { readonly onlyOnce: boolean; readonly plainSize: number | null } {
+  if (isStdin(path)) return { onlyOnce: true, plainSize: null };
   try {
-    return !(statSync(path, { throwIfNoEntry: false })?.isFile() ?? true);
+    const info = statSync(path, { throwIfNoEntry: false });
+    if (!info) return { onlyOnce: false, plainSize: null };
+    if (!info.isFile()) return { onlyOnce: true, plainSize: null };
+    return { onlyOnce: false, plainSize: isCompressedName(path) ? null : info.size };
   } catch {
-    // Left to the read, which reports it.
-    return false;
+    return { onlyOnce: false, plainSize: null };
   }
 }
 
@@ -204,12 +208,31 @@ interface HeldInput {
 const held = new Map<string, HeldInput>();
 
 /**
+ * Plain files being held, with how many holds: a hold nested in another (compact's read, the
+ * session read, the line reader) knows the file is plain without a `stat` of its own.
+ */
+const plainHolds = new Map<string, number>();
+
+/** A hold of a plain file: nothing is read, only counted until released. */
+function holdPlain(path: string): () => void {
+  plainHolds.set(path, (plainHolds.get(path) ?? 0) + 1);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    const left = (plainHolds.get(path) ?? 1) - 1;
+    if (left > 0) plainHolds.set(path, left);
+    else plainHolds.delete(path);
+  };
+}
+
+/**
  * Holds an input that is not a plain file in memory until the returned function is called
  * (nested holds share one read: the input is released when the last one lets go). For a plain
- * file, does nothing. A failed read throws its InputError to every holder.
+ * file, reads nothing. A failed read throws its InputError to every holder.
  */
 export async function holdInput(path: string): Promise<() => void> {
-  if (!held.has(path) && isPlainFile(path)) return () => {};
+  if (plainHolds.has(path) || (!held.has(path) && isPlainFile(path))) return holdPlain(path);
   let entry = held.get(path);
   if (!entry) {
     const bytes = readWhole(path);

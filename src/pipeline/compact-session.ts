@@ -10,7 +10,8 @@
  * date, no cut) is done there: a re-run over an archive never holds its text. Otherwise the file
  * is read again, keeping full messages only where the compaction reads text
  * (compaction/text-reads.ts) and slim ones elsewhere. A file that cannot be read twice (stdin, a
- * named pipe) is read once, in full.
+ * named pipe) is read once, in full, and so is a small plain file (SMALL_SESSION_BYTES), whose
+ * full messages cost less than a second read.
  */
 import type { CompactionPlan, CompactionSubject, GuardedCompaction, Refusal, RunnableSubject } from '../compaction/compact.js';
 import { planCompaction, previousFor, runGuardedCompaction, subjectView } from '../compaction/compact.js';
@@ -19,7 +20,7 @@ import type { CompactionState } from '../compaction/state.js';
 import type { CompactionStrategy } from '../compaction/strategy.js';
 import { readsTextOf, textReads } from '../compaction/text-reads.js';
 import { describeError } from '../errors.js';
-import { isStdin, readableOnlyOnce, withHeldInput } from '../formats/input-source.js';
+import { inputShape, isStdin, withHeldInput } from '../formats/input-source.js';
 import { SummarizerError } from '../llm/client.js';
 import type { ContextWindow } from '../pricing/window.js';
 import type { LoadedSession, SessionSource } from '../read/index.js';
@@ -87,6 +88,8 @@ export interface CompactReadOptions {
   readonly dryRun: boolean;
   /** Read in full at once, as compact did before the two reads (tests compare the two). */
   readonly inFull?: boolean;
+  /** A plain file smaller than this is read once, in full (default SMALL_SESSION_BYTES; 0: never, as tests of the two reads ask). */
+  readonly smallFileBytes?: number;
 }
 
 interface ReadAndPlanned {
@@ -124,7 +127,14 @@ async function planned<M extends AnyMessage>(loaded: LoadedSession<M>, strategy:
   return { warnings: loaded.warnings, subject, discarded, plan, policy, window };
 }
 
-/** Reads a session for `compact`: lean, planned, then again in part when it is to be compacted. */
+/**
+ * A plain session file smaller than this is read once, in full, when it may be compacted: its
+ * messages take a few times its size in memory, which a worker holding two batches of small
+ * sessions can spare; above it the lean read keeps memory to the number of messages.
+ */
+export const SMALL_SESSION_BYTES = 256 << 10;
+
+/** Reads a session for `compact`: lean, planned, then again in part when it is to be compacted (a small file: once, in full). */
 export function readForCompaction(source: SessionSource, options: CompactReadOptions, strategy: CompactionStrategy, policyFor: PolicyFor): Promise<CompactRead> {
   const input = sessionInput(source);
   // Both reads of a compressed file take its bytes from memory (input-source.ts).
@@ -140,9 +150,15 @@ async function readHeld(source: SessionSource, options: CompactReadOptions, stra
     read: 'full',
   });
   // A pipe (stdin, a FIFO) is read once, in full: its bytes are held, not its messages, and a
-  // partial second read would keep both. readableOnlyOnce is one synchronous stat (the thread
-  // pool's round trip made 10,000 small sessions measurably slower).
-  if (options.inFull || (!options.dryRun && readableOnlyOnce(path))) return inFull();
+  // partial second read would keep both. So is a small plain file: its full messages cost little
+  // memory, and one read and parse beat two (the second read was a third of the work per small
+  // session). One synchronous stat tells both (the thread pool's round trip made 10,000 small
+  // sessions measurably slower).
+  if (options.inFull) return inFull();
+  if (!options.dryRun) {
+    const shape = inputShape(path);
+    if (shape.onlyOnce || (shape.plainSize !== null && shape.plainSize < (options.smallFileBytes ?? SMALL_SESSION_BYTES))) return inFull();
+  }
   const loaded = await loadSession(source, { ...common, format: options.format, messages: 'lean' });
   const lean = await planned(loaded, strategy, policyFor);
   const { subject, plan } = lean;

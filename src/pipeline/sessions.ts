@@ -140,7 +140,8 @@ export async function runSessionBatches<Options, Result>(
     new Promise<Result>((resolve, reject) => {
       if (batch.length === 0) setImmediate(() => batch.length > 0 && send());
       batch.push({ input, settle: (result) => (result.ok ? resolve(result.value) : reject(new WorkerTaskError(result.error))) });
-      bytes += sizeOf(input.path);
+      // The size the walk's sniff saw, if it sniffed the file (a batch's size only balances the work).
+      bytes += input.sniffed?.size ?? sizeOf(input.path);
       if (batch.length >= BATCH_SESSIONS || bytes >= BATCH_BYTES) send();
     });
   try {
