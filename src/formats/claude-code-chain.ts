@@ -6,7 +6,8 @@
  *
  * A 1 GB session has about 200,000 such lines, so a line is kept in columns (typed arrays of
  * line numbers, parents, flags and response ids) rather than as objects: about 25 bytes a line
- * besides its uuid's entry in the table of uuids, and nothing the garbage collector must trace.
+ * besides its uuid's entry in the table of uuids (28 bytes: uuid-table.ts), and nothing the
+ * garbage collector must trace.
  * What few lines have (a boundary's facts, a summary, unknown block types, an error) sits in a
  * side table. A parent read before its child is stored as its index; a parent named before it is
  * read is resolved at the end.
@@ -19,6 +20,7 @@
 import type { InputError } from '../errors.js';
 import type { Diagnostic } from '../session/model.js';
 import { callKey } from './claude-code-spend.js';
+import { UuidTable } from './uuid-table.js';
 
 const NONE: readonly string[] = [];
 
@@ -108,8 +110,8 @@ export class ChainLines {
   /** Each response key once, so the lines of one response share it. */
   private readonly responses: string[] = [];
   private readonly responseIds = new Map<string, number>();
-  /** The first line with each uuid. */
-  private readonly byUuid = new Map<string, number>();
+  /** The first line with each uuid (kept as its 16 bytes: uuid-table.ts). */
+  private readonly byUuid = new UuidTable();
   private duplicates = 0;
   private readonly later = new Map<number, string>();
   private readonly rare = new Map<number, RareFacts>();
