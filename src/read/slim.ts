@@ -16,28 +16,34 @@ import { classifyToolRequest, PATH_ARGUMENTS, PATCH_FILE_LINE } from '../session
 /** Most tool calls are not file calls: they share one empty, frozen arguments object. */
 const NO_ARGUMENTS: Readonly<Record<string, unknown>> = Object.freeze({});
 
-/** The arguments of a file tool call that name its files; nothing for other tools. */
-function fileArguments(block: ToolRequestBlock): Readonly<Record<string, unknown>> {
+/** The arguments of a file tool call that name its files (one string a path: `names`); nothing for other tools. */
+function fileArguments(block: ToolRequestBlock, names: Interned): Readonly<Record<string, unknown>> {
   if (!classifyToolRequest(block)) return NO_ARGUMENTS;
   const kept: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(block.arguments)) {
     if (typeof value !== 'string') continue;
     // `command` decides whether str_replace_based_edit_tool reads or writes.
-    if (PATH_ARGUMENTS.includes(key) || key === 'command') kept[key] = value;
+    if (PATH_ARGUMENTS.includes(key) || key === 'command') kept[key] = names.get(value);
     else if (value.includes('*** ')) kept[key] = [...value.matchAll(PATCH_FILE_LINE)].map((match) => match[0]).join('\n');
   }
   return kept;
 }
 
-function slimBlock(block: ContentBlock, requestId: (id: string) => string): SlimBlock | null {
+/** What a read's slim blocks share: tool names and file paths once each, a result's call id its call's. */
+interface Shared {
+  readonly names: Interned;
+  readonly requestId: (id: string) => string;
+}
+
+function slimBlock(block: ContentBlock, shared: Shared): SlimBlock | null {
   switch (block.type) {
     case 'text':
     case 'thinking':
       return null;
     case 'tool_request':
-      return { type: 'tool_request', id: block.id, name: block.name, arguments: fileArguments(block) };
+      return { type: 'tool_request', id: block.id, name: shared.names.get(block.name), arguments: fileArguments(block, shared.names) };
     case 'tool_result':
-      return { type: 'tool_result', tool_request_id: requestId(block.tool_request_id), output: '', is_error: block.is_error };
+      return { type: 'tool_result', tool_request_id: shared.requestId(block.tool_request_id), output: '', is_error: block.is_error };
   }
 }
 
@@ -82,20 +88,20 @@ function keyCount(message: Message): number {
 
 /**
  * A slimmer for one read: `slim(message)` is the message without its text (see the header for
- * what stays). Model names repeat on every assistant message, so each read interns them (one
- * string each keeps a long session small); a tool result's call id is its call's string (a read
- * file names each twice, once per line); nothing outlives the read.
+ * what stays). Model names, tool names and file paths repeat from message to message, so each
+ * read interns them (one string each keeps a long session small); a tool result's call id is its
+ * call's string (a read file names each twice, once per line); nothing outlives the read.
  */
 export function slimmer(): (message: Message) => SlimMessage {
   const models = new Interned(1000);
   /** The ids of calls not answered yet (a bound keeps a session of unanswered calls small). */
   const calls = new Interned(10_000);
-  const requestId = (id: string) => calls.take(id);
+  const shared: Shared = { names: new Interned(10_000), requestId: (id) => calls.take(id) };
   /** The kept blocks of the message being slimmed (one array, reused). */
   const scratch: SlimBlock[] = [];
   return (message) => {
     for (const block of message.content) {
-      const kept = slimBlock(block, requestId);
+      const kept = slimBlock(block, shared);
       if (kept) scratch.push(kept);
       if (block.type === 'tool_request') calls.get(block.id);
     }
