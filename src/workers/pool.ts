@@ -50,11 +50,12 @@ const YOUNG_GENERATION_MB = 8;
  * How far V8 lets a heap's old generation grow past what the last full collection kept, in
  * percent. Left to itself V8 grows it by up to 4x when collections are cheap, and a worker
  * holding a long session's slim messages (100 MB) then reached 300 MB before collecting:
- * `inspect` of a 1 GB Claude Code session peaked at 333 MB RSS. At 30% it peaked at 216 MB, and
- * 500 MB of it at 150 MB instead of 200, for no CPU we could measure (more full collections,
- * each over a small heap). A V8 flag is the process's, so the main thread grows so too.
+ * `inspect` of a 1 GB Claude Code session peaked at 333 MB RSS; 243 MB at 30%, 206 MB at 15%
+ * (10% gave no less). CPU measured the same at 15%, 30% and V8's default (more full
+ * collections, each over a small heap; docs/performance.md "Memory"). A V8 flag is the
+ * process's, so the main thread grows so too.
  */
-const HEAP_GROWING_PERCENT = 30;
+const HEAP_GROWING_PERCENT = 15;
 
 /** Tasks one worker holds at once. */
 export const TASKS_PER_WORKER = 2;
