@@ -14,4 +14,5 @@ export const lazyNet = (): typeof import('node:net') => load('node:net') as type
 export const lazyStream = (): typeof import('node:stream') => load('node:stream') as typeof import('node:stream');
 export const lazyTty = (): typeof import('node:tty') => load('node:tty') as typeof import('node:tty');
 export const lazyReadline = (): typeof import('node:readline') => load('node:readline') as typeof import('node:readline');
+export const lazyV8 = (): typeof import('node:v8') => load('node:v8') as typeof import('node:v8');
 export const lazyWorkerThreads = (): typeof import('node:worker_threads') => load('node:worker_threads') as typeof import('node:worker_threads');

@@ -3,6 +3,8 @@
  * while reading. The replay over slim messages must be the full read's, compaction for
  * compaction, on every real and format fixture, under policies small enough to compact often.
  * (The states' relevance-filter notes, `dropped_outputs`, are not compared: replay reports none.)
+ * The report `replay` prints from (replayReport, which keeps no state) is the result without its
+ * states, either way.
  */
 import fg from 'fast-glob';
 import { relative } from 'node:path';
@@ -13,7 +15,7 @@ import { loadSession } from '../src/read/index.js';
 import { customPolicy, presetPolicy } from '../src/replay/presets.js';
 import type { ReplayPolicy } from '../src/replay/presets.js';
 import { replayResultJson } from '../src/replay/json.js';
-import { replaySession, withoutStates } from '../src/replay/simulate.js';
+import { replayReport, replaySession, withoutStates } from '../src/replay/simulate.js';
 import { isSlim } from '../src/session/model.js';
 import { createStrategy } from '../src/strategies/index.js';
 import { FIXTURES, ROOT } from './helpers/cli.js';
@@ -47,7 +49,10 @@ async function replayBothWays(path: string, policy: ReplayPolicy) {
   const run = async (messages: 'full' | 'lean') => {
     const loaded = await loadSession(path, { format: 'auto', withSidecar: false, messages });
     const { session, tokens, subject } = loaded;
-    const result = await replaySession({ sessionName: subject.sessionName, messages: session.messages, tokens, policy, strategy, recorded: session.recordedCompactions });
+    const input = { sessionName: subject.sessionName, messages: session.messages, tokens, policy, strategy, recorded: session.recordedCompactions };
+    const result = await replaySession(input);
+    // The report that keeps no state is the full result without its states, field for field.
+    expect(await replayReport(input)).toEqual(withoutStates(result));
     const states = result.turns.flatMap((turn) => turn.compactions.map((event) => stateFacts(event.state)));
     return { slim: session.messages.some(isSlim), json: replayResultJson(withoutStates(result)), states };
   };

@@ -10,7 +10,7 @@ import { cacheExpiry, cacheLifetime } from '../replay/cache.js';
 import { checkGates } from '../gates/check.js';
 import type { ReplayPolicy } from '../replay/presets.js';
 import { CUSTOM_POLICY_NAME, customPolicy, isPresetName, presetPolicy, PRESET_NAMES } from '../replay/presets.js';
-import { replaySession, withoutStates } from '../replay/simulate.js';
+import { replayReport } from '../replay/simulate.js';
 import { policyCosts } from '../replay/savings.js';
 import { detectThrash } from '../replay/thrash.js';
 import { UsageError } from '../errors.js';
@@ -111,7 +111,7 @@ function readsText(ctx: ReplayContext): boolean {
 /**
  * One session under every policy asked for. A full read when the replay reads text (the
  * simulated compactions run the relevance filter and prunes over it), else a lean one. The
- * simulated states are not reported: the view drops them (withoutStates).
+ * simulated states are not reported, so none is kept (replayReport).
  */
 async function replayOne(input: SessionInput, ctx: ReplayContext): Promise<Replayed> {
   const { path } = input;
@@ -129,7 +129,7 @@ async function replayOne(input: SessionInput, ctx: ReplayContext): Promise<Repla
   const expired = cacheExpiry(loaded.session.messages, calls, lifetime);
   const policyOutcomes: PolicyOutcome[] = [];
   for (const policy of replayPolicies(ctx.names, ctx.policy, pricing.window.tokens)) {
-    const result = await replaySession({
+    const result = await replayReport({
       sessionName: loaded.subject.sessionName,
       messages: loaded.session.messages,
       tokens: loaded.tokens,
@@ -148,7 +148,7 @@ async function replayOne(input: SessionInput, ctx: ReplayContext): Promise<Repla
       },
       ctx.limits,
     );
-    policyOutcomes.push({ result: withoutStates(result), costs, thrash: detectThrash(result), breaches });
+    policyOutcomes.push({ result, costs, thrash: detectThrash(result), breaches });
   }
   // As recorded: the context ledger (inspect's `cost`).
   const recordedCost = ledgers.context.cost;

@@ -6,7 +6,8 @@
  *
  * A 1 GB session has about 200,000 such lines, so a line is kept in columns (typed arrays of
  * line numbers, parents, flags and response ids) rather than as objects: about 25 bytes a line
- * besides its uuid's entry in the table of uuids, and nothing the garbage collector must trace.
+ * besides its uuid's entry in the table of uuids (28 bytes: uuid-table.ts), and nothing the
+ * garbage collector must trace.
  * What few lines have (a boundary's facts, a summary, unknown block types, an error) sits in a
  * side table. A parent read before its child is stored as its index; a parent named before it is
  * read is resolved at the end.
@@ -19,6 +20,7 @@
 import type { InputError } from '../errors.js';
 import type { Diagnostic } from '../session/model.js';
 import { callKey } from './claude-code-spend.js';
+import { UuidTable } from './uuid-table.js';
 
 const NONE: readonly string[] = [];
 
@@ -108,8 +110,8 @@ export class ChainLines {
   /** Each response key once, so the lines of one response share it. */
   private readonly responses: string[] = [];
   private readonly responseIds = new Map<string, number>();
-  /** The first line with each uuid. */
-  private readonly byUuid = new Map<string, number>();
+  /** The first line with each uuid (kept as its 16 bytes: uuid-table.ts). */
+  private readonly byUuid = new UuidTable();
   private duplicates = 0;
   private readonly later = new Map<number, string>();
   private readonly rare = new Map<number, RareFacts>();
@@ -310,30 +312,48 @@ export class ChainLines {
    * there before the next call, in file order (the order it was written).
    */
   private withParallelResults(chain: readonly number[], sidechain: boolean): number[] {
-    const onChain = new Set(chain);
-    /** The last index on the chain of each response's lines. */
-    const responseEnd = new Map<number, number>();
+    // Flags and positions by line index, not sets and maps of numbers: a 1 GB session has about
+    // 200,000 lines on its chain, and this runs while the whole read is still held.
+    const onChain = new Uint8Array(this.count);
+    for (const index of chain) onChain[index] = 1;
+    /** The last position on the chain of each response's lines, by response (responseOf: -1 - index for a line without an id), + 1. */
+    const endOfResponse = new Int32Array(this.responses.length);
+    const endOfLine = new Map<number, number>();
+    const setEnd = (response: number, position: number) => {
+      if (response >= 0) endOfResponse[response] = position + 1;
+      else endOfLine.set(response, position);
+    };
+    const endOf = (response: number): number | undefined => {
+      if (response < 0) return endOfLine.get(response);
+      const end = endOfResponse[response]!;
+      return end === 0 ? undefined : end - 1;
+    };
     chain.forEach((index, position) => {
-      if (this.isAssistant(index)) responseEnd.set(this.responseOf(index), position);
+      if (this.isAssistant(index)) setEnd(this.responseOf(index), position);
     });
     /** What joins the chain, by the position it joins after. */
     const joining = new Map<number, number[]>();
     const join = (index: number, response: number) => {
-      const end = responseEnd.get(response)!;
+      const end = endOf(response)!;
       const parts = joining.get(end);
       if (parts) parts.push(index);
       else joining.set(end, [index]);
-      onChain.add(index);
+      onChain[index] = 1;
     };
     const offChain: number[] = [];
-    for (let index = 0; index < this.count; index++) if (this.isChat(index) && this.sidechain(index) === sidechain && !onChain.has(index)) offChain.push(index);
+    for (let index = 0; index < this.count; index++) if (this.isChat(index) && this.sidechain(index) === sidechain && onChain[index] === 0) offChain.push(index);
+    /** The lines of responses on the chain that join it, in the order they join. */
+    const responseParts: number[] = [];
     for (const index of offChain) {
       const key = this.isAssistant(index) ? this.responseAt[index]! : -1;
-      if (key >= 0 && responseEnd.has(key)) join(index, key);
+      if (key >= 0 && endOf(key) !== undefined) {
+        join(index, key);
+        responseParts.push(index);
+      }
     }
     const callers = new Map<string, number>();
     const answered = new Set<string>();
-    for (const index of onChain) {
+    for (const index of [chain, responseParts].flat()) {
       if (!this.isChat(index)) continue;
       for (const id of this.calls(index)) callers.set(id, index);
       for (const id of this.answers(index)) answered.add(id);
@@ -370,7 +390,10 @@ export class ChainLines {
   plan(chain: readonly number[], file: string): Plan {
     const messages: number[][] = [];
     const calls = new Set<string>();
-    const byResponse = new Map<number, number[]>();
+    /** Each response's message lines, by response index (an array: a map of 50,000 entries weighed 2 MB). */
+    const byResponse: (number[] | null)[] = [];
+    // Pushed, not `new Array(length)`: V8 holds a long array made at its length as a dictionary.
+    for (let response = 0; response < this.responses.length; response++) byResponse.push(null);
     const compactions: PlannedCompaction[] = [];
     const summaries = new Map<number, string>();
     const unknownTypes: string[] = [];
@@ -386,7 +409,7 @@ export class ChainLines {
       const response = this.responseAt[index]!;
       if (this.has(index, ASSISTANT)) calls.add(callKey(this.responseKey(index), file, line));
       if (rare?.unknownTypes) unknownTypes.push(...rare.unknownTypes);
-      const earlier = response >= 0 ? byResponse.get(response) : undefined;
+      const earlier = response >= 0 ? byResponse[response] : null;
       if (earlier) {
         earlier.push(line);
         continue;
@@ -398,10 +421,10 @@ export class ChainLines {
       }
       const lines = [line];
       messages.push(lines);
-      if (response >= 0) byResponse.set(response, lines);
+      if (response >= 0) byResponse[response] = lines;
     }
     // A response's lines in the order they were written, as they were merged while reading.
-    for (const lines of byResponse.values()) lines.sort((a, b) => a - b);
+    for (const lines of byResponse) lines?.sort((a, b) => a - b);
     return { messages, compactions, summaries, unknownTypes, calls };
   }
 }

@@ -140,7 +140,8 @@ async function readLean(
   observer: MessageObserver | null,
 ): Promise<ReadMessages<AnyMessage> | Session<AnyMessage> | null> {
   const kept: AnyMessage[] = [];
-  const tokensOf = new Map<AnyMessage, number>();
+  /** Each kept message's estimate, at its place in `kept` (a column, not a map: 8 bytes a message). */
+  const keptTokens: number[] = [];
   const digests = new Map<number, string>();
   const hash = hashAt !== null ? lazyCrypto().createHash('sha256') : null;
   let stillHashing = hash !== null;
@@ -149,7 +150,7 @@ async function readLean(
     const index = kept.length;
     const stored = slim(message);
     kept.push(stored);
-    tokensOf.set(stored, estimateMessageTokens(message, count));
+    keptTokens.push(estimateMessageTokens(message, count));
     observer?.observe(message);
     if (hash && stillHashing) {
       if (message.id === hashAt) {
@@ -163,17 +164,21 @@ async function readLean(
   const textLengthsOnly = hash === null && count === heuristicCounter && (observer === null || observer.textLengthsOnly === true);
   const session = withSharedChecks(input.path, await reader.read(input.path, { keep, textLengthsOnly }));
   if (kept.length === 0) return session;
-  const tokens = session.messages.map((message) => tokensOf.get(message));
-  if (!tokens.every((count) => count !== undefined)) return null;
   const inOrder = session.messages.length === kept.length && session.messages.every((message, index) => message === kept[index]);
-  if (inOrder) return { session, tokens, prefixHashes: knownDigests(digests), inOrder };
+  if (inOrder) return { session, tokens: keptTokens, prefixHashes: knownDigests(digests), inOrder };
+  // The reader left messages out or moved them: each one's estimate is found by its place in `kept`.
+  const position = new Map(kept.map((message, index) => [message, index]));
+  const order: number[] = [];
+  for (const message of session.messages) {
+    const index = position.get(message);
+    if (index === undefined) return null;
+    order.push(index);
+  }
+  const tokens = order.map((index) => keptTokens[index]!);
   // Prefix hashes follow the order `keep` saw: a reader that dropped or reordered messages (a
   // Claude Code branch) is then read again in full. An observer's facts are put in session order.
   if (hash !== null) return null;
-  if (observer) {
-    const position = new Map(kept.map((message, index) => [message, index]));
-    observer.select(session.messages.map((message) => position.get(message)!));
-  }
+  observer?.select(order);
   return { session, tokens, prefixHashes: NO_DIGESTS, inOrder };
 }
 

@@ -16,62 +16,115 @@ import { classifyToolRequest, PATH_ARGUMENTS, PATCH_FILE_LINE } from '../session
 /** Most tool calls are not file calls: they share one empty, frozen arguments object. */
 const NO_ARGUMENTS: Readonly<Record<string, unknown>> = Object.freeze({});
 
-/** The arguments of a file tool call that name its files; nothing for other tools. */
-function fileArguments(block: ToolRequestBlock): Readonly<Record<string, unknown>> {
+/** The arguments of a file tool call that name its files (one string a path: `names`); nothing for other tools. */
+function fileArguments(block: ToolRequestBlock, names: Interned): Readonly<Record<string, unknown>> {
   if (!classifyToolRequest(block)) return NO_ARGUMENTS;
   const kept: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(block.arguments)) {
     if (typeof value !== 'string') continue;
     // `command` decides whether str_replace_based_edit_tool reads or writes.
-    if (PATH_ARGUMENTS.includes(key) || key === 'command') kept[key] = value;
+    if (PATH_ARGUMENTS.includes(key) || key === 'command') kept[key] = names.get(value);
     else if (value.includes('*** ')) kept[key] = [...value.matchAll(PATCH_FILE_LINE)].map((match) => match[0]).join('\n');
   }
   return kept;
 }
 
-function slimBlock(block: ContentBlock): SlimBlock | null {
+/** What a read's slim blocks share: tool names and file paths once each, a result's call id its call's. */
+interface Shared {
+  readonly names: Interned;
+  readonly requestId: (id: string) => string;
+}
+
+function slimBlock(block: ContentBlock, shared: Shared): SlimBlock | null {
   switch (block.type) {
     case 'text':
     case 'thinking':
       return null;
     case 'tool_request':
-      return { type: 'tool_request', id: block.id, name: block.name, arguments: fileArguments(block) };
+      return { type: 'tool_request', id: block.id, name: shared.names.get(block.name), arguments: fileArguments(block, shared.names) };
     case 'tool_result':
-      return { type: 'tool_result', tool_request_id: block.tool_request_id, output: '', is_error: block.is_error };
+      return { type: 'tool_result', tool_request_id: shared.requestId(block.tool_request_id), output: '', is_error: block.is_error };
+  }
+}
+
+/** Strings a read keeps one copy of, up to a bound (nothing outlives the read). */
+class Interned {
+  private readonly known = new Map<string, string>();
+  constructor(private readonly bound: number) {}
+
+  /** The copy kept of `value`, keeping this one when there is none yet. */
+  get(value: string): string {
+    const known = this.known.get(value);
+    if (known !== undefined) return known;
+    if (this.known.size < this.bound) this.known.set(value, value);
+    return value;
+  }
+
+  /** The copy kept of `value`, which is then forgotten (a call's id, once its result is met). */
+  take(value: string): string {
+    const known = this.known.get(value);
+    if (known === undefined) return value;
+    this.known.delete(value);
+    return known;
   }
 }
 
 /**
+ * A call key as one flat string. Readers build it by concatenation (response id, request id and
+ * timestamp), and V8 keeps a concatenation as a tree over its parts: about 250 bytes a call key
+ * where its characters take 100. Splitting it and joining the parts again gives the same
+ * characters in one new string, and frees the tree once the reader drops its parts.
+ */
+function flatKey(key: string): string {
+  return key.split('@').join('@');
+}
+
+/** How many keys the message has (own, enumerable, not symbols): which literal fits it. */
+function keyCount(message: Message): number {
+  let count = 0;
+  for (const _ in message) count++;
+  return count;
+}
+
+/**
  * A slimmer for one read: `slim(message)` is the message without its text (see the header for
- * what stays). Model names repeat on every assistant message, so each read interns them (one
- * string each keeps a long session small); nothing outlives the read.
+ * what stays). Model names, tool names and file paths repeat from message to message, so each
+ * read interns them (one string each keeps a long session small); a tool result's call id is its
+ * call's string (a read file names each twice, once per line); nothing outlives the read.
  */
 export function slimmer(): (message: Message) => SlimMessage {
-  const models = new Map<string, string>();
-  const intern = (model: string): string => {
-    let known = models.get(model);
-    if (known === undefined) {
-      if (models.size < 1000) models.set(model, model);
-      known = model;
-    }
-    return known;
-  };
+  const models = new Interned(1000);
+  /** The ids of calls not answered yet (a bound keeps a session of unanswered calls small). */
+  const calls = new Interned(10_000);
+  const shared: Shared = { names: new Interned(10_000), requestId: (id) => calls.take(id) };
   /** The kept blocks of the message being slimmed (one array, reused). */
   const scratch: SlimBlock[] = [];
   return (message) => {
     for (const block of message.content) {
-      const kept = slimBlock(block);
+      const kept = slimBlock(block, shared);
       if (kept) scratch.push(kept);
+      if (block.type === 'tool_request') calls.get(block.id);
     }
     // Copied out at its exact size: an array grown by push reserves 17 slots, 150 bytes a message.
     const content = scratch.slice();
     scratch.length = 0;
+    const { id, role, line, usage, model, timestamp } = message;
+    // The two shapes most messages have (a user line, an assistant response with its call) as
+    // literals: V8 then holds every field in the object itself, not in a second array beside it
+    // (about 24 bytes a message). The keys stay in the order the general case gives them.
+    const keys = 'line' in message ? keyCount(message) : 0;
+    if (keys === 5 && timestamp !== undefined) {
+      return { id, role, content, line, timestamp, [TEXT_LEFT_OUT]: true } as SlimMessage;
+    }
+    if (keys === 8 && usage !== undefined && model && timestamp !== undefined && message.callKey !== undefined) {
+      return { id, role, content, line, usage, model: models.get(model), timestamp, callKey: flatKey(message.callKey), [TEXT_LEFT_OUT]: true } as SlimMessage;
+    }
     // Built field by field in one order, not spread: V8 gave each spread copy (with `model`
     // replaced) a hidden class of its own once optimized, 300 bytes a message in a long session.
-    const slim: Record<string | symbol, unknown> = { id: message.id, role: message.role, content, line: message.line };
-    if (message.usage !== undefined) slim['usage'] = message.usage;
-    if (message.model !== undefined) slim['model'] = message.model ? intern(message.model) : message.model;
-    if (message.timestamp !== undefined) slim['timestamp'] = message.timestamp;
+    const slim: Record<string | symbol, unknown> = { id, role, content, line };
+    if (usage !== undefined) slim['usage'] = usage;
+    if (model !== undefined) slim['model'] = model ? models.get(model) : model;
+    if (timestamp !== undefined) slim['timestamp'] = timestamp;
     if (message.knownTokens !== undefined) slim['knownTokens'] = message.knownTokens;
     for (const key in message) if (!(key in slim)) slim[key] = (message as unknown as Record<string, unknown>)[key];
     slim[TEXT_LEFT_OUT] = true;

@@ -14,7 +14,7 @@ import type { CacheLifetime, PromptStep } from './cache.js';
 import { cachedTokens, readAndWrite } from './cache.js';
 import type { CostSplit } from '../cost/billing.js';
 import { callCost, naiveTokens, sumCosts, ZERO_COST } from '../cost/billing.js';
-import type { ReplayCompaction, ReplayResult, SimulatedCall } from './simulate.js';
+import type { ReplayEvent, ReplayReport, SimulatedCall } from './simulate.js';
 
 export interface BreakEven {
   readonly callPosition: number;
@@ -63,7 +63,7 @@ function costPair(steps: readonly PromptStep[], rates: Rates, lifetime: CacheLif
 }
 
 /** Cache-aware: a summarizer sent the conversation reads it from the cache; one sent text pays full input. */
-function summarizerCost(event: Pick<ReplayCompaction, 'summarizer'>, rates: Rates, cacheAware: boolean): CostSplit {
+function summarizerCost(event: Pick<ReplayEvent, 'summarizer'>, rates: Rates, cacheAware: boolean): CostSplit {
   if (!event.summarizer) return ZERO_COST;
   const { input, output, cached } = event.summarizer;
   if (cacheAware && cached) return callCost({ input: 0, cacheRead: input, cacheWrite: 0, output }, rates);
@@ -72,9 +72,9 @@ function summarizerCost(event: Pick<ReplayCompaction, 'summarizer'>, rates: Rate
 
 /** The same calls without this compaction: every prompt longer by what it removed, and no rewrite at it. */
 function breakEven(
-  event: ReplayCompaction,
+  event: ReplayEvent,
   windowEnd: number,
-  result: ReplayResult,
+  result: ReplayReport,
   expired: readonly boolean[],
   withCosts: readonly CostSplit[],
   rates: Rates,
@@ -97,7 +97,7 @@ function breakEven(
 }
 
 /** `lifetime`: the session's cache lifetime (cacheLifetime), which also prices the writes. */
-export function policyCosts(result: ReplayResult, rates: Rates, expired: readonly boolean[], lifetime: CacheLifetime = '5m'): PolicyCosts {
+export function policyCosts(result: ReplayReport, rates: Rates, expired: readonly boolean[], lifetime: CacheLifetime = '5m'): PolicyCosts {
   const before = costPair(stepsOf(result.calls, expired, 'before', result.stablePrefix), rates, lifetime).pair;
   const afterCalls = costPair(stepsOf(result.calls, expired, 'after', result.stablePrefix), rates, lifetime);
   const events = result.turns.flatMap((turn) => turn.compactions);

@@ -5,7 +5,7 @@
  */
 import type { CompactionPolicy } from '../compaction/policy.js';
 import { shouldCompact } from '../compaction/policy.js';
-import type { ReplayResult, SimulatedCall } from './simulate.js';
+import type { ReplayReport, SimulatedCall } from './simulate.js';
 
 /** Refilled in the compaction's own turn or the next two: thrash. */
 export const THRASH_TURNS = 2;
@@ -29,7 +29,7 @@ function nextAtTrigger(calls: readonly SimulatedCall[], position: number, policy
   return undefined;
 }
 
-export function detectThrash(result: ReplayResult): ThrashReport {
+export function detectThrash(result: ReplayReport): ThrashReport {
   const policy = { ...result.policy.compaction, force: false };
   const events = result.turns.flatMap((turn) => turn.compactions);
   const refills = events.map((event): Refill => {
