@@ -4,8 +4,9 @@
  * imports) into dist/cli-bundle.js and a few chunks under dist/cli-chunks/, so a command loads a
  * handful of files instead of about 75 ES modules (Node 20 resolves, reads and links each one;
  * docs/performance.md "Start-up"). Each command's module stays a chunk of its own, loaded when it
- * runs. tsc's output stays as it is: the library (dist/index.js, package exports) and the worker
- * thread's entry (dist/worker.js) are not bundled. npm packages stay external (loaded from
+ * runs. The worker thread's entry is bundled beside it (dist/worker-bundle.js, sharing the
+ * chunks), and the command line's pool starts that one. tsc's output stays as it is for the
+ * library (dist/index.js, package exports; its pool starts tsc's dist/worker.js). npm packages stay external (loaded from
  * node_modules as before) except yargs, which every command but `--version` loads: its CommonJS
  * build and the 16 small packages it requires become one file, dist/cli-chunks/yargs.cjs, that
  * the bundle requires where src/cli.ts requires 'yargs/yargs' (the factory, without the
@@ -14,8 +15,8 @@
  *
  * Paths the code finds relative to its own file keep working because the layout keeps their
  * depth: the entry sits in dist/ as dist/cli.js does (`../package.json` is the package's), and
- * every chunk sits one folder down as dist/workers/pool.js does (`../worker.js` is tsc's worker).
- * The build fails if the worker's path ends up anywhere else.
+ * every chunk sits one folder down as dist/workers/pool.js does (`../worker.js` is tsc's worker,
+ * `../worker-bundle.js` the bundled one). The build fails if the pool ends up anywhere else.
  *
  * Writes dist/cli-meta.json, esbuild's account of which source module (or package file) went
  * into which output file: test/startup-modules.test.ts reads it to tell what a command loaded.
@@ -67,7 +68,9 @@ const requireBundledYargs = {
 
 const result = await build({
   absWorkingDir: ROOT,
-  entryPoints: { 'cli-bundle': 'dist/cli.js' },
+  // The worker thread's entry is bundled with the command line, sharing its chunks: a worker
+  // started from tsc's dist/worker.js compiled about 80 modules of its own before its first task.
+  entryPoints: { 'cli-bundle': 'dist/cli.js', 'worker-bundle': 'dist/worker.js' },
   outdir: 'dist',
   chunkNames: 'cli-chunks/[name]-[hash]',
   bundle: true,
@@ -83,14 +86,19 @@ const result = await build({
 });
 
 // The pool starts its workers from `new URL('../worker.js', import.meta.url)`: right only one
-// folder below dist/. Not finding it at all means the pool changed how it names the file.
-const withWorker = Object.keys(result.metafile.outputs).filter((output) => output.endsWith('.js') && readFileSync(join(ROOT, output), 'utf8').includes('new URL("../worker.js", import.meta.url)'));
+// folder below dist/. Not finding it at all means the pool changed how it names the file. In the
+// bundle's chunks it is pointed at the bundled worker (dist/worker-bundle.js); the library's
+// pool (tsc's dist/workers/pool.js) keeps tsc's worker.
+const WORKER_START = 'new URL("../worker.js", import.meta.url)';
+const withWorker = Object.keys(result.metafile.outputs).filter((output) => output.endsWith('.js') && readFileSync(join(ROOT, output), 'utf8').includes(WORKER_START));
 if (withWorker.length === 0) throw new Error('build-cli: no output starts the worker from ../worker.js: check workers/pool.ts against this script');
 for (const output of withWorker) {
   if (dirname(output) !== 'dist/cli-chunks') throw new Error(`build-cli: the worker pool landed in ${output}, where ../worker.js is not dist/worker.js`);
+  const file = join(ROOT, output);
+  writeFileSync(file, readFileSync(file, 'utf8').replaceAll(WORKER_START, 'new URL("../worker-bundle.js", import.meta.url)'));
 }
 
 const outputs = { ...result.metafile.outputs, ...yargsBuild.metafile.outputs };
 writeFileSync(join(DIST, 'cli-meta.json'), `${JSON.stringify({ outputs })}\n`);
 const files = readdirSync(CHUNKS).filter((name) => name.endsWith('.js')).length;
-process.stdout.write(`build-cli: dist/cli-bundle.js, ${files} chunks and yargs.cjs in ${relative(ROOT, CHUNKS)}/\n`);
+process.stdout.write(`build-cli: dist/cli-bundle.js, dist/worker-bundle.js, ${files} chunks and yargs.cjs in ${relative(ROOT, CHUNKS)}/\n`);

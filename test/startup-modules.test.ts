@@ -93,4 +93,14 @@ describe('start-up loads what the command needs', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
+
+  it('the command line starts its worker threads from the bundled worker, not tsc\'s', () => {
+    const inputs = bundleInputs();
+    expect(inputs.get('dist/worker-bundle.js')).toContain('dist/worker.js');
+    const pools = [...inputs].filter(([, modules]) => modules.includes('dist/workers/pool.js')).map(([output]) => output);
+    expect(pools).toHaveLength(1);
+    const source = readFileSync(join(ROOT, pools[0]!), 'utf8');
+    expect(source).toContain('new URL("../worker-bundle.js", import.meta.url)');
+    expect(source).not.toContain('new URL("../worker.js", import.meta.url)');
+  });
 });
