@@ -188,7 +188,9 @@ function writeDoc(path, table) {
   const start = text.indexOf(DOC_START);
   const end = text.indexOf(DOC_END);
   if (start < 0 || end < start) throw new Error(`${path}: no ${DOC_START} … ${DOC_END} block to write the table into`);
-  const command = `npm run bench -- ${process.argv.slice(2).filter((arg, i, all) => arg !== '--write-doc' && all[i - 1] !== '--write-doc').join(' ')}`.trim();
+  // Where the corpora and the JSON went is this machine's business, not the figures'.
+  const local = new Set(['--write-doc', '--cache', '--out']);
+  const command = `npm run bench -- ${process.argv.slice(2).filter((arg, i, all) => !local.has(arg) && !local.has(all[i - 1])).join(' ')}`.trim();
   const block = `${DOC_START}\nFrom \`${command}\` on ${new Date().toISOString().slice(0, 10)}.\n${table}`;
   const temporary = `${path}.bench-${process.pid}`;
   writeFileSync(temporary, text.slice(0, start) + block + text.slice(end));
