@@ -93,7 +93,7 @@ describe('prune on fixtures/bug.jsonl', () => {
     const sidecar = JSON.parse(await readFile(join(scratch.dir, 'notes_compaction.json'), 'utf8'));
     expect(sidecar.pruned_outputs.length).toBeGreaterThan(0);
     const [estimate] = jsonLines((await runCli(['estimate', '--json', session])).stdout);
-    expect(estimate).toMatchObject({ compacted_before: true, context_tokens: result.tokens_after });
+    expect(estimate).toMatchObject({ compacted_before: true, context_tokens: result!.tokens_after });
     const [inspected] = jsonLines((await runCli(['inspect', '--json', session])).stdout);
     expect(JSON.stringify(inspected)).not.toContain('"error"');
   });
