@@ -17,7 +17,7 @@ const { version } = require('../package.json') as { version: string };
  * Each command's module, loaded only when it runs (or when help or completion lists them all):
  * start-up is most of a small session's run, and each command pulls in its own dependencies.
  */
-const COMMANDS: Record<string, () => Promise<CommandModule<object, never>>> = {
+export const COMMANDS: Record<string, () => Promise<CommandModule<object, never>>> = {
   estimate: async () => (await import('./commands/estimate.js')).estimateCommand as never,
   inspect: async () => (await import('./commands/inspect.js')).inspectCommand as never,
   compact: async () => (await import('./commands/compact.js')).compactCommand as never,

@@ -9,7 +9,6 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fg from 'fast-glob';
-import type { CommandModule } from 'yargs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { CutRule } from '../src/compaction/policy.js';
 import type { PolicyValues } from '../src/config/policy.js';
@@ -21,17 +20,8 @@ import type { CompactArgs } from '../src/commands/compact.js';
 import type { PolicyArgs, SummaryBudgetArgs } from '../src/commands/options.js';
 import type { SummarizerArgs } from '../src/commands/summarizer.js';
 import type { StrategyName } from '../src/strategies/names.js';
+import { COMMANDS } from '../src/cli.js';
 import { ROOT } from './helpers/cli.js';
-
-/** Each command's yargs module, as cli.ts registers it. */
-const MODULES: Record<SettingsCommand, () => Promise<CommandModule<object, never>>> = {
-  estimate: async () => (await import('../src/commands/estimate.js')).estimateCommand as never,
-  inspect: async () => (await import('../src/commands/inspect.js')).inspectCommand as never,
-  compact: async () => (await import('../src/commands/compact.js')).compactCommand as never,
-  replay: async () => (await import('../src/commands/replay.js')).replayCommand as never,
-  fork: async () => (await import('../src/commands/fork.js')).forkCommand as never,
-  audit: async () => (await import('../src/commands/audit.js')).auditCommand as never,
-};
 
 /**
  * Flags that are no setting: about this run's input and output only, never from a variable or the
@@ -68,7 +58,10 @@ async function declaredOptions(command: SettingsCommand): Promise<[string, unkno
           : () => recorder,
     },
   );
-  const { builder } = await MODULES[command]();
+  // The module cli.ts registers for the command, not a list of our own.
+  const load = COMMANDS[command];
+  if (!load) throw new Error(`cli.ts registers no command ${command}`);
+  const { builder } = await load();
   (builder as (yargs: unknown) => unknown)(recorder);
   return declared;
 }
