@@ -109,6 +109,20 @@ function expectSame(both: Both): void {
   expect(both.fromSmall).toEqual(both.fromTwoPass);
 }
 
+/**
+ * A copy of bug.jsonl named `name` with a truncate sidecar from a forced compaction at `share` of
+ * its context (both reads checked alike first): returns the copy and the cut that sidecar made.
+ */
+async function bugWithSidecar(name: string, share: number): Promise<{ path: string; cut: number }> {
+  const path = join(dir, name);
+  await copyFile(join(FIXTURES, 'bug.jsonl'), path);
+  const truncate = createStrategy('truncate');
+  const first = await bothWays(path, truncate, await forcedPolicy(path, share));
+  if (first.full.plan.kind !== 'compact') throw new Error('expected a compaction');
+  await saveSidecar(path, await runCompaction(first.full.subject, first.full.plan, truncate, { now: NOW }));
+  return { path, cut: first.full.plan.cut.index };
+}
+
 /** How each fixture and strategy was read by the two-pass path, to check the partial read ran. */
 const reads: CompactRead['read'][] = [];
 
@@ -165,17 +179,13 @@ describe('compact reads only what it compacts', () => {
   });
 
   it('hands runCompaction slim messages outside what it reads, full ones inside', async () => {
-    const path = join(dir, 'span-bug.jsonl');
-    await copyFile(join(FIXTURES, 'bug.jsonl'), path);
+    const { path, cut } = await bugWithSidecar('span-bug.jsonl', 0.3);
     const strategy = createStrategy('truncate');
-    const first = await bothWays(path, strategy, await forcedPolicy(path, 0.3));
-    if (first.full.plan.kind !== 'compact') throw new Error('expected a compaction');
-    await saveSidecar(path, await runCompaction(first.full.subject, first.full.plan, strategy, { now: NOW }));
 
     const { subject, plan, read } = await readForCompaction(path, TWO_READS, strategy, fixed(forcedPolicy(path, 0.1)));
     if (plan.kind !== 'compact') throw new Error('expected a compaction');
     expect(read).toBe('partial');
-    expect(plan.start).toBe(first.full.plan.cut.index);
+    expect(plan.start).toBe(cut);
     const span = textReads(subject, plan, strategy);
     expect(span).toMatchObject({ from: plan.start, to: subject.messages.length });
     subject.messages.forEach((message, index) => expect(isSlim(message)).toBe(!readsTextOf(span, index)));
@@ -205,12 +215,7 @@ describe('compact reads only what it compacts', () => {
   });
 
   it('stores the right prefix hash when a larger summary moves the cut on after a partial read', async () => {
-    const path = join(dir, 'moved-cut-bug.jsonl');
-    await copyFile(join(FIXTURES, 'bug.jsonl'), path);
-    const truncate = createStrategy('truncate');
-    const first = await bothWays(path, truncate, await forcedPolicy(path, 0.5));
-    if (first.full.plan.kind !== 'compact') throw new Error('expected a compaction');
-    await saveSidecar(path, await runCompaction(first.full.subject, first.full.plan, truncate, { now: NOW }));
+    const { path } = await bugWithSidecar('moved-cut-bug.jsonl', 0.5);
     // Over a trigger at half the context, with a summary far larger than the one it builds on:
     // the guard moves the cut on past the one the second read was planned for.
     const lean = await loadSession(path, { format: 'auto', withSidecar: true, messages: 'lean' });
