@@ -19,18 +19,13 @@
  * twice in an object where it matters, a line that does not end where its object does, a string
  * JSON.parse would refuse) leaves the line to be read as before (json-cut.ts's KeyCutter).
  */
-import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, jsonStringLength, nestedValueEnd, OPEN_BRACE, OPEN_BRACKET, QUOTE, stringEnd } from './json-bytes.js';
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, jsonStringLength, lastSignificant, nestedValueEnd, OPEN_BRACE, OPEN_BRACKET, QUOTE, SPACE, stringEnd } from './json-bytes.js';
 import { asRecord } from './convert.js';
 import type { KeyCutter, LineCutter, MeasuredCut, SkippedLine } from './json-cut.js';
 
 /** Strings shorter than this (in bytes) are parsed as they are: measuring them saves nothing. */
 export const MEASURED_MIN_BYTES = 256;
 
-const COLON = 0x3a;
-const COMMA = 0x2c;
-const CR = 0x0d;
-const SPACE = 0x20;
-const TAB = 0x09;
 const EMPTY_STRING = '""';
 
 /**
@@ -219,10 +214,7 @@ class LineWalk {
       else this.skipValue();
     });
     // Nothing but a line end after the object.
-    for (let at = this.at; at < this.bytes.length; at++) {
-      const byte = this.bytes[at];
-      if (byte !== CR && byte !== SPACE && byte !== TAB) throw UNCERTAIN;
-    }
+    if (lastSignificant(this.bytes) >= this.at) throw UNCERTAIN;
     const user = equalBytes(this.bytes, this.typeFrom, this.typeTo, KEY.user);
     if (!user && !equalBytes(this.bytes, this.typeFrom, this.typeTo, KEY.assistant)) throw UNCERTAIN;
     for (const span of messageSpans) if (user || span.placement === null) this.spans.push(span);

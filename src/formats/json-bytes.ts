@@ -11,6 +11,18 @@ export const OPEN_BRACE = 0x7b;
 export const CLOSE_BRACE = 0x7d;
 export const OPEN_BRACKET = 0x5b;
 export const CLOSE_BRACKET = 0x5d;
+export const COMMA = 0x2c;
+export const COLON = 0x3a;
+const CR = 0x0d;
+export const SPACE = 0x20;
+const TAB = 0x09;
+
+/** The index of the line's last byte that is not trailing whitespace (CRLF files end in CR). */
+export function lastSignificant(bytes: Buffer): number {
+  let last = bytes.length - 1;
+  while (last >= 0 && (bytes[last] === CR || bytes[last] === SPACE || bytes[last] === TAB)) last--;
+  return last;
+}
 
 /** Just past the string whose opening quote is at `at`; -1 when the bytes end first. */
 export function stringEnd(bytes: Buffer, at: number): number {

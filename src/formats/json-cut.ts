@@ -14,11 +14,7 @@
  * proof from its bytes. Which keys and lines a format may lose is its reader's call; parsing and
  * error messages are jsonl-lines.ts's.
  */
-import { CLOSE_BRACE, CLOSE_BRACKET, nestedValueEnd, OPEN_BRACE, OPEN_BRACKET, QUOTE, stringEnd } from './json-bytes.js';
-
-const CR = 0x0d;
-const SPACE = 0x20;
-const TAB = 0x09;
+import { CLOSE_BRACE, CLOSE_BRACKET, COMMA, lastSignificant, nestedValueEnd, OPEN_BRACE, OPEN_BRACKET, QUOTE, stringEnd } from './json-bytes.js';
 
 /**
  * How many containers are opened between `from` and `to` and not closed (strings skipped), or
@@ -38,13 +34,6 @@ function netDepth(bytes: Buffer, from: number, to: number): number {
     at++;
   }
   return depth;
-}
-
-/** The index of the line's last byte that is not trailing whitespace (CRLF files end in CR). */
-function lastSignificant(bytes: Buffer): number {
-  let last = bytes.length - 1;
-  while (last >= 0 && (bytes[last] === CR || bytes[last] === SPACE || bytes[last] === TAB)) last--;
-  return last;
 }
 
 /**
@@ -76,7 +65,6 @@ export interface LineCutter {
 const HEAD_BYTES = 2048;
 const TYPE_KEY = Buffer.from('"type":"');
 const TYPE_NAME = Buffer.from('"type"');
-const COMMA = 0x2c;
 /** Longer than any line type a reader names. */
 const MAX_TYPE_BYTES = 64;
 
