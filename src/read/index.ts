@@ -166,7 +166,11 @@ async function readLean(
   if (kept.length === 0) return session;
   const inOrder = session.messages.length === kept.length && session.messages.every((message, index) => message === kept[index]);
   if (inOrder) return { session, tokens: keptTokens, prefixHashes: knownDigests(digests), inOrder };
-  // The reader left messages out or moved them: each one's estimate is found by its place in `kept`.
+  // Prefix hashes follow the order `keep` saw: a reader that dropped or reordered messages (a
+  // Claude Code branch) is then read again in full.
+  if (hash !== null) return null;
+  // Otherwise each message's estimate is found by its place in `kept`, and an observer's facts
+  // are put in session order.
   const position = new Map(kept.map((message, index) => [message, index]));
   const order: number[] = [];
   for (const message of session.messages) {
@@ -175,9 +179,6 @@ async function readLean(
     order.push(index);
   }
   const tokens = order.map((index) => keptTokens[index]!);
-  // Prefix hashes follow the order `keep` saw: a reader that dropped or reordered messages (a
-  // Claude Code branch) is then read again in full. An observer's facts are put in session order.
-  if (hash !== null) return null;
   observer?.select(order);
   return { session, tokens, prefixHashes: NO_DIGESTS, inOrder };
 }
