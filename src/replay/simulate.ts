@@ -162,9 +162,17 @@ export interface ReplayResult {
 /** A compaction as reports show it: what it did, without the state it produced. */
 export type ReplayEvent = Omit<ReplayCompaction, 'state'>;
 
+/** A compaction without its state. */
+function withoutState({ state: _state, ...event }: ReplayCompaction): ReplayEvent {
+  return event;
+}
+
+/** A turn whose compactions are kept as `Event`s (with their states, or as reports show them). */
+type TurnWith<Event extends ReplayEvent> = Omit<ReplayTurn, 'compactions'> & { readonly compactions: readonly Event[] };
+
 /** A result as reports read it: each turn's compactions without their states. */
 export interface ReplayReport extends Omit<ReplayResult, 'turns'> {
-  readonly turns: readonly (Omit<ReplayTurn, 'compactions'> & { readonly compactions: readonly ReplayEvent[] })[];
+  readonly turns: readonly TurnWith<ReplayEvent>[];
 }
 
 /**
@@ -176,7 +184,7 @@ export interface ReplayReport extends Omit<ReplayResult, 'turns'> {
 export function withoutStates(result: ReplayResult): ReplayReport {
   return {
     ...result,
-    turns: result.turns.map((turn) => ({ ...turn, compactions: turn.compactions.map(({ state: _state, ...event }) => event) })),
+    turns: result.turns.map((turn) => ({ ...turn, compactions: turn.compactions.map(withoutState) })),
   };
 }
 
@@ -413,11 +421,11 @@ export function replaySession(request: ReplayInput): Promise<ReplayResult> {
  * the end took 70 MB.
  */
 export function replayReport(request: ReplayInput): Promise<ReplayReport> {
-  return simulate(request, ({ state: _state, ...event }): ReplayEvent => event);
+  return simulate(request, withoutState);
 }
 
 /** A replay whose turns keep their compactions as `record` gives them. */
-type Simulated<Event extends ReplayEvent> = Omit<ReplayResult, 'turns'> & { readonly turns: readonly (Omit<ReplayTurn, 'compactions'> & { readonly compactions: readonly Event[] })[] };
+type Simulated<Event extends ReplayEvent> = Omit<ReplayResult, 'turns'> & { readonly turns: readonly TurnWith<Event>[] };
 
 async function simulate<Event extends ReplayEvent>(request: ReplayInput, record: (compaction: ReplayCompaction) => Event): Promise<Simulated<Event>> {
   const policy = 'compaction' in request.policy ? request.policy : customPolicy(request.policy);
@@ -431,7 +439,7 @@ async function simulate<Event extends ReplayEvent>(request: ReplayInput, record:
   const sim = new Simulation(input, stablePrefix);
   const requests = toolRequestsById(messages);
   const calls: SimulatedCall[] = [];
-  const results: (Omit<ReplayTurn, 'compactions'> & { readonly compactions: readonly Event[] })[] = [];
+  const results: TurnWith<Event>[] = [];
 
   for (const [turnPosition, turn] of turns.entries()) {
     const compactions: Event[] = [];
@@ -482,7 +490,7 @@ async function simulate<Event extends ReplayEvent>(request: ReplayInput, record:
   return { policy, stablePrefix, calls, turns: results, totals: totalsOf(results) };
 }
 
-function totalsOf(turns: readonly (Omit<ReplayTurn, 'compactions'> & { readonly compactions: readonly ReplayEvent[] })[]): ReplayTotals {
+function totalsOf(turns: readonly TurnWith<ReplayEvent>[]): ReplayTotals {
   const totals = {
     requests: 0,
     inputTokensBefore: 0,
