@@ -1,19 +1,61 @@
 #!/usr/bin/env node
 /**
  * The benchmark's yardstick, run as its own process: read each file into a Buffer, find
- * newlines with indexOf, JSON.parse every line, on one core. Prints lines and bytes parsed so
- * the work cannot be optimized away. Usage: node bare-loop.js FILE_LIST (one path a line).
+ * newlines with indexOf, JSON.parse every line. Prints lines and keys parsed so the work cannot
+ * be optimized away. Usage: node bare-loop.js FILE_LIST [THREADS] (one path a line).
+ *
+ * THREADS 2 is the two-core yardstick: the main thread and one worker thread each take a share
+ * of the files, dealt biggest first to the lighter share, as our pool deals sessions. Rows that
+ * use both cores are measured against it, so that a machine whose two cores run slower together
+ * than alone (a host that shares them) moves the row and its yardstick alike.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { parseEveryLine } from './bare-lines.js';
 
-const files = readFileSync(process.argv[2], 'utf8').split('\n').filter(Boolean);
-let lines = 0;
-let keys = 0;
-for (const file of files) {
-  parseEveryLine(file, (value) => {
-    keys += Object.keys(value).length;
-    lines++;
-  });
+function parseAll(files) {
+  let lines = 0;
+  let keys = 0;
+  for (const file of files) {
+    parseEveryLine(file, (value) => {
+      keys += Object.keys(value).length;
+      lines++;
+    });
+  }
+  return { lines, keys };
 }
-process.stdout.write(`${JSON.stringify({ files: files.length, lines, keys })}\n`);
+
+/** Files dealt into `count` shares of about equal bytes, biggest first to the lightest share. */
+function shares(files, count) {
+  const sized = files.map((file) => ({ file, size: statSync(file).size })).sort((a, b) => b.size - a.size);
+  const out = Array.from({ length: count }, () => ({ files: [], bytes: 0 }));
+  for (const { file, size } of sized) {
+    const lightest = out.reduce((best, share) => (share.bytes < best.bytes ? share : best));
+    lightest.files.push(file);
+    lightest.bytes += size;
+  }
+  return out.map((share) => share.files);
+}
+
+if (!isMainThread) {
+  parentPort.postMessage(parseAll(workerData));
+} else {
+  const files = readFileSync(process.argv[2], 'utf8').split('\n').filter(Boolean);
+  const threads = Math.max(1, Number(process.argv[3] ?? 1));
+  let total;
+  if (threads === 1) total = parseAll(files);
+  else {
+    const [own, ...others] = shares(files, threads);
+    const pending = others.map(
+      (share) =>
+        new Promise((resolve, reject) => {
+          const worker = new Worker(new URL(import.meta.url), { workerData: share });
+          worker.once('message', resolve);
+          worker.once('error', reject);
+        }),
+    );
+    const mine = parseAll(own);
+    total = (await Promise.all(pending)).reduce((sum, part) => ({ lines: sum.lines + part.lines, keys: sum.keys + part.keys }), mine);
+  }
+  process.stdout.write(`${JSON.stringify({ files: files.length, threads, ...total })}\n`);
+}

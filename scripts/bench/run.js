@@ -9,13 +9,15 @@
  *   node scripts/bench/run.js [--sizes 200M,1G|none] [--runs 3] [--small 10000|none] [--single 1G|none]
  *                             [--tokenizer-size 50M] [--kinds claude,canonical] [--no-ccusage]
  *                             [--startup-runs 21] [--no-llm] [--cache DIR] [--out results.json]
- *                             [--write-doc docs/performance.md]
+ *                             [--write-doc docs/performance.md] [--compare earlier-results.json]
  *
  * Without --cache, corpora go to a fresh temporary directory that is removed at the end; with
  * it (or COMPACTOR_BENCH_CACHE) they are kept and reused. --write-doc puts the table, the command
  * line that made it and the machine's line between the `<!-- bench:start -->` and
  * `<!-- bench:end -->` markers of that Markdown file (written to a temporary file, then renamed),
- * so the published table is the run's own output, not a copy by hand. ccusage (both releases) comes from
+ * so the published table is the run's own output, not a copy by hand. --compare names the --out
+ * file of an earlier run: every row whose ratio (or, for a yardstick, wall time) moved by more
+ * than 20% is listed after the table, the issue's test of a reproducible figure. ccusage (both releases) comes from
  * tools/agents/install.js, which installs it once into the tools cache outside the project.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -52,6 +54,7 @@ function parseFlags(argv) {
     cache: process.env['COMPACTOR_BENCH_CACHE'],
     out: undefined,
     'write-doc': undefined,
+    compare: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -73,6 +76,7 @@ function parseFlags(argv) {
     cache: flags.cache,
     out: flags.out,
     writeDoc: flags['write-doc'],
+    compare: flags.compare,
   };
 }
 
@@ -86,34 +90,69 @@ const median = (values) => {
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
 
+/** The third quartile over the first: the spread of many runs, where max over min is one outlier's. */
+const quartileSpread = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q) => sorted[Math.min(sorted.length - 1, Math.round(q * (sorted.length - 1)))];
+  return at(0.75) / at(0.25);
+};
+
+/** One run under GNU time: {wall s, cpu s (user + system), rss MB, stdout} or {error}. */
+function runOnce(command, args, { env = {}, before, scratch }) {
+  const timing = join(scratch, 'time.txt');
+  before?.();
+  const started = process.hrtime.bigint();
+  const result = spawnSync('/usr/bin/time', ['-f', '%M %U %S', '-o', timing, command, ...args], {
+    env: { ...process.env, ...env },
+    maxBuffer: 1 << 30,
+    encoding: 'utf8',
+  });
+  const wall = Number(process.hrtime.bigint() - started) / 1e9;
+  if (result.status !== 0) {
+    const failed = result.stdout.split('\n').find((line) => line.includes('"status":"failed"'));
+    const first = failed ? JSON.parse(failed).error : (result.stderr || `exit ${result.status}`).split('\n').find((line) => line.trim() && !line.startsWith('Command exited')) ?? '';
+    return { error: `failed: ${first.replace(/^compactor: /, '').slice(0, 100)}` };
+  }
+  const [rss, user, system] = readFileSync(timing, 'utf8').trim().split('\n').pop().split(' ').map(Number);
+  return { wall, cpu: user + system, rss: rss / 1024, stdout: result.stdout };
+}
+
 /**
- * Runs a command `runs` times under GNU time. Returns {wall (median s), rss (max MB), stdout of
- * the last run} or {error} with the first line the command printed on stderr.
+ * Runs a command `runs` times. With `pairs` (the row's yardsticks, each {label, command, args,
+ * env}), the yardsticks run before each run of the command, in turn, and each ratio is the median
+ * of the ratios of the pairs: a machine whose speed drifts from one minute to the next moves both
+ * runs of a pair alike, where a yardstick measured once for the whole group would not. Returns
+ * {wall and cpu (medians), rss (the largest), ratios [{label, ratio, spread}] (spread: the largest
+ * pair's ratio over the smallest), stdout of the last run} or {error}.
  */
-function measure(command, args, { runs, env = {}, before, scratch }) {
+function measure(command, args, { runs, env = {}, before, scratch, pairs = [] }) {
   const walls = [];
+  const cpus = [];
+  const paired = pairs.map(() => []);
   let rss = 0;
   let stdout = '';
-  const timing = join(scratch, 'time.txt');
   for (let run = 0; run < runs; run++) {
-    before?.();
-    const started = process.hrtime.bigint();
-    const result = spawnSync('/usr/bin/time', ['-f', '%M', '-o', timing, command, ...args], {
-      env: { ...process.env, ...env },
-      maxBuffer: 1 << 30,
-      encoding: 'utf8',
-    });
-    const wall = Number(process.hrtime.bigint() - started) / 1e9;
-    if (result.status !== 0) {
-      const failed = result.stdout.split('\n').find((line) => line.includes('"status":"failed"'));
-      const first = failed ? JSON.parse(failed).error : (result.stderr || `exit ${result.status}`).split('\n').find((line) => line.trim() && !line.startsWith('Command exited')) ?? '';
-      return { error: `failed: ${first.replace(/^compactor: /, '').slice(0, 100)}` };
+    const bases = [];
+    for (const pair of pairs) {
+      const base = runOnce(pair.command, pair.args, { env: pair.env, scratch });
+      if (base.error) return { error: `${pair.label}: ${base.error}` };
+      pair.samples?.push(base);
+      bases.push(base);
     }
-    walls.push(wall);
-    rss = Math.max(rss, Number(readFileSync(timing, 'utf8').trim().split('\n').pop()) / 1024);
+    const result = runOnce(command, args, { env, before, scratch });
+    if (result.error) return result;
+    walls.push(result.wall);
+    cpus.push(result.cpu);
+    bases.forEach((base, index) => paired[index].push(result.wall / base.wall));
+    rss = Math.max(rss, result.rss);
     stdout = result.stdout;
   }
-  return { wall: median(walls), rss, stdout };
+  const ratios = pairs.map((pair, index) => ({
+    label: pair.label,
+    ratio: median(paired[index]),
+    spread: runs > 1 ? Math.max(...paired[index]) / Math.min(...paired[index]) : null,
+  }));
+  return { wall: median(walls), cpu: median(cpus), rss, stdout, ratios };
 }
 
 const compactor = (args) => [process.execPath, [BIN, ...args]];
@@ -159,24 +198,86 @@ async function ccusageTools() {
 
 const rows = [];
 
-function addRow(corpus, name, result, base, extra = '') {
+/**
+ * A row of the table. Its ratio is against its first paired yardstick (result.ratios); other
+ * paired yardsticks go into the note. A yardstick's own row has no ratio.
+ */
+function addRow(corpus, name, result, extra = '') {
   if (result.error) {
-    rows.push({ corpus, name, wall: null, ratio: null, rss: null, note: result.error });
+    rows.push({ corpus, name, wall: null, cpu: null, ratio: null, yardstick: '', spread: null, rss: null, note: result.error });
     return;
   }
-  const ratio = base?.wall ? result.wall / base.wall : null;
-  rows.push({ corpus, name, wall: result.wall, ratio, rss: result.rss, note: extra });
+  const [first, ...others] = result.ratios ?? [];
+  const ratio = first ? first.ratio : null;
+  const more = others.map((other) => `${other.ratio.toFixed(2)}× ${other.label} (paired, spread ${other.spread.toFixed(2)})`);
+  const note = [extra, ...more].filter(Boolean).join(', ');
+  rows.push({ corpus, name, wall: result.wall, cpu: result.cpu ?? null, ratio, yardstick: first?.label ?? '', spread: first?.spread ?? null, rss: result.rss, note });
 }
+
+/**
+ * A yardstick's own row, placed first in its group. Its figures are the runs it made paired with
+ * the group's rows (their medians; RSS the largest), filled in by settleYardsticks at the end; a
+ * yardstick no row was paired with is measured alone then.
+ */
+const yardsticks = [];
+function addYardstick(corpus, name, pair, note) {
+  const row = { corpus, name, wall: null, cpu: null, ratio: null, yardstick: '', spread: null, rss: null, note };
+  rows.push(row);
+  pair.samples = [];
+  yardsticks.push({ row, pair });
+}
+
+function settleYardsticks() {
+  for (const { row, pair } of yardsticks) {
+    if (pair.samples.length === 0) {
+      const alone = measure(pair.command, pair.args, { runs: flags.runs, env: pair.env, scratch });
+      if (alone.error) Object.assign(row, { wall: null, note: alone.error });
+      else Object.assign(row, { wall: alone.wall, cpu: alone.cpu, rss: alone.rss });
+      continue;
+    }
+    const runs = pair.samples.length;
+    Object.assign(row, {
+      wall: median(pair.samples.map((sample) => sample.wall)),
+      cpu: median(pair.samples.map((sample) => sample.cpu)),
+      rss: Math.max(...pair.samples.map((sample) => sample.rss)),
+      note: `${row.note}; median of its ${runs} runs paired with the rows`,
+    });
+  }
+}
+
+const fixed = (value, digits = 2) => (value === null || value === undefined ? '' : value.toFixed(digits));
 
 function tableText(machine) {
   const lines = [
-    '| corpus | row | wall s | × yardstick | peak RSS MB | note |',
-    '|---|---|---:|---:|---:|---|',
+    '| corpus | row | wall s | CPU s | × yardstick | yardstick | spread | peak RSS MB | note |',
+    '|---|---|---:|---:|---:|---|---:|---:|---|',
     ...rows.map((row) =>
-      `| ${row.corpus} | ${row.name} | ${row.wall === null ? 'n/a' : row.wall.toFixed(2)} | ${row.ratio === null ? '' : `${row.ratio.toFixed(2)}×`} | ${row.rss === null ? '' : Math.round(row.rss)} | ${row.note} |`,
+      `| ${row.corpus} | ${row.name} | ${row.wall === null ? 'n/a' : fixed(row.wall)} | ${fixed(row.cpu)} | ${row.ratio === null ? '' : `${fixed(row.ratio)}×`} | ${row.yardstick} | ${fixed(row.spread)} | ${row.rss === null ? '' : Math.round(row.rss)} | ${row.note} |`,
     ),
   ];
   return `${machine}\n\n${lines.join('\n')}\n`;
+}
+
+/**
+ * Rows of this run set against the same rows of an earlier run's results: each row's ratio to its
+ * yardstick (a yardstick's own wall time), and which moved by more than 20% either way.
+ */
+function comparison(path) {
+  const earlier = JSON.parse(readFileSync(path, 'utf8'));
+  const before = new Map(earlier.rows.map((row) => [`${row.corpus}\u0000${row.name}`, row]));
+  const moved = [];
+  let compared = 0;
+  for (const row of rows) {
+    const old = before.get(`${row.corpus}\u0000${row.name}`);
+    const figure = (r) => (r.ratio ?? r.wall);
+    if (!old || figure(row) === null || figure(old) === null) continue;
+    compared++;
+    const change = figure(row) / figure(old);
+    if (change > 1.2 || change < 1 / 1.2) moved.push(`| ${row.corpus} | ${row.name} | ${fixed(figure(old))} | ${fixed(figure(row))} | ${fixed(change)} |`);
+  }
+  const head = `Against the run of ${earlier.date?.slice(0, 16).replace('T', ' ') ?? 'an earlier date'} UTC: ${compared} rows compared (ratio to the yardstick; wall s for a yardstick), ${moved.length} moved by more than 20%.`;
+  if (moved.length === 0) return `${head}\n`;
+  return `${head}\n\n| corpus | row | before | now | now / before |\n|---|---|---:|---:|---:|\n${moved.join('\n')}\n`;
 }
 
 const DOC_START = '<!-- bench:start -->';
@@ -189,7 +290,7 @@ function writeDoc(path, table) {
   const end = text.indexOf(DOC_END);
   if (start < 0 || end < start) throw new Error(`${path}: no ${DOC_START} … ${DOC_END} block to write the table into`);
   // Where the corpora and the JSON went is this machine's business, not the figures'.
-  const local = new Set(['--write-doc', '--cache', '--out']);
+  const local = new Set(['--write-doc', '--cache', '--out', '--compare']);
   const command = `npm run bench -- ${process.argv.slice(2).filter((arg, i, all) => !local.has(arg) && !local.has(all[i - 1])).join(' ')}`.trim();
   const block = `${DOC_START}\nFrom \`${command}\` on ${new Date().toISOString().slice(0, 10)}.\n${table}`;
   const temporary = `${path}.bench-${process.pid}`;
@@ -220,7 +321,10 @@ function readable(file) {
   return !/unknown session format/.test(result.stderr);
 }
 
-function commandRows(corpus, dir, list, base, runs) {
+/** A yardstick to pair rows with: {label, command, args, env}. */
+const bareLoop = (list, threads, label) => ({ label, command: process.execPath, args: [join(HERE, 'bare-loop.js'), list.path, String(threads)] });
+
+function commandRows(corpus, dir, list, pairs, runs) {
   const notReadable = !readable(list.files[0]);
   const sessions = list.files.length;
   const commands = [
@@ -235,9 +339,9 @@ function commandRows(corpus, dir, list, base, runs) {
       continue;
     }
     log(`${corpus}: ${name}`);
-    const result = measure(...compactor(args), { runs, scratch });
+    const result = measure(...compactor(args), { runs, scratch, pairs: name.startsWith('estimate') || name.startsWith('inspect') ? pairs : pairs.slice(0, 1) });
     const out = result.error ? null : records(result.stdout);
-    addRow(corpus, name, result, base, out ? `${out.count} sessions${out.failed ? `, ${out.failed} failed` : ''}` : '');
+    addRow(corpus, name, result, out ? `${out.count} sessions${out.failed ? `, ${out.failed} failed` : ''}` : '');
   }
   return sessions;
 }
@@ -265,20 +369,26 @@ try {
     ];
     // In turn (A B C D A B C D …), so a change in the machine's load falls on all of them alike.
     const walls = commands.map(() => []);
+    const cpuSeconds = commands.map(() => []);
     const rss = commands.map(() => 0);
     for (let run = 0; run < flags.startupRuns; run++) {
       commands.forEach(([command, args], index) => {
         const result = measure(command, args, { runs: 1, scratch });
         if (result.error) throw new Error(`start-up: ${result.error}`);
         walls[index].push(result.wall);
+        cpuSeconds[index].push(result.cpu);
         rss[index] = Math.max(rss[index], result.rss);
       });
     }
-    const base = { wall: median(walls[0]), rss: rss[0] };
-    addRow(corpus, 'node -e 0', base, null, `the yardstick; median of ${flags.startupRuns}`);
-    addRow(corpus, 'compactor --version', { wall: median(walls[1]), rss: rss[1] }, base, 'target ≤ 1.5×');
-    addRow(corpus, 'compactor estimate (19 lines, text)', { wall: median(walls[2]), rss: rss[2] }, base, 'target ≤ 2×');
-    addRow(corpus, 'compactor estimate --json (19 lines)', { wall: median(walls[3]), rss: rss[3] }, base, 'target ≤ 2×');
+    // Each run's ratio to the `node -e 0` just before it; the row's ratio is their median.
+    const startup = (index) => {
+      const ratios = walls[index].map((wall, run) => wall / walls[0][run]);
+      return { wall: median(walls[index]), cpu: median(cpuSeconds[index]), rss: rss[index], ratios: [{ label: 'node -e 0', ratio: median(ratios), spread: quartileSpread(ratios) }] };
+    };
+    addRow(corpus, 'node -e 0', { wall: median(walls[0]), cpu: median(cpuSeconds[0]), rss: rss[0] }, `the yardstick; median of ${flags.startupRuns}`);
+    addRow(corpus, 'compactor --version', startup(1), 'target ≤ 1.5×');
+    addRow(corpus, 'compactor estimate (19 lines, text)', startup(2), 'target ≤ 2×');
+    addRow(corpus, 'compactor estimate --json (19 lines)', startup(3), 'target ≤ 2×');
   }
 
   for (const size of flags.sizes) {
@@ -288,11 +398,15 @@ try {
       await cachedCorpus(dir, `${kind} ${size} seed 1`, (target) => generateCorpus(target, kind, size));
       const list = fileList(dir);
       const corpus = `${kind} ${label(list.bytes)}, ${list.files.length} files`;
-      log(`${corpus}: bare loop`);
-      const base = measure(process.execPath, [join(HERE, 'bare-loop.js'), list.path], { runs: flags.runs, scratch });
-      addRow(corpus, 'bare loop: read, indexOf, JSON.parse (1 core)', base, null, 'the yardstick');
-      commandRows(corpus, dir, list, base, flags.runs);
-      addRow(corpus, 'estimate --json --jobs 1', readable(list.files[0]) ? measure(...compactor(['estimate', '--json', '--jobs', '1', dir]), { runs: flags.runs, scratch }) : { error: 'n/a (format not readable by this build)' }, base, 'one core');
+      const one = bareLoop(list, 1, 'bare loop, 1 core');
+      const two = bareLoop(list, 2, 'bare loop, 2 cores');
+      addYardstick(corpus, 'bare loop: read, indexOf, JSON.parse (1 core)', one, 'the yardstick of one-core rows');
+      addYardstick(corpus, 'bare loop on 2 cores (main thread + 1 worker)', two, 'the yardstick of two-core rows');
+      // ccusage's native binary is the yardstick the target names for this corpus: each
+      // estimate and inspect run is paired with one of its runs too.
+      const native = kind === 'claude' && tools.native ? { label: 'ccusage native', command: tools.native[0], args: [...tools.native[1], 'session', '--json', '--offline'], env: { CLAUDE_CONFIG_DIR: dir } } : null;
+      commandRows(corpus, dir, list, native ? [two, native] : [two], flags.runs);
+      addRow(corpus, 'estimate --json --jobs 1', readable(list.files[0]) ? measure(...compactor(['estimate', '--json', '--jobs', '1', dir]), { runs: flags.runs, scratch, pairs: [one] }) : { error: 'n/a (format not readable by this build)' }, 'one core');
       if (kind === 'claude') {
         for (const [name, tool] of [[`ccusage session --json --offline (native ${tools.nativeVersion ?? ''})`, tools.native], [`ccusage session --json --offline (JS ${tools.jsVersion ?? ''})`, tools.js]]) {
           if (!tool) {
@@ -300,21 +414,15 @@ try {
             continue;
           }
           log(`${corpus}: ${name}`);
-          const result = measure(tool[0], [...tool[1], 'session', '--json', '--offline'], { runs: flags.runs, scratch, env: { CLAUDE_CONFIG_DIR: dir } });
-          addRow(corpus, name, result, base);
-          // Our reading commands against the native binary, the strongest yardstick on this corpus.
-          if (name.includes('native') && result.wall) {
-            for (const row of rows) {
-              if (row.corpus === corpus && /^(estimate|inspect) --json$/.test(row.name) && row.wall) row.note += `, ${(row.wall / result.wall).toFixed(2)}× ccusage native`;
-            }
-          }
+          const result = measure(tool[0], [...tool[1], 'session', '--json', '--offline'], { runs: flags.runs, scratch, env: { CLAUDE_CONFIG_DIR: dir }, pairs: [two] });
+          addRow(corpus, name, result);
         }
       }
       if (kind === 'canonical' && size === flags.sizes[0]) {
         for (const reader of ['ndjson', 'ours']) {
           log(`${corpus}: line reader ${reader}`);
-          const result = measure(process.execPath, [join(HERE, 'line-readers.js'), reader, list.path], { runs: flags.runs, scratch });
-          addRow(corpus, reader === 'ndjson' ? 'line reader: ndjson.parse() stream' : 'line reader: ours (jsonl-lines.ts)', result, base, 'read + JSON.parse only');
+          const result = measure(process.execPath, [join(HERE, 'line-readers.js'), reader, list.path], { runs: flags.runs, scratch, pairs: [one] });
+          addRow(corpus, reader === 'ndjson' ? 'line reader: ndjson.parse() stream' : 'line reader: ours (jsonl-lines.ts)', result, 'read + JSON.parse only');
         }
       }
     }
@@ -326,10 +434,10 @@ try {
     const list = fileList(dir);
     const corpus = `canonical ${label(list.bytes)}, ${list.files.length} files`;
     log(`${corpus}: tokenizer rows`);
-    const bare = measure(process.execPath, [join(HERE, 'bare-tokenizer.js'), 'o200k', list.path], { runs: flags.runs, scratch });
-    addRow(corpus, 'bare: parse loop + gpt-tokenizer o200k countTokens (1 core)', bare, null, 'the tokenizer yardstick');
-    addRow(corpus, 'estimate --json --tokenizer o200k --jobs 1', measure(...compactor(['estimate', '--json', '--tokenizer', 'o200k', '--jobs', '1', dir]), { runs: flags.runs, scratch }), bare, '× the tokenizer yardstick');
-    addRow(corpus, 'estimate --json --tokenizer o200k', measure(...compactor(['estimate', '--json', '--tokenizer', 'o200k', dir]), { runs: flags.runs, scratch }), bare, '× the tokenizer yardstick, both cores');
+    const bare = { label: 'bare tokenizer loop, 1 core', command: process.execPath, args: [join(HERE, 'bare-tokenizer.js'), 'o200k', list.path] };
+    addYardstick(corpus, 'bare: parse loop + gpt-tokenizer o200k countTokens (1 core)', bare, 'the tokenizer yardstick');
+    addRow(corpus, 'estimate --json --tokenizer o200k --jobs 1', measure(...compactor(['estimate', '--json', '--tokenizer', 'o200k', '--jobs', '1', dir]), { runs: flags.runs, scratch, pairs: [bare] }));
+    addRow(corpus, 'estimate --json --tokenizer o200k', measure(...compactor(['estimate', '--json', '--tokenizer', 'o200k', dir]), { runs: flags.runs, scratch, pairs: [bare] }), 'both cores');
   }
 
   if (flags.small > 0) {
@@ -347,13 +455,12 @@ try {
     const args = ['compact', '--json', '--strategy', 'truncate', '--force', '--allow-no-gain', '--keep-recent', '300', dir];
     removeSidecars();
     const smallList = fileList(dir);
-    log(`${corpus}: bare loop`);
-    const bare = measure(process.execPath, [join(HERE, 'bare-loop.js'), smallList.path], { runs: flags.runs, scratch });
-    addRow(corpus, 'bare loop: read, indexOf, JSON.parse (1 core)', bare, null, 'the yardstick');
+    const one = bareLoop(smallList, 1, 'bare loop, 1 core');
+    addYardstick(corpus, 'bare loop: read, indexOf, JSON.parse (1 core)', one, 'the yardstick');
     log(`${corpus}: compact`);
-    const result = measure(...compactor(args), { runs: flags.runs, scratch, before: removeSidecars });
+    const result = measure(...compactor(args), { runs: flags.runs, scratch, before: removeSidecars, pairs: [one] });
     const out = result.error ? null : records(result.stdout);
-    addRow(corpus, 'compact --strategy truncate --force (writes sidecars)', result, bare, out ? `${Math.round(flags.small / result.wall)} sessions/s, ${out.count} records, ${out.failed} failed` : '');
+    addRow(corpus, 'compact --strategy truncate --force (writes sidecars)', result, out ? `${Math.round(flags.small / result.wall)} sessions/s, ${out.count} records, ${out.failed} failed` : '');
     removeSidecars();
   }
 
@@ -364,8 +471,8 @@ try {
       await cachedCorpus(dir, `single ${kind} ${flags.single} seed 3`, (target) => generateCorpus(target, kind, flags.single, { seed: 3, single: true }));
       const list = fileList(dir);
       const corpus = `one ${kind} session of ${label(list.bytes)}`;
-      const base = measure(process.execPath, [join(HERE, 'bare-loop.js'), list.path], { runs: 1, scratch });
-      addRow(corpus, 'bare loop (1 core, whole file in a Buffer)', base, null, 'the yardstick');
+      const one = bareLoop(list, 1, 'bare loop, 1 core');
+      addYardstick(corpus, 'bare loop (1 core, whole file in a Buffer)', one, 'the yardstick');
       const notReadable = !readable(list.files[0]);
       const rowsForOne = [
         ['estimate --json', ['estimate', '--json', list.files[0]]],
@@ -377,7 +484,7 @@ try {
         if (notReadable) addRow(corpus, name, { error: 'n/a (format not readable by this build)' });
         else {
           log(`${corpus}: ${name}`);
-          addRow(corpus, name, measure(...compactor(args), { runs: 1, scratch }), base, 'one run');
+          addRow(corpus, name, measure(...compactor(args), { runs: 1, scratch, pairs: [one] }), 'one run');
         }
       }
     }
@@ -414,11 +521,14 @@ try {
     const ideal = ((sessions / concurrency) * delayMs) / 1000;
     const out = result.error ? null : records(result.stdout);
     const note = out ? `${(result.wall / ideal).toFixed(2)}× the ideal ${ideal} s (${sessions} / ${concurrency} × 1 s), ${out.count} records, ${out.failed} failed` : '';
-    addRow(`${sessions} sessions, server delays 1 s`, `compact --strategy summarize --concurrency ${concurrency}`, result, null, note);
+    addRow(`${sessions} sessions, server delays 1 s`, `compact --strategy summarize --concurrency ${concurrency}`, result, note);
   }
 
+  settleYardsticks();
   results.machine += ` Load average ${loadavg()[0].toFixed(2)} at the end.`;
-  const table = tableText(results.machine);
+  results.date = new Date().toISOString();
+  const compared = flags.compare ? `\n${comparison(resolve(flags.compare))}` : '';
+  const table = tableText(results.machine) + compared;
   process.stdout.write(`\n${table}`);
   if (flags.writeDoc) writeDoc(resolve(flags.writeDoc), table);
   if (flags.out) writeFileSync(flags.out, `${JSON.stringify(results, null, 2)}\n`);
