@@ -1,10 +1,13 @@
 #!/usr/bin/env node
 /**
  * `npm run bench`: generates the synthetic corpora (corpus.js) outside the repository, then
- * times compactor against a bare parse loop over the same files, in one run, and prints a
- * Markdown table (README "Performance"). Each row is a separate process: wall time is the
- * median of --runs runs, peak RSS the largest of them (GNU time's %M, which counts worker
- * threads, as they share the process). This is not a test: nothing here passes or fails.
+ * times compactor against yardsticks over the same files, in one run, and prints a Markdown
+ * table (docs/performance.md) and a summary of the targets (README "Performance"). Each row is a
+ * separate process, run --runs times, each run just after a run of its yardstick (a bare parse
+ * loop on one core or on two, ccusage's native binary, `node -e 0`): its ratio is the median of
+ * the pairs' ratios, wall and CPU seconds are medians, peak RSS the largest (GNU time's %M, which
+ * counts worker threads, as they share the process). This is not a test: nothing here passes or
+ * fails.
  *
  *   node scripts/bench/run.js [--sizes 200M,1G|none] [--runs 3] [--small 10000|none] [--single 1G|none]
  *                             [--tokenizer-size 50M] [--kinds claude,canonical] [--no-ccusage]
@@ -14,7 +17,9 @@
  * Without --cache, corpora go to a fresh temporary directory that is removed at the end; with
  * it (or COMPACTOR_BENCH_CACHE) they are kept and reused. --write-doc puts the table, the command
  * line that made it and the machine's line between the `<!-- bench:start -->` and
- * `<!-- bench:end -->` markers of that Markdown file (written to a temporary file, then renamed),
+ * `<!-- bench:end -->` markers of that Markdown file, and the targets' summary between
+ * `<!-- bench-summary:start -->` and `<!-- bench-summary:end -->` (each file takes the blocks it
+ * has; several files, comma-separated; written to a temporary file, then renamed),
  * so the published table is the run's own output, not a copy by hand. --compare names the --out
  * file of an earlier run: every row whose ratio (or, for a yardstick, wall time) moved by more
  * than 20% is listed after the table, the issue's test of a reproducible figure. ccusage (both releases) comes from
@@ -204,14 +209,14 @@ const rows = [];
  */
 function addRow(corpus, name, result, extra = '') {
   if (result.error) {
-    rows.push({ corpus, name, wall: null, cpu: null, ratio: null, yardstick: '', spread: null, rss: null, note: result.error });
+    rows.push({ corpus, name, wall: null, cpu: null, ratio: null, yardstick: '', spread: null, rss: null, note: result.error, others: [] });
     return;
   }
   const [first, ...others] = result.ratios ?? [];
   const ratio = first ? first.ratio : null;
   const more = others.map((other) => `${other.ratio.toFixed(2)}× ${other.label} (paired, spread ${other.spread.toFixed(2)})`);
   const note = [extra, ...more].filter(Boolean).join(', ');
-  rows.push({ corpus, name, wall: result.wall, cpu: result.cpu ?? null, ratio, yardstick: first?.label ?? '', spread: first?.spread ?? null, rss: result.rss, note });
+  rows.push({ corpus, name, wall: result.wall, cpu: result.cpu ?? null, ratio, yardstick: first?.label ?? '', spread: first?.spread ?? null, rss: result.rss, note, others });
 }
 
 /**
@@ -221,7 +226,7 @@ function addRow(corpus, name, result, extra = '') {
  */
 const yardsticks = [];
 function addYardstick(corpus, name, pair, note) {
-  const row = { corpus, name, wall: null, cpu: null, ratio: null, yardstick: '', spread: null, rss: null, note };
+  const row = { corpus, name, wall: null, cpu: null, ratio: null, yardstick: '', spread: null, rss: null, note, others: [] };
   rows.push(row);
   pair.samples = [];
   yardsticks.push({ row, pair });
@@ -260,41 +265,85 @@ function tableText(machine) {
 
 /**
  * Rows of this run set against the same rows of an earlier run's results: each row's ratio to its
- * yardstick (a yardstick's own wall time), and which moved by more than 20% either way.
+ * yardstick, and which moved by more than 20% either way (a bug, by the issue's rule). The
+ * yardsticks' own wall times are listed when they moved as much: that is the machine's speed,
+ * which the pairing is there to cancel, not a row of ours.
  */
 function comparison(path) {
   const earlier = JSON.parse(readFileSync(path, 'utf8'));
   const before = new Map(earlier.rows.map((row) => [`${row.corpus}\u0000${row.name}`, row]));
   const moved = [];
+  const machine = [];
   let compared = 0;
   for (const row of rows) {
     const old = before.get(`${row.corpus}\u0000${row.name}`);
-    const figure = (r) => (r.ratio ?? r.wall);
-    if (!old || figure(row) === null || figure(old) === null) continue;
-    compared++;
-    const change = figure(row) / figure(old);
-    if (change > 1.2 || change < 1 / 1.2) moved.push(`| ${row.corpus} | ${row.name} | ${fixed(figure(old))} | ${fixed(figure(row))} | ${fixed(change)} |`);
+    if (!old) continue;
+    const yardstick = row.ratio === null;
+    const [was, now] = yardstick ? [old.wall, row.wall] : [old.ratio, row.ratio];
+    if (was === null || now === null || was === undefined) continue;
+    if (!yardstick) compared++;
+    const change = now / was;
+    if (change > 1.2 || change < 1 / 1.2) (yardstick ? machine : moved).push(`| ${row.corpus} | ${row.name} | ${fixed(was)} | ${fixed(now)} | ${fixed(change)} |`);
   }
-  const head = `Against the run of ${earlier.date?.slice(0, 16).replace('T', ' ') ?? 'an earlier date'} UTC: ${compared} rows compared (ratio to the yardstick; wall s for a yardstick), ${moved.length} moved by more than 20%.`;
-  if (moved.length === 0) return `${head}\n`;
-  return `${head}\n\n| corpus | row | before | now | now / before |\n|---|---|---:|---:|---:|\n${moved.join('\n')}\n`;
+  const when = earlier.date ? `${earlier.date.slice(0, 16).replace('T', ' ')} UTC` : 'an earlier date';
+  const head = `Against the run of ${when}: ${compared} rows compared by their ratio to the yardstick, ${moved.length} moved by more than 20%.`;
+  const table = (list) => `| corpus | row | before | now | now / before |\n|---|---|---:|---:|---:|\n${list.join('\n')}\n`;
+  let text = moved.length ? `${head}\n\n${table(moved)}` : `${head}\n`;
+  if (machine.length) text += `\nYardsticks whose own wall time moved by more than 20% (the machine's speed):\n\n${table(machine)}`;
+  return { text, count: compared, moved: moved.length };
 }
 
-const DOC_START = '<!-- bench:start -->';
-const DOC_END = '<!-- bench:end -->';
+/**
+ * The targets, one line each, read from this run's rows: what the README shows. A target whose
+ * rows this run did not measure (a flag left them out) says so.
+ */
+function targetSummary(compared) {
+  const find = (test) => rows.filter((row) => row.wall !== null && test(row));
+  const verdict = (ok) => (ok ? 'met' : '**missed**');
+  const lines = [];
+  const line = (target, measured, ok) => lines.push(`| ${target} | ${measured} | ${ok === null ? 'not measured' : verdict(ok)} |`);
+  const startup = (name) => find((row) => row.corpus === 'start-up' && row.name === name)[0];
+  const version = startup('compactor --version');
+  line('`compactor --version` ≤ 1.5× `node -e 0`', version ? `${fixed(version.ratio)}×` : '', version ? version.ratio <= 1.5 : null);
+  const small = ['compactor estimate (19 lines, text)', 'compactor estimate --json (19 lines)'].map(startup).filter(Boolean);
+  line('`estimate` of a small session ≤ 2× `node -e 0`', small.map((row) => `${fixed(row.ratio)}×`).join(', '), small.length ? small.every((row) => row.ratio <= 2) : null);
+  const compact = find((row) => row.name.startsWith('compact --strategy truncate --force'))[0];
+  const rate = compact ? Number(/^(\d+) sessions\/s/.exec(compact.note)?.[1]) : 0;
+  line('small-session `compact --strategy truncate` ≥ 1,000 sessions/s and ≤ 3× the bare loop', compact ? `${rate} sessions/s, ${fixed(compact.ratio)}×` : '', compact ? rate >= 1000 && compact.ratio <= 3 : null);
+  const claude = find((row) => row.corpus.startsWith('claude 1 GB') && /^(estimate|inspect) --json$/.test(row.name));
+  const native = claude.map((row) => ({ row, ratio: row.others.find((other) => other.label === 'ccusage native')?.ratio }));
+  const nativeKnown = native.length > 0 && native.every((entry) => entry.ratio !== undefined);
+  line('1 GB Claude Code corpus: `estimate`, `inspect` ≤ 1.5× ccusage native (paired)', native.map((entry) => `${entry.row.name.split(' ')[0]} ${fixed(entry.ratio)}×`).join(', '), nativeKnown ? native.every((entry) => entry.ratio <= 1.5) : null);
+  const memory = find((row) => (/ 1 GB, /.test(row.corpus) || row.corpus.startsWith('one ')) && /^(estimate|inspect|replay|compact --dry-run) --json/.test(row.name));
+  const over = memory.filter((row) => row.rss > 200);
+  line('peak RSS ≤ 200 MB (1 GB corpora and single ~1 GB sessions, four commands)', over.length ? `over on ${over.map((row) => `${row.corpus.replace(/, \d+ files$/, '')} ${row.name.split(' ')[0]} ${Math.round(row.rss)}`).join('; ')}; largest of the rest ${Math.round(Math.max(0, ...memory.filter((row) => row.rss <= 200).map((row) => row.rss)))}` : `largest ${Math.round(Math.max(0, ...memory.map((row) => row.rss)))} MB of ${memory.length} rows`, memory.length ? over.length === 0 : null);
+  if (compared) line('every row within 20% of the earlier run (`--compare`)', `${compared.moved} of ${compared.count} rows moved more`, compared.moved === 0);
+  return `| target | this run | status |\n|---|---|---|\n${lines.join('\n')}\n`;
+}
 
-/** Replaces what lies between the doc's bench markers with this run's table (temp file + rename). */
-function writeDoc(path, table) {
-  const text = readFileSync(path, 'utf8');
-  const start = text.indexOf(DOC_START);
-  const end = text.indexOf(DOC_END);
-  if (start < 0 || end < start) throw new Error(`${path}: no ${DOC_START} … ${DOC_END} block to write the table into`);
+// Marked blocks of a Markdown file that a run writes: the whole table, and the targets' summary.
+const BLOCKS = [
+  { start: '<!-- bench:start -->', end: '<!-- bench:end -->', key: 'table' },
+  { start: '<!-- bench-summary:start -->', end: '<!-- bench-summary:end -->', key: 'summary' },
+];
+
+/** Replaces each marked block the file has with this run's text (temp file + rename). */
+function writeDoc(path, texts) {
+  let text = readFileSync(path, 'utf8');
   // Where the corpora and the JSON went is this machine's business, not the figures'.
   const local = new Set(['--write-doc', '--cache', '--out', '--compare']);
   const command = `npm run bench -- ${process.argv.slice(2).filter((arg, i, all) => !local.has(arg) && !local.has(all[i - 1])).join(' ')}`.trim();
-  const block = `${DOC_START}\nFrom \`${command}\` on ${new Date().toISOString().slice(0, 10)}.\n${table}`;
+  let written = 0;
+  for (const block of BLOCKS) {
+    const start = text.indexOf(block.start);
+    const end = text.indexOf(block.end);
+    if (start < 0 || end < start) continue;
+    text = `${text.slice(0, start)}${block.start}\nFrom \`${command}\` on ${new Date().toISOString().slice(0, 10)}.\n${texts[block.key]}${text.slice(end)}`;
+    written++;
+  }
+  if (written === 0) throw new Error(`${path}: no ${BLOCKS.map((block) => `${block.start} … ${block.end}`).join(' or ')} block to write into`);
   const temporary = `${path}.bench-${process.pid}`;
-  writeFileSync(temporary, text.slice(0, start) + block + text.slice(end));
+  writeFileSync(temporary, text);
   renameSync(temporary, path);
 }
 
@@ -527,10 +576,12 @@ try {
   settleYardsticks();
   results.machine += ` Load average ${loadavg()[0].toFixed(2)} at the end.`;
   results.date = new Date().toISOString();
-  const compared = flags.compare ? `\n${comparison(resolve(flags.compare))}` : '';
-  const table = tableText(results.machine) + compared;
+  const compared = flags.compare ? comparison(resolve(flags.compare)) : null;
+  const table = tableText(results.machine) + (compared ? `\n${compared.text}` : '');
+  const summary = `${results.machine}\n\n${targetSummary(compared)}`;
   process.stdout.write(`\n${table}`);
-  if (flags.writeDoc) writeDoc(resolve(flags.writeDoc), table);
+  process.stdout.write(`\n${summary}`);
+  for (const path of flags.writeDoc?.split(',') ?? []) writeDoc(resolve(path), { table, summary });
   if (flags.out) writeFileSync(flags.out, `${JSON.stringify(results, null, 2)}\n`);
 } finally {
   rmSync(scratch, { recursive: true, force: true });
