@@ -335,6 +335,22 @@ function placeAll(value: unknown, placements: readonly Placement[]): void {
   }
 }
 
+const USER_LINE = Buffer.from('"type":"user"');
+const ASSISTANT_LINE = Buffer.from('"type":"assistant"');
+const SIGNATURE_KEY = Buffer.from('"signature":');
+
+/**
+ * Whether a walk of the line could find anything to leave out. The walk takes only a top-level
+ * `"type":"user"` or `"type":"assistant"` written just so, and leaves out nothing of an assistant
+ * line but a thinking block's `"signature":`: a line without those bytes (most assistant lines,
+ * progress lines) goes to the usual cut without being walked. Exact, not a guess: such a line's
+ * walk would end in the same place.
+ */
+function mayHaveSpans(bytes: Buffer): boolean {
+  if (bytes.indexOf(USER_LINE) >= 0) return true;
+  return bytes.indexOf(SIGNATURE_KEY) >= 0 && bytes.indexOf(ASSISTANT_LINE) >= 0;
+}
+
 /**
  * The line cutter of a measured read: a user or assistant line is walked and its measured
  * strings left out (see the header); any other line, and any line the walk is not certain of,
@@ -349,7 +365,7 @@ export class MeasuringCutter implements LineCutter {
 
   cut(bytes: Buffer, utf8: boolean): string | MeasuredCut | null {
     // Lengths are counted on valid UTF-8 only (a bad byte is replaced on decoding).
-    if (!utf8 || bytes[0] !== OPEN_BRACE) return this.cutter.cut(bytes);
+    if (!utf8 || bytes[0] !== OPEN_BRACE || !mayHaveSpans(bytes)) return this.cutter.cut(bytes);
     const walk = new LineWalk(bytes);
     try {
       walk.line();
