@@ -142,7 +142,8 @@ const UNREAD_VALUES = new KeyCutter(
     attachment: 'attachment',
     'file-history-snapshot': 'snapshot',
   },
-  { types: ['file-history-snapshot', 'queue-operation', 'summary', 'last-prompt', 'progress'], unlessKeys: ['uuid', 'parentUuid', 'logicalParentUuid'] },
+  // parentUuid first: a linked line names it first, so a line that is no skip is known at once.
+  { types: ['file-history-snapshot', 'queue-operation', 'summary', 'last-prompt', 'progress'], unlessKeys: ['parentUuid', 'uuid', 'logicalParentUuid'] },
 );
 
 /** For a read that only measures text (ReadOptions.textLengthsOnly): long texts are sized from their bytes. */

@@ -112,8 +112,9 @@ export class KeyCutter implements LineCutter {
     const skipped = this.skipped.get(bytes.toString('latin1', from, to));
     if (!skipped) return null;
     if (bytes[at - 1] !== OPEN_BRACE && bytes[at - 1] !== COMMA) return null;
-    if (bytes.indexOf(TYPE_NAME) !== at || bytes.indexOf(TYPE_NAME, at + 1) >= 0) return null;
+    // The keepers first: a line that has one (most progress lines) is given up on before any whole-line search for `"type"`.
     for (const key of this.keepers) if (bytes.indexOf(key) >= 0) return null;
+    if (bytes.indexOf(TYPE_NAME) !== at || bytes.indexOf(TYPE_NAME, at + 1) >= 0) return null;
     const last = lastSignificant(bytes);
     if (bytes[last] !== CLOSE_BRACE) return null;
     // The type's value ends there (no escape inside it), and the key sits at depth one.
