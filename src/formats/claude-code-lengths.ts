@@ -335,28 +335,20 @@ function placeAll(value: unknown, placements: readonly Placement[]): void {
   }
 }
 
-const TYPE_VALUE = Buffer.from('"type":"');
 const SIGNATURE_KEY = Buffer.from('"signature":');
-/** How far into a line the first `"type":"` is looked for (a user line's own is within its first few hundred bytes). */
-const TYPE_HEAD_BYTES = 2048;
 
 /**
  * Whether a walk of the line may find anything to leave out, from the first `"type":"` in its
- * head: `user` on a user line (whose type comes before its message), `message` or `assistant` on
- * an assistant line (its message's type comes first), which then needs a thinking block's
- * `"signature":` somewhere (the walk leaves nothing else out of it). Any other line (progress,
- * attachments, system lines, a user line that names its type late) goes to the usual cut without
- * being walked: searching whole lines for the exact bytes cost a third of what the walks saved.
- * A wrong "no" only costs speed: the usual cut reads the line whole.
+ * head (KeyCutter.headType): `user` on a user line (whose type comes before its message),
+ * `message` or `assistant` on an assistant line (its message's type comes first), which then
+ * needs a thinking block's `"signature":` somewhere (the walk leaves nothing else out of it). Any
+ * other line (progress, attachments, system lines, a user line that names its type late) goes to
+ * the usual cut without being walked: searching whole lines for the exact bytes cost a third of
+ * what the walks saved. A wrong "no" only costs speed: the usual cut reads the line whole.
  */
-function mayHaveSpans(bytes: Buffer): boolean {
-  const at = bytes.indexOf(TYPE_VALUE);
-  if (at < 0 || at >= TYPE_HEAD_BYTES) return false;
-  const from = at + TYPE_VALUE.length;
-  if (bytes[from + KEY.user.length] === QUOTE && equalBytes(bytes, from, from + KEY.user.length, KEY.user)) return true;
-  const assistant = bytes[from + KEY.assistant.length] === QUOTE && equalBytes(bytes, from, from + KEY.assistant.length, KEY.assistant);
-  const message = bytes[from + KEY.message.length] === QUOTE && equalBytes(bytes, from, from + KEY.message.length, KEY.message);
-  return (assistant || message) && bytes.indexOf(SIGNATURE_KEY, from) >= 0;
+function mayHaveSpans(bytes: Buffer, type: string | null): boolean {
+  if (type === 'user') return true;
+  return (type === 'message' || type === 'assistant') && bytes.indexOf(SIGNATURE_KEY) >= 0;
 }
 
 /**
@@ -373,7 +365,7 @@ export class MeasuringCutter implements LineCutter {
 
   cut(bytes: Buffer, utf8: boolean): string | MeasuredCut | null {
     // Lengths are counted on valid UTF-8 only (a bad byte is replaced on decoding).
-    if (!utf8 || bytes[0] !== OPEN_BRACE || !mayHaveSpans(bytes)) return this.cutter.cut(bytes);
+    if (!utf8 || bytes[0] !== OPEN_BRACE || !mayHaveSpans(bytes, this.cutter.headType(bytes))) return this.cutter.cut(bytes);
     const walk = new LineWalk(bytes);
     try {
       walk.line();
