@@ -55,9 +55,10 @@ const REFUSED = ['\t', '\u0001', '\\x', '\\u12g4', '\\U0041', '\\'];
 describe('jsonStringLength', () => {
   it('gives JSON.parse’s length for every kind of escape and UTF-8 sequence, wherever the text lies on the word grid', () => {
     const next = random(17);
-    for (let run = 0; run < 3000; run++) {
+    for (let run = 0; run < 3300; run++) {
       let text = '';
-      const count = Math.floor(next() * 40);
+      // Long texts too: escapes and sequences across many words, and backslashes two to a word.
+      const count = Math.floor(next() * (run < 3000 ? 40 : 400));
       for (let index = 0; index < count; index++) text += PIECES[Math.floor(next() * PIECES.length)];
       const want = parsedLength(text);
       expect(want).toBeGreaterThanOrEqual(0);

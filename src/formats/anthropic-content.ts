@@ -35,6 +35,45 @@ const toolResultSchema = z.looseObject({
   is_error: z.boolean().nullish(),
 });
 
+const hasOwn = Object.prototype.hasOwnProperty;
+
+/**
+ * An object zod's object schemas would look into: not an array, and no own `__proto__` (JSON.parse
+ * makes one, and what zod does with it is zod's to say). The plain checks below answer only for
+ * such objects.
+ */
+export function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !hasOwn.call(value, '__proto__');
+}
+
+export const isNullishString = (value: unknown): boolean => value === undefined || value === null || typeof value === 'string';
+export const isNullishBoolean = (value: unknown): boolean => value === undefined || value === null || typeof value === 'boolean';
+const isNullishCount = (value: unknown): boolean => value === undefined || value === null || (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0);
+
+/**
+ * Whether `value` certainly passes `anthropicUsageSchema.nullish()`. A loose object's schema
+ * passes its input through with the same values, so a caller that only reads fields can use the
+ * value as it is; false sends it to the schema (zod's plain check copies every object it
+ * passes, which was most of its cost on a Claude Code line).
+ */
+export function isPlainUsage(value: unknown): value is AnthropicUsage | null | undefined {
+  if (value === undefined || value === null) return true;
+  if (!isPlainRecord(value)) return false;
+  if (!isNullishCount(value['input_tokens']) || !isNullishCount(value['output_tokens'])) return false;
+  if (!isNullishCount(value['cache_creation_input_tokens']) || !isNullishCount(value['cache_read_input_tokens'])) return false;
+  const split = value['cache_creation'];
+  if (split === undefined || split === null) return true;
+  return isPlainRecord(split) && isNullishCount(split['ephemeral_5m_input_tokens']) && isNullishCount(split['ephemeral_1h_input_tokens']);
+}
+
+/** Whether `value` certainly passes `anthropicContentSchema` (see isPlainUsage). */
+export function isPlainContent(value: unknown): value is AnthropicContent {
+  if (typeof value === 'string') return true;
+  if (!Array.isArray(value)) return false;
+  for (const block of value) if (!isPlainRecord(block) || typeof block['type'] !== 'string') return false;
+  return true;
+}
+
 /**
  * `input_tokens` is the uncached part; cache reads and writes are reported beside it. Writes
  * with a one-hour lifetime (billed higher than five-minute ones) are the part `cacheWrite1h`;
@@ -84,13 +123,16 @@ export function anthropicBlocks(content: AnthropicContent, file: string, line: n
         blocks.push({ type: 'thinking', text: '' });
         return;
       case 'tool_use': {
-        const use = parseLine(toolUseSchema, block, file, line, { where: ['content', index] });
+        // A block that certainly passes is read as it is (the schema would copy it).
+        const plain = isPlainRecord(record) && typeof record['id'] === 'string' && record['id'] !== '' && typeof record['name'] === 'string' && hasOwn.call(record, 'input');
+        const use = plain ? (record as z.infer<typeof toolUseSchema>) : parseLine(toolUseSchema, block, file, line, { where: ['content', index] });
         const input = use.input !== null && typeof use.input === 'object' && !Array.isArray(use.input) ? (use.input as Record<string, unknown>) : { input: use.input };
         blocks.push({ type: 'tool_request', id: use.id, name: use.name, arguments: input });
         return;
       }
       case 'tool_result': {
-        const result = parseLine(toolResultSchema, block, file, line, { where: ['content', index] });
+        const plain = isPlainRecord(record) && typeof record['tool_use_id'] === 'string' && record['tool_use_id'] !== '' && hasOwn.call(record, 'content') && isNullishBoolean(record['is_error']);
+        const result = plain ? (record as z.infer<typeof toolResultSchema>) : parseLine(toolResultSchema, block, file, line, { where: ['content', index] });
         blocks.push({ type: 'tool_result', tool_request_id: result.tool_use_id, output: outputText(result.content), is_error: result.is_error ?? false });
         return;
       }

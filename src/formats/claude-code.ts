@@ -29,7 +29,7 @@
 import { z } from '../lazy-zod.js';
 import { InputError } from '../errors.js';
 import type { AnyMessage, ContentBlock, Diagnostic, Message, RecordedCompaction, Session } from '../session/model.js';
-import { anthropicBlocks, anthropicContentSchema, anthropicUsageSchema, unknownTypesWarning } from './anthropic-content.js';
+import { anthropicBlocks, anthropicContentSchema, anthropicUsageSchema, isNullishBoolean, isNullishString, isPlainContent, isPlainRecord, isPlainUsage, unknownTypesWarning } from './anthropic-content.js';
 import type { ChatLine } from './claude-code-messages.js';
 import { MessageAssembler, pickBuilt, rebuildMessages } from './claude-code-messages.js';
 import type { BilledLine } from './claude-code-spend.js';
@@ -44,7 +44,7 @@ import { MeasuringCutter } from './claude-code-lengths.js';
 import { forEachJsonLine, jsonKind } from './jsonl-lines.js';
 import type { FormatReader, ReadOptions } from './reader.js';
 
-const chatLineSchema = z.looseObject({
+export const chatLineSchema = z.looseObject({
   type: z.enum(['user', 'assistant']),
   uuid: z.string().min(1).nullish(),
   parentUuid: z.string().nullish(),
@@ -62,6 +62,32 @@ const chatLineSchema = z.looseObject({
   }),
 });
 
+type ChatLineData = z.infer<typeof chatLineSchema>;
+
+/**
+ * The line itself when it certainly passes chatLineSchema, else null (the schema decides, and
+ * gives the error). A loose object's schema passes its input through with the same values, and
+ * parseChatLine only reads fields, so nothing needs copying; zod's plain check copied every
+ * object of every chat line, its blocks included. `forkedFrom` must be absent, null or valid
+ * here: the schema replaces anything else with null.
+ */
+export function plainChatLine(value: Record<string, unknown>): ChatLineData | null {
+  if (!isPlainRecord(value)) return null;
+  const type = value['type'];
+  if (type !== 'user' && type !== 'assistant') return null;
+  const uuid = value['uuid'];
+  if (!(uuid === undefined || uuid === null || (typeof uuid === 'string' && uuid !== ''))) return null;
+  if (!isNullishString(value['parentUuid']) || !isNullishString(value['timestamp']) || !isNullishString(value['requestId'])) return null;
+  if (!isNullishBoolean(value['isSidechain']) || !isNullishBoolean(value['isCompactSummary'])) return null;
+  const forkedFrom = value['forkedFrom'];
+  if (!(forkedFrom === undefined || forkedFrom === null || (isPlainRecord(forkedFrom) && typeof forkedFrom['sessionId'] === 'string' && forkedFrom['sessionId'] !== ''))) return null;
+  const message = value['message'];
+  if (!isPlainRecord(message) || !isPlainContent(message['content'])) return null;
+  if (!isNullishString(message['id']) || !isNullishString(message['model']) || !isNullishString(message['stop_reason'])) return null;
+  if (!isPlainUsage(message['usage'])) return null;
+  return value as ChatLineData;
+}
+
 interface ParsedChat {
   readonly chat: ChatLine;
   readonly uuid: string | null;
@@ -70,7 +96,7 @@ interface ParsedChat {
 }
 
 function parseChatLine(value: Record<string, unknown>, file: string, line: number): ParsedChat {
-  const data = parseLine(chatLineSchema, value, file, line, { label: `${String(value['type'])} line` });
+  const data = plainChatLine(value) ?? parseLine(chatLineSchema, value, file, line, { label: `${String(value['type'])} line` });
   const { blocks, unknownTypes } = anthropicBlocks(data.message.content, file, line);
   const messageId = data.message.id;
   return {
@@ -142,7 +168,8 @@ const UNREAD_VALUES = new KeyCutter(
     attachment: 'attachment',
     'file-history-snapshot': 'snapshot',
   },
-  { types: ['file-history-snapshot', 'queue-operation', 'summary', 'last-prompt', 'progress'], unlessKeys: ['uuid', 'parentUuid', 'logicalParentUuid'] },
+  // parentUuid first: a linked line names it first, so a line that is no skip is known at once.
+  { types: ['file-history-snapshot', 'queue-operation', 'summary', 'last-prompt', 'progress'], unlessKeys: ['parentUuid', 'uuid', 'logicalParentUuid'] },
 );
 
 /** For a read that only measures text (ReadOptions.textLengthsOnly): long texts are sized from their bytes. */

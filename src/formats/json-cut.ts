@@ -104,16 +104,17 @@ export class KeyCutter implements LineCutter {
    */
   skip(bytes: Buffer): SkippedLine | null {
     if (this.skipped.size === 0 || bytes[0] !== OPEN_BRACE) return null;
-    const at = bytes.indexOf(TYPE_KEY);
-    if (at < 1 || at >= HEAD_BYTES) return null;
-    const from = at + TYPE_KEY.length;
-    const to = bytes.indexOf(QUOTE, from);
-    if (to < 0 || to - from > MAX_TYPE_BYTES) return null;
-    const skipped = this.skipped.get(bytes.toString('latin1', from, to));
+    const type = this.headType(bytes);
+    const skipped = type === null ? undefined : this.skipped.get(type);
     if (!skipped) return null;
+    const at = this.typeAt;
+    const from = at + TYPE_KEY.length;
+    const to = from + type!.length;
+    if (at < 1) return null;
     if (bytes[at - 1] !== OPEN_BRACE && bytes[at - 1] !== COMMA) return null;
-    if (bytes.indexOf(TYPE_NAME) !== at || bytes.indexOf(TYPE_NAME, at + 1) >= 0) return null;
+    // The keepers first: a line that has one (most progress lines) is given up on before any whole-line search for `"type"`.
     for (const key of this.keepers) if (bytes.indexOf(key) >= 0) return null;
+    if (bytes.indexOf(TYPE_NAME) !== at || bytes.indexOf(TYPE_NAME, at + 1) >= 0) return null;
     const last = lastSignificant(bytes);
     if (bytes[last] !== CLOSE_BRACE) return null;
     // The type's value ends there (no escape inside it), and the key sits at depth one.
@@ -121,14 +122,27 @@ export class KeyCutter implements LineCutter {
     return skipped;
   }
 
-  /** The needle for the line's type, when a `"type":"…"` in its head names one. */
-  private needleFor(head: Buffer): Buffer | undefined {
-    const at = head.indexOf(TYPE_KEY);
-    if (at < 0) return undefined;
-    const from = at + TYPE_KEY.length;
-    const to = head.indexOf(QUOTE, from);
-    if (to < 0 || to - from > MAX_TYPE_BYTES) return undefined;
-    return this.needles.get(head.toString('latin1', from, to));
+  /** The line `headType` last looked at (its bytes' view: a new one for each line), and what it found. */
+  private typedLine: Buffer | null = null;
+  private typeName: string | null = null;
+  /** Where that line's first `"type":"` is (-1: not in its head). */
+  private typeAt = -1;
+
+  /**
+   * The value of the first `"type":"…"` in a line's head (it may be a nested one: the callers
+   * prove what they need), or null. `skip`, `cut` and a measuring cutter each ask it of every
+   * line: the search (a needle that starts with a quote stops at every quote) is made once.
+   */
+  headType(bytes: Buffer): string | null {
+    if (bytes === this.typedLine) return this.typeName;
+    this.typedLine = bytes;
+    this.typeName = null;
+    this.typeAt = bytes.subarray(0, HEAD_BYTES).indexOf(TYPE_KEY);
+    if (this.typeAt < 0) return null;
+    const from = this.typeAt + TYPE_KEY.length;
+    const to = bytes.indexOf(QUOTE, from);
+    if (to >= 0 && to - from <= MAX_TYPE_BYTES) this.typeName = bytes.toString('latin1', from, to);
+    return this.typeName;
   }
 
   /**
@@ -137,9 +151,10 @@ export class KeyCutter implements LineCutter {
    */
   cut(bytes: Buffer): string | null {
     if (bytes[0] !== OPEN_BRACE) return null;
-    const head = bytes.subarray(0, HEAD_BYTES);
-    const needle = this.needleFor(head);
+    const type = this.headType(bytes);
+    const needle = type === null ? undefined : this.needles.get(type);
     if (!needle) return null;
+    const head = bytes.subarray(0, HEAD_BYTES);
     let start = head.indexOf(needle);
     if (start < 0) start = bytes.lastIndexOf(needle);
     if (start < 0) return null;
