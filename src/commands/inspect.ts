@@ -13,7 +13,7 @@ import type { Breach } from '../gates/check.js';
 import { checkGates, breachJson } from '../gates/check.js';
 import type { GrowthReport } from '../growth/attribution.js';
 import { GrowthFacts, growthFromFacts } from '../growth/attribution.js';
-import type { TurnUsage } from '../growth/turns.js';
+import type { Turn, TurnUsage } from '../growth/turns.js';
 import { groupTurns, totalUsage, turnUsage } from '../growth/turns.js';
 import { UsageError } from '../errors.js';
 import { renderBarChart } from '../report/chart.js';
@@ -29,6 +29,7 @@ import { rollupJson, renderRollup, ROLLUP_ROWS } from '../ledgers/rollup-report.
 import type { SessionSpend } from '../ledgers/rollup.js';
 import { rollUp, sessionSpend } from '../ledgers/rollup.js';
 import type { AnyMessage, Diagnostic, Session } from '../session/model.js';
+import type { ProviderCall } from '../tokens/provider-calls.js';
 import { providerCalls } from '../tokens/provider-calls.js';
 import type { GateLimits } from '../gates/check.js';
 import { heuristicCounter } from '../tokens/estimate.js';
@@ -219,6 +220,30 @@ interface InspectResult {
 }
 
 /**
+ * The session priced, and what the report reads of its calls' costs: each turn's, and the spend
+ * by day and model. Each call's cost and billed form (about 300 bytes a call) stay in here, so
+ * they are garbage before the growth and the record are built.
+ */
+async function pricedTurns(
+  session: Session<AnyMessage>,
+  calls: readonly ProviderCall[],
+  groups: readonly Turn[],
+  options: InspectOptions,
+): Promise<{ pricing: Pricing; ledgers: Ledgers; turnCosts: (CostSplit | null)[]; spend: SessionSpend }> {
+  const { pricing, billed, costs, ledgers } = await priceSession(session, calls, {
+    model: options.model,
+    overrides: options.overrides,
+    contextLimit: options.policy.context_limit ?? undefined,
+  });
+  const costAt = new Map(billed.flatMap((call, position) => (call.index === null ? [] : [[call.index, costs[position] ?? null] as const])));
+  const turnCosts = groups.map((turn) => {
+    const split = turn.calls.map((call) => costAt.get(call.index) ?? null);
+    return split.every((cost) => cost !== null) ? sumCosts(split as CostSplit[]) : null;
+  });
+  return { pricing, ledgers, turnCosts, spend: sessionSpend(session, billed, costs) };
+}
+
+/**
  * One session's audit (runs in a worker thread for big batches). A lean read: growth attribution
  * needs each block's size and each tool call's target, taken from the text as it is read (always
  * chars / 4, whatever --tokenizer says: README "inspect").
@@ -236,19 +261,10 @@ export const inspectSessionTask = sessionTask('inspect', async (input: SessionIn
   const calls = providerCalls(messages, loaded.tokens, recordedCompactions);
   const groups = groupTurns(messages, calls, session.abortedTurns);
   const turns = groups.map(turnUsage);
-  const { pricing, billed, costs, ledgers } = await priceSession(session, calls, {
-    model: options.model,
-    overrides: options.overrides,
-    contextLimit: options.policy.context_limit ?? undefined,
-  });
+  const { pricing, ledgers, turnCosts, spend } = await pricedTurns(session, calls, groups, options);
   const gated: Ledger = ledgers[options.gateLedger];
   // A session whose own model has no price fails the gate even when it billed nothing we know of.
   requirePricesForCostGate(options.limits, pricing.rates !== null && gated.cost !== null, path);
-  const costAt = new Map(billed.flatMap((call, position) => (call.index === null ? [] : [[call.index, costs[position] ?? null] as const])));
-  const turnCosts = groups.map((turn) => {
-    const split = turn.calls.map((call) => costAt.get(call.index) ?? null);
-    return split.every((cost) => cost !== null) ? sumCosts(split as CostSplit[]) : null;
-  });
   const breaches = checkGates(
     { baseline: maxBaseline(turns), inputTokens: gated.inputTokens, costUsd: gated.cost?.total ?? null },
     options.limits,
@@ -272,7 +288,7 @@ export const inspectSessionTask = sessionTask('inspect', async (input: SessionIn
     breaches,
     warnings: inspection.warnings,
     spendKeys: spendCallKeys(session),
-    spend: sessionSpend(session, billed, costs),
+    spend,
   };
 });
 
