@@ -201,19 +201,24 @@ interface InspectOptions extends ReadTaskOptions {
   readonly all: boolean;
   /** The policy settings (they cross to worker threads); the window is resolved per session. */
   readonly policy: PolicyValues;
-  /** With --json the human report is not rendered. */
+  /** With --json the record is rendered (as JSON text), else the human report. */
   readonly json: boolean;
+  /** Whether the run has other sessions, which may hold this one's calls (billed-once.ts). */
+  readonly batch: boolean;
   /** Calls an earlier session of the batch was charged for (callKey → that session): copies here (billed-once.ts). */
   readonly billedIn?: Readonly<Record<string, string>>;
 }
 
-/** What crosses back from a worker: the rendered record and report, not the session. */
+/** What crosses back from a worker: the rendered report, not the session. */
 interface InspectResult {
-  readonly record: ReturnType<typeof inspectJson>;
-  readonly human: string | null;
+  /** The record's JSON text with --json, else the human report (CommandOutput.rendered). */
+  readonly printed: string;
   readonly breaches: readonly Breach[];
   readonly warnings: readonly (Diagnostic | string)[];
-  /** The calls its spend counted, by the provider's name for them (billed-once.ts). */
+  /**
+   * The calls its spend counted, by the provider's name for them (billed-once.ts); none when the
+   * run has one session, where no other session can have counted them.
+   */
   readonly spendKeys: readonly string[];
   /** The session's spend by day and model, for the roll-up over several sessions. */
   readonly spend: SessionSpend;
@@ -283,11 +288,10 @@ export const inspectSessionTask = sessionTask('inspect', async (input: SessionIn
     warnings: [...loaded.warnings, ...pricingWarnings(pricing)],
   };
   return {
-    record: inspectJson(path, inspection, options.top),
-    human: options.json ? null : humanReport(path, inspection, options),
+    printed: options.json ? JSON.stringify(inspectJson(path, inspection, options.top)) : humanReport(path, inspection, options),
     breaches,
     warnings: inspection.warnings,
-    spendKeys: spendCallKeys(session),
+    spendKeys: options.batch ? spendCallKeys(session) : [],
     spend,
   };
 });
@@ -312,7 +316,7 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
     const limits = gateLimits(args);
     if (!(Number.isInteger(args.top) && args.top >= 1)) throw new UsageError(`--top must be a whole number >= 1, got ${String(args.top)}`);
     await runSessionCommand<InspectResult>(args, { progress: progressBesideReports() }, (output) => {
-      const options: InspectOptions = {
+      const options: Omit<InspectOptions, 'batch'> = {
         format: args.format,
         tokenizer: settings.tokenizer,
         strict: args.strict,
@@ -328,13 +332,14 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
       };
       return {
         run: async (paths, emit) => {
-          const once = billedOnce(emit, (path, billedIn) => inspectSessionTask.run({ path }, { ...options, billedIn }));
-          await runSessions(paths, inspectSessionTask, options, once.emit, jobsFromArgs(args));
+          const run = { ...options, batch: paths.length > 1 };
+          const once = billedOnce(emit, (path, billedIn) => inspectSessionTask.run({ path }, { ...run, billedIn }));
+          await runSessions(paths, inspectSessionTask, run, once.emit, jobsFromArgs(args));
           // The roll-up and the gates read the results as printed: a call is billed once there too.
           return [...once.settled];
         },
-        print: (path, { record, human, breaches }) => {
-          output.record(record, () => human ?? '');
+        print: (path, { printed, breaches }) => {
+          output.rendered(printed);
           for (const breach of breaches) process.stderr.write(`${breachLine(path, breach)}\n`);
         },
         // Over several sessions, what they spent together: per project, day and model.

@@ -6,6 +6,7 @@
  * simulated) runs in this thread.
  */
 import type { CommandModule } from 'yargs';
+import type { CacheLifetime } from '../replay/cache.js';
 import { cacheExpiry, cacheLifetime } from '../replay/cache.js';
 import { checkGates } from '../gates/check.js';
 import type { ReplayPolicy } from '../replay/presets.js';
@@ -21,8 +22,9 @@ import type { AnyMessage, Diagnostic } from '../session/model.js';
 import type { StrategyName, StrategyOptions } from '../strategies/index.js';
 import { createStrategy } from '../strategies/index.js';
 import type { CompactionStrategy } from '../compaction/strategy.js';
-import type { GateLimits } from '../gates/check.js';
+import type { Breach, GateLimits } from '../gates/check.js';
 import type { TextCounter } from '../tokens/estimate.js';
+import type { ProviderCall } from '../tokens/provider-calls.js';
 import { providerCalls } from '../tokens/provider-calls.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
 import { sessionTask } from '../workers/task.js';
@@ -36,7 +38,7 @@ import { jobsFromArgs, runSettings, strategyOptionsFromArgs, withAllowNoGain, wi
 import type { PolicyValues } from '../config/policy.js';
 import { policyFor } from '../config/policy.js';
 import type { SettingArgs } from '../config/settings.js';
-import type { PriceOverrides, PricingArgs } from './pricing.js';
+import type { PriceOverrides, Pricing, PricingArgs } from './pricing.js';
 import { priceOverrides, priceSession, pricingJson, pricingWarnings, withPricing } from './pricing.js';
 import type { SummarizerArgs } from './summarizer.js';
 import { replayStrategy, withSummarizer } from './summarizer.js';
@@ -77,9 +79,22 @@ function replayPolicies(names: readonly string[], settings: PolicyValues, window
   return names.map((name) => (isPresetName(name) ? presetPolicy(name, limit) : customPolicy(policyFor(settings, window))));
 }
 
+/** A policy's failed gate, by the policy's name (a stderr line each, and the exit code). */
+interface PolicyBreach {
+  readonly policy: string;
+  readonly breach: Breach;
+}
+
+/**
+ * What crosses back from a worker: the report as printed, not the replay behind it (each
+ * simulated call and compaction of a long session: tens of MB this thread would hold beside it).
+ */
 interface Replayed {
-  readonly view: ReplayView;
-  readonly record: Record<string, unknown>;
+  /** The record's JSON text with --json, else the human report (CommandOutput.rendered). */
+  readonly printed: string;
+  /** The view, only when this thread reads it (--html); else null. */
+  readonly view: ReplayView | null;
+  readonly breaches: readonly PolicyBreach[];
   readonly warnings: readonly (Diagnostic | string)[];
 }
 
@@ -91,6 +106,11 @@ interface ReplayOptions extends ReadTaskOptions {
   readonly overrides: PriceOverrides;
   readonly limits: GateLimits;
   readonly simulatedSummaryTokens: number | null;
+  /** With --json the record is rendered (as JSON text), else the human report, with --chart's charts. */
+  readonly json: boolean;
+  readonly chart: boolean;
+  /** --html: the view comes back too, for the page. */
+  readonly keepView: boolean;
 }
 
 interface ReplayContext extends ReplayOptions {
@@ -161,7 +181,19 @@ async function replayOne(input: SessionInput, ctx: ReplayContext): Promise<Repla
     estimated: calls.some((call) => call.estimated),
     outcomes: policyOutcomes,
   };
-  const record = {
+  const breaches = policyOutcomes.flatMap((outcome) => outcome.breaches.map((breach) => ({ policy: outcome.result.policy.name, breach })));
+  return {
+    printed: ctx.json ? JSON.stringify(replayRecord(loaded, view, ctx, calls, lifetime, pricing)) : renderReplay(view, ctx.chart),
+    view: ctx.keepView ? view : null,
+    breaches,
+    warnings: [...loaded.warnings, ...pricingWarnings(pricing)],
+  };
+}
+
+/** One session's `--json` record. */
+function replayRecord(loaded: LoadedSession<AnyMessage>, view: ReplayView, ctx: ReplayContext, calls: readonly ProviderCall[], lifetime: CacheLifetime, pricing: Pricing) {
+  const { path, recordedCost, outcomes: policyOutcomes } = view;
+  return {
     session: path,
     format: loaded.session.format,
     model: loaded.session.model ?? null,
@@ -178,7 +210,6 @@ async function replayOne(input: SessionInput, ctx: ReplayContext): Promise<Repla
     policy: replayPolicyJson(policyOutcomes[0]!.result.policy),
     policies: policyOutcomes.map(outcomeJson),
   };
-  return { view, record, warnings: [...loaded.warnings, ...pricingWarnings(pricing)] };
 }
 
 /** Offline strategies, which a worker can build from their name (a summarizer's client cannot cross). */
@@ -226,12 +257,15 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
       overrides,
       limits,
       simulatedSummaryTokens,
+      json: args.json,
+      chart: args.chart,
+      keepView: args.html !== undefined,
     };
     const count = settings.tokenizer === 'heuristic' ? undefined : await loadTextCounter(settings.tokenizer);
     const strategyName = settings.strategy ?? 'truncate';
     // Only an offline strategy moves to workers: a summarizer's client lives in this thread.
     const offline = simulatedSummaryTokens === null && strategyName !== 'summarize' ? strategyName : null;
-    const views = (outcomes: readonly Outcome<Replayed>[]) => outcomes.flatMap((outcome) => (outcome.ok ? [outcome.value.view] : []));
+    const views = (outcomes: readonly Outcome<Replayed>[]) => outcomes.flatMap((outcome) => (outcome.ok && outcome.value.view ? [outcome.value.view] : []));
     await runSessionCommand<Replayed>(args, { progress: progressBesideReports() }, (output) => ({
       run: (paths, emit) =>
         runSessions(
@@ -242,16 +276,14 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
           offline ? jobsFromArgs(args) : 1,
           { local: (input) => replayOne(input, { ...options, strategy, count }), concurrency },
         ),
-      print: (path, { record, view }) => {
-        output.record(record, () => renderReplay(view, args.chart));
-        for (const policy of view.outcomes) {
-          for (const breach of policy.breaches) process.stderr.write(`${breachLine(path, breach, policy.result.policy.name)}\n`);
-        }
+      print: (path, { printed, breaches }) => {
+        output.rendered(printed);
+        for (const { policy, breach } of breaches) process.stderr.write(`${breachLine(path, breach, policy)}\n`);
       },
       finish: async (outcomes) => {
         if (args.html) await (await import('write-file-atomic')).default(args.html, renderHtmlReport(views(outcomes)));
       },
-      breached: (outcomes) => views(outcomes).some((view) => view.outcomes.some((policy) => policy.breaches.length > 0)),
+      breached: (outcomes) => outcomes.some((outcome) => outcome.ok && outcome.value.breaches.length > 0),
     }));
   },
 };
