@@ -24,7 +24,6 @@ import { createStrategy } from '../strategies/index.js';
 import type { CompactionStrategy } from '../compaction/strategy.js';
 import type { Breach, GateLimits } from '../gates/check.js';
 import type { TextCounter } from '../tokens/estimate.js';
-import type { ProviderCall } from '../tokens/provider-calls.js';
 import { providerCalls } from '../tokens/provider-calls.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
 import { sessionTask } from '../workers/task.js';
@@ -128,6 +127,34 @@ function readsText(ctx: ReplayContext): boolean {
   return ctx.names.some((name) => isPresetName(name) && presetPolicy(name, 1).prune !== null);
 }
 
+/** The session's provider calls as recorded, added up for the report. */
+interface RecordedTotals {
+  readonly requests: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  /** Whether the file reports no usage for some call. */
+  readonly estimated: boolean;
+}
+
+/**
+ * What the replay needs of the session's recorded calls: their pricing and ledgers, the cache's
+ * lifetime and where it expired, and their totals. The calls themselves, their billed forms and
+ * costs (about 400 bytes a call) stay in here, garbage before the policies are replayed.
+ */
+async function recordedCalls(loaded: LoadedSession<AnyMessage>, ctx: ReplayContext) {
+  const { session, tokens } = loaded;
+  const calls = providerCalls(session.messages, tokens, session.recordedCompactions);
+  const { pricing, ledgers } = await priceSession(session, calls, { model: ctx.model, overrides: ctx.overrides, contextLimit: ctx.policy.context_limit ?? undefined });
+  const lifetime = cacheLifetime(calls);
+  const recorded: RecordedTotals = {
+    requests: calls.length,
+    inputTokens: calls.reduce((total, call) => total + call.input, 0),
+    outputTokens: calls.reduce((total, call) => total + call.output, 0),
+    estimated: calls.some((call) => call.estimated),
+  };
+  return { pricing, ledgers, recorded, lifetime, expired: cacheExpiry(session.messages, calls, lifetime) };
+}
+
 /**
  * One session under every policy asked for. A full read when the replay reads text (the
  * simulated compactions run the relevance filter and prunes over it), else a lean one. The
@@ -140,13 +167,10 @@ async function replayOne(input: SessionInput, ctx: ReplayContext): Promise<Repla
     ? await loadSession(input, { ...options, messages: 'full' })
     : await loadSession(input, { ...options, messages: 'lean' });
   const { recordedCompactions } = loaded.session;
-  const calls = providerCalls(loaded.session.messages, loaded.tokens, recordedCompactions);
-  const { pricing, ledgers } = await priceSession(loaded.session, calls, { model: ctx.model, overrides: ctx.overrides, contextLimit: ctx.policy.context_limit ?? undefined });
+  const { pricing, ledgers, recorded, lifetime, expired } = await recordedCalls(loaded, ctx);
   // The policies replay the session's own conversation at its model's rates.
   const rates = pricing.rates;
   requirePricesForCostGate(ctx.limits, rates !== null, path);
-  const lifetime = cacheLifetime(calls);
-  const expired = cacheExpiry(loaded.session.messages, calls, lifetime);
   const policyOutcomes: PolicyOutcome[] = [];
   for (const policy of replayPolicies(ctx.names, ctx.policy, pricing.window.tokens)) {
     const result = await replayReport({
@@ -178,12 +202,12 @@ async function replayOne(input: SessionInput, ctx: ReplayContext): Promise<Repla
     contextWindow: pricing.window.tokens,
     strategy: ctx.strategy.name,
     recordedCost,
-    estimated: calls.some((call) => call.estimated),
+    estimated: recorded.estimated,
     outcomes: policyOutcomes,
   };
   const breaches = policyOutcomes.flatMap((outcome) => outcome.breaches.map((breach) => ({ policy: outcome.result.policy.name, breach })));
   return {
-    printed: ctx.json ? JSON.stringify(replayRecord(loaded, view, ctx, calls, lifetime, pricing)) : renderReplay(view, ctx.chart),
+    printed: ctx.json ? JSON.stringify(replayRecord(loaded, view, ctx, recorded, lifetime, pricing)) : renderReplay(view, ctx.chart),
     view: ctx.keepView ? view : null,
     breaches,
     warnings: [...loaded.warnings, ...pricingWarnings(pricing)],
@@ -191,7 +215,7 @@ async function replayOne(input: SessionInput, ctx: ReplayContext): Promise<Repla
 }
 
 /** One session's `--json` record. */
-function replayRecord(loaded: LoadedSession<AnyMessage>, view: ReplayView, ctx: ReplayContext, calls: readonly ProviderCall[], lifetime: CacheLifetime, pricing: Pricing) {
+function replayRecord(loaded: LoadedSession<AnyMessage>, view: ReplayView, ctx: ReplayContext, recorded: RecordedTotals, lifetime: CacheLifetime, pricing: Pricing) {
   const { path, recordedCost, outcomes: policyOutcomes } = view;
   return {
     session: path,
@@ -201,9 +225,9 @@ function replayRecord(loaded: LoadedSession<AnyMessage>, view: ReplayView, ctx: 
     simulated_summary_tokens: ctx.simulatedSummaryTokens,
     pricing: pricingJson(pricing),
     cache_lifetime: lifetime,
-    requests: calls.length,
-    input_tokens: calls.reduce((total, call) => total + call.input, 0),
-    output_tokens: calls.reduce((total, call) => total + call.output, 0),
+    requests: recorded.requests,
+    input_tokens: recorded.inputTokens,
+    output_tokens: recorded.outputTokens,
     cost: recordedCost ? costJson(recordedCost) : null,
     // The first policy's turns and totals stay at the top level, where one-policy replays had them.
     ...replayResultJson(policyOutcomes[0]!.result),
