@@ -155,12 +155,38 @@ async function recordedCalls(loaded: LoadedSession<AnyMessage>, ctx: ReplayConte
   return { pricing, ledgers, recorded, lifetime, expired: cacheExpiry(session.messages, calls, lifetime) };
 }
 
+/** One session under every policy asked for, rendered as it will be printed. */
+async function replayOne(input: SessionInput, ctx: ReplayContext): Promise<Replayed> {
+  // The session's messages stay in replayAll: garbage before the record (tens of MB of JSON on a
+  // long session) is built.
+  const replayed = await replayAll(input, ctx);
+  const { view } = replayed;
+  const breaches = view.outcomes.flatMap((outcome) => outcome.breaches.map((breach) => ({ policy: outcome.result.policy.name, breach })));
+  return {
+    printed: ctx.json ? JSON.stringify(replayRecord(replayed, ctx)) : renderReplay(view, ctx.chart),
+    view: ctx.keepView ? view : null,
+    breaches,
+    warnings: replayed.warnings,
+  };
+}
+
+/** A session replayed: the view, and what the record says besides, without the session's messages. */
+interface ReplayedSession {
+  readonly view: ReplayView;
+  readonly format: string;
+  readonly model: string | null;
+  readonly pricing: Pricing;
+  readonly lifetime: CacheLifetime;
+  readonly recorded: RecordedTotals;
+  readonly warnings: readonly (Diagnostic | string)[];
+}
+
 /**
  * One session under every policy asked for. A full read when the replay reads text (the
  * simulated compactions run the relevance filter and prunes over it), else a lean one. The
  * simulated states are not reported, so none is kept (replayReport).
  */
-async function replayOne(input: SessionInput, ctx: ReplayContext): Promise<Replayed> {
+async function replayAll(input: SessionInput, ctx: ReplayContext): Promise<ReplayedSession> {
   const { path } = input;
   const options = { format: ctx.format, withSidecar: false, strict: ctx.strict, ...(ctx.count ? { count: ctx.count } : {}) };
   const loaded: LoadedSession<AnyMessage> = readsText(ctx)
@@ -205,22 +231,24 @@ async function replayOne(input: SessionInput, ctx: ReplayContext): Promise<Repla
     estimated: recorded.estimated,
     outcomes: policyOutcomes,
   };
-  const breaches = policyOutcomes.flatMap((outcome) => outcome.breaches.map((breach) => ({ policy: outcome.result.policy.name, breach })));
   return {
-    printed: ctx.json ? JSON.stringify(replayRecord(loaded, view, ctx, recorded, lifetime, pricing)) : renderReplay(view, ctx.chart),
-    view: ctx.keepView ? view : null,
-    breaches,
+    view,
+    format: loaded.session.format,
+    model: loaded.session.model ?? null,
+    pricing,
+    lifetime,
+    recorded,
     warnings: [...loaded.warnings, ...pricingWarnings(pricing)],
   };
 }
 
 /** One session's `--json` record. */
-function replayRecord(loaded: LoadedSession<AnyMessage>, view: ReplayView, ctx: ReplayContext, recorded: RecordedTotals, lifetime: CacheLifetime, pricing: Pricing) {
+function replayRecord({ view, format, model, pricing, lifetime, recorded }: ReplayedSession, ctx: ReplayContext) {
   const { path, recordedCost, outcomes: policyOutcomes } = view;
   return {
     session: path,
-    format: loaded.session.format,
-    model: loaded.session.model ?? null,
+    format,
+    model,
     strategy: ctx.strategy.name,
     simulated_summary_tokens: ctx.simulatedSummaryTokens,
     pricing: pricingJson(pricing),
