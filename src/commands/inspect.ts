@@ -13,7 +13,7 @@ import type { Breach } from '../gates/check.js';
 import { checkGates, breachJson } from '../gates/check.js';
 import type { GrowthReport } from '../growth/attribution.js';
 import { GrowthFacts, growthFromFacts } from '../growth/attribution.js';
-import type { TurnUsage } from '../growth/turns.js';
+import type { Turn, TurnUsage } from '../growth/turns.js';
 import { groupTurns, totalUsage, turnUsage } from '../growth/turns.js';
 import { UsageError } from '../errors.js';
 import { renderBarChart } from '../report/chart.js';
@@ -29,6 +29,7 @@ import { rollupJson, renderRollup, ROLLUP_ROWS } from '../ledgers/rollup-report.
 import type { SessionSpend } from '../ledgers/rollup.js';
 import { rollUp, sessionSpend } from '../ledgers/rollup.js';
 import type { AnyMessage, Diagnostic, Session } from '../session/model.js';
+import type { ProviderCall } from '../tokens/provider-calls.js';
 import { providerCalls } from '../tokens/provider-calls.js';
 import type { GateLimits } from '../gates/check.js';
 import { heuristicCounter } from '../tokens/estimate.js';
@@ -200,22 +201,51 @@ interface InspectOptions extends ReadTaskOptions {
   readonly all: boolean;
   /** The policy settings (they cross to worker threads); the window is resolved per session. */
   readonly policy: PolicyValues;
-  /** With --json the human report is not rendered. */
+  /** With --json the record is rendered (as JSON text), else the human report. */
   readonly json: boolean;
+  /** Whether the run has other sessions, which may hold this one's calls (billed-once.ts). */
+  readonly batch: boolean;
   /** Calls an earlier session of the batch was charged for (callKey → that session): copies here (billed-once.ts). */
   readonly billedIn?: Readonly<Record<string, string>>;
 }
 
-/** What crosses back from a worker: the rendered record and report, not the session. */
+/** What crosses back from a worker: the rendered report, not the session. */
 interface InspectResult {
-  readonly record: ReturnType<typeof inspectJson>;
-  readonly human: string | null;
+  /** The record's JSON text with --json, else the human report (CommandOutput.rendered). */
+  readonly printed: string;
   readonly breaches: readonly Breach[];
   readonly warnings: readonly (Diagnostic | string)[];
-  /** The calls its spend counted, by the provider's name for them (billed-once.ts). */
+  /**
+   * The calls its spend counted, by the provider's name for them (billed-once.ts); none when the
+   * run has one session, where no other session can have counted them.
+   */
   readonly spendKeys: readonly string[];
   /** The session's spend by day and model, for the roll-up over several sessions. */
   readonly spend: SessionSpend;
+}
+
+/**
+ * The session priced, and what the report reads of its calls' costs: each turn's, and the spend
+ * by day and model. Each call's cost and billed form (about 300 bytes a call) stay in here, so
+ * they are garbage before the growth and the record are built.
+ */
+async function pricedTurns(
+  session: Session<AnyMessage>,
+  calls: readonly ProviderCall[],
+  groups: readonly Turn[],
+  options: InspectOptions,
+): Promise<{ pricing: Pricing; ledgers: Ledgers; turnCosts: (CostSplit | null)[]; spend: SessionSpend }> {
+  const { pricing, billed, costs, ledgers } = await priceSession(session, calls, {
+    model: options.model,
+    overrides: options.overrides,
+    contextLimit: options.policy.context_limit ?? undefined,
+  });
+  const costAt = new Map(billed.flatMap((call, position) => (call.index === null ? [] : [[call.index, costs[position] ?? null] as const])));
+  const turnCosts = groups.map((turn) => {
+    const split = turn.calls.map((call) => costAt.get(call.index) ?? null);
+    return split.every((cost) => cost !== null) ? sumCosts(split as CostSplit[]) : null;
+  });
+  return { pricing, ledgers, turnCosts, spend: sessionSpend(session, billed, costs) };
 }
 
 /**
@@ -236,19 +266,10 @@ export const inspectSessionTask = sessionTask('inspect', async (input: SessionIn
   const calls = providerCalls(messages, loaded.tokens, recordedCompactions);
   const groups = groupTurns(messages, calls, session.abortedTurns);
   const turns = groups.map(turnUsage);
-  const { pricing, billed, costs, ledgers } = await priceSession(session, calls, {
-    model: options.model,
-    overrides: options.overrides,
-    contextLimit: options.policy.context_limit ?? undefined,
-  });
+  const { pricing, ledgers, turnCosts, spend } = await pricedTurns(session, calls, groups, options);
   const gated: Ledger = ledgers[options.gateLedger];
   // A session whose own model has no price fails the gate even when it billed nothing we know of.
   requirePricesForCostGate(options.limits, pricing.rates !== null && gated.cost !== null, path);
-  const costAt = new Map(billed.flatMap((call, position) => (call.index === null ? [] : [[call.index, costs[position] ?? null] as const])));
-  const turnCosts = groups.map((turn) => {
-    const split = turn.calls.map((call) => costAt.get(call.index) ?? null);
-    return split.every((cost) => cost !== null) ? sumCosts(split as CostSplit[]) : null;
-  });
   const breaches = checkGates(
     { baseline: maxBaseline(turns), inputTokens: gated.inputTokens, costUsd: gated.cost?.total ?? null },
     options.limits,
@@ -267,12 +288,11 @@ export const inspectSessionTask = sessionTask('inspect', async (input: SessionIn
     warnings: [...loaded.warnings, ...pricingWarnings(pricing)],
   };
   return {
-    record: inspectJson(path, inspection, options.top),
-    human: options.json ? null : humanReport(path, inspection, options),
+    printed: options.json ? JSON.stringify(inspectJson(path, inspection, options.top)) : humanReport(path, inspection, options),
     breaches,
     warnings: inspection.warnings,
-    spendKeys: spendCallKeys(session),
-    spend: sessionSpend(session, billed, costs),
+    spendKeys: options.batch ? spendCallKeys(session) : [],
+    spend,
   };
 });
 
@@ -296,7 +316,7 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
     const limits = gateLimits(args);
     if (!(Number.isInteger(args.top) && args.top >= 1)) throw new UsageError(`--top must be a whole number >= 1, got ${String(args.top)}`);
     await runSessionCommand<InspectResult>(args, { progress: progressBesideReports() }, (output) => {
-      const options: InspectOptions = {
+      const options: Omit<InspectOptions, 'batch'> = {
         format: args.format,
         tokenizer: settings.tokenizer,
         strict: args.strict,
@@ -312,13 +332,14 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
       };
       return {
         run: async (paths, emit) => {
-          const once = billedOnce(emit, (path, billedIn) => inspectSessionTask.run({ path }, { ...options, billedIn }));
-          await runSessions(paths, inspectSessionTask, options, once.emit, jobsFromArgs(args));
+          const run = { ...options, batch: paths.length > 1 };
+          const once = billedOnce(emit, (path, billedIn) => inspectSessionTask.run({ path }, { ...run, billedIn }));
+          await runSessions(paths, inspectSessionTask, run, once.emit, jobsFromArgs(args));
           // The roll-up and the gates read the results as printed: a call is billed once there too.
           return [...once.settled];
         },
-        print: (path, { record, human, breaches }) => {
-          output.record(record, () => human ?? '');
+        print: (path, { printed, breaches }) => {
+          output.rendered(printed);
           for (const breach of breaches) process.stderr.write(`${breachLine(path, breach)}\n`);
         },
         // Over several sessions, what they spent together: per project, day and model.

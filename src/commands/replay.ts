@@ -6,6 +6,7 @@
  * simulated) runs in this thread.
  */
 import type { CommandModule } from 'yargs';
+import type { CacheLifetime } from '../replay/cache.js';
 import { cacheExpiry, cacheLifetime } from '../replay/cache.js';
 import { checkGates } from '../gates/check.js';
 import type { ReplayPolicy } from '../replay/presets.js';
@@ -21,7 +22,7 @@ import type { AnyMessage, Diagnostic } from '../session/model.js';
 import type { StrategyName, StrategyOptions } from '../strategies/index.js';
 import { createStrategy } from '../strategies/index.js';
 import type { CompactionStrategy } from '../compaction/strategy.js';
-import type { GateLimits } from '../gates/check.js';
+import type { Breach, GateLimits } from '../gates/check.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import { providerCalls } from '../tokens/provider-calls.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
@@ -36,7 +37,7 @@ import { jobsFromArgs, runSettings, strategyOptionsFromArgs, withAllowNoGain, wi
 import type { PolicyValues } from '../config/policy.js';
 import { policyFor } from '../config/policy.js';
 import type { SettingArgs } from '../config/settings.js';
-import type { PriceOverrides, PricingArgs } from './pricing.js';
+import type { PriceOverrides, Pricing, PricingArgs } from './pricing.js';
 import { priceOverrides, priceSession, pricingJson, pricingWarnings, withPricing } from './pricing.js';
 import type { SummarizerArgs } from './summarizer.js';
 import { replayStrategy, withSummarizer } from './summarizer.js';
@@ -77,9 +78,22 @@ function replayPolicies(names: readonly string[], settings: PolicyValues, window
   return names.map((name) => (isPresetName(name) ? presetPolicy(name, limit) : customPolicy(policyFor(settings, window))));
 }
 
+/** A policy's failed gate, by the policy's name (a stderr line each, and the exit code). */
+interface PolicyBreach {
+  readonly policy: string;
+  readonly breach: Breach;
+}
+
+/**
+ * What crosses back from a worker: the report as printed, not the replay behind it (each
+ * simulated call and compaction of a long session: tens of MB this thread would hold beside it).
+ */
 interface Replayed {
-  readonly view: ReplayView;
-  readonly record: Record<string, unknown>;
+  /** The record's JSON text with --json, else the human report (CommandOutput.rendered). */
+  readonly printed: string;
+  /** The view, only when this thread reads it (--html); else null. */
+  readonly view: ReplayView | null;
+  readonly breaches: readonly PolicyBreach[];
   readonly warnings: readonly (Diagnostic | string)[];
 }
 
@@ -91,6 +105,11 @@ interface ReplayOptions extends ReadTaskOptions {
   readonly overrides: PriceOverrides;
   readonly limits: GateLimits;
   readonly simulatedSummaryTokens: number | null;
+  /** With --json the record is rendered (as JSON text), else the human report, with --chart's charts. */
+  readonly json: boolean;
+  readonly chart: boolean;
+  /** --html: the view comes back too, for the page. */
+  readonly keepView: boolean;
 }
 
 interface ReplayContext extends ReplayOptions {
@@ -108,25 +127,76 @@ function readsText(ctx: ReplayContext): boolean {
   return ctx.names.some((name) => isPresetName(name) && presetPolicy(name, 1).prune !== null);
 }
 
+/** The session's provider calls as recorded, added up for the report. */
+interface RecordedTotals {
+  readonly requests: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  /** Whether the file reports no usage for some call. */
+  readonly estimated: boolean;
+}
+
+/**
+ * What the replay needs of the session's recorded calls: their pricing and ledgers, the cache's
+ * lifetime and where it expired, and their totals. The calls themselves, their billed forms and
+ * costs (about 400 bytes a call) stay in here, garbage before the policies are replayed.
+ */
+async function recordedCalls(loaded: LoadedSession<AnyMessage>, ctx: ReplayContext) {
+  const { session, tokens } = loaded;
+  const calls = providerCalls(session.messages, tokens, session.recordedCompactions);
+  const { pricing, ledgers } = await priceSession(session, calls, { model: ctx.model, overrides: ctx.overrides, contextLimit: ctx.policy.context_limit ?? undefined });
+  const lifetime = cacheLifetime(calls);
+  const recorded: RecordedTotals = {
+    requests: calls.length,
+    inputTokens: calls.reduce((total, call) => total + call.input, 0),
+    outputTokens: calls.reduce((total, call) => total + call.output, 0),
+    estimated: calls.some((call) => call.estimated),
+  };
+  return { pricing, ledgers, recorded, lifetime, expired: cacheExpiry(session.messages, calls, lifetime) };
+}
+
+/** One session under every policy asked for, rendered as it will be printed. */
+async function replayOne(input: SessionInput, ctx: ReplayContext): Promise<Replayed> {
+  // The session's messages stay in replayAll: garbage before the record (tens of MB of JSON on a
+  // long session) is built.
+  const replayed = await replayAll(input, ctx);
+  const { view } = replayed;
+  const breaches = view.outcomes.flatMap((outcome) => outcome.breaches.map((breach) => ({ policy: outcome.result.policy.name, breach })));
+  return {
+    printed: ctx.json ? JSON.stringify(replayRecord(replayed, ctx)) : renderReplay(view, ctx.chart),
+    view: ctx.keepView ? view : null,
+    breaches,
+    warnings: replayed.warnings,
+  };
+}
+
+/** A session replayed: the view, and what the record says besides, without the session's messages. */
+interface ReplayedSession {
+  readonly view: ReplayView;
+  readonly format: string;
+  readonly model: string | null;
+  readonly pricing: Pricing;
+  readonly lifetime: CacheLifetime;
+  readonly recorded: RecordedTotals;
+  readonly warnings: readonly (Diagnostic | string)[];
+}
+
 /**
  * One session under every policy asked for. A full read when the replay reads text (the
  * simulated compactions run the relevance filter and prunes over it), else a lean one. The
  * simulated states are not reported, so none is kept (replayReport).
  */
-async function replayOne(input: SessionInput, ctx: ReplayContext): Promise<Replayed> {
+async function replayAll(input: SessionInput, ctx: ReplayContext): Promise<ReplayedSession> {
   const { path } = input;
   const options = { format: ctx.format, withSidecar: false, strict: ctx.strict, ...(ctx.count ? { count: ctx.count } : {}) };
   const loaded: LoadedSession<AnyMessage> = readsText(ctx)
     ? await loadSession(input, { ...options, messages: 'full' })
     : await loadSession(input, { ...options, messages: 'lean' });
   const { recordedCompactions } = loaded.session;
-  const calls = providerCalls(loaded.session.messages, loaded.tokens, recordedCompactions);
-  const { pricing, ledgers } = await priceSession(loaded.session, calls, { model: ctx.model, overrides: ctx.overrides, contextLimit: ctx.policy.context_limit ?? undefined });
+  const { pricing, ledgers, recorded, lifetime, expired } = await recordedCalls(loaded, ctx);
   // The policies replay the session's own conversation at its model's rates.
   const rates = pricing.rates;
   requirePricesForCostGate(ctx.limits, rates !== null, path);
-  const lifetime = cacheLifetime(calls);
-  const expired = cacheExpiry(loaded.session.messages, calls, lifetime);
   const policyOutcomes: PolicyOutcome[] = [];
   for (const policy of replayPolicies(ctx.names, ctx.policy, pricing.window.tokens)) {
     const result = await replayReport({
@@ -158,27 +228,40 @@ async function replayOne(input: SessionInput, ctx: ReplayContext): Promise<Repla
     contextWindow: pricing.window.tokens,
     strategy: ctx.strategy.name,
     recordedCost,
-    estimated: calls.some((call) => call.estimated),
+    estimated: recorded.estimated,
     outcomes: policyOutcomes,
   };
-  const record = {
-    session: path,
+  return {
+    view,
     format: loaded.session.format,
     model: loaded.session.model ?? null,
+    pricing,
+    lifetime,
+    recorded,
+    warnings: [...loaded.warnings, ...pricingWarnings(pricing)],
+  };
+}
+
+/** One session's `--json` record. */
+function replayRecord({ view, format, model, pricing, lifetime, recorded }: ReplayedSession, ctx: ReplayContext) {
+  const { path, recordedCost, outcomes: policyOutcomes } = view;
+  return {
+    session: path,
+    format,
+    model,
     strategy: ctx.strategy.name,
     simulated_summary_tokens: ctx.simulatedSummaryTokens,
     pricing: pricingJson(pricing),
     cache_lifetime: lifetime,
-    requests: calls.length,
-    input_tokens: calls.reduce((total, call) => total + call.input, 0),
-    output_tokens: calls.reduce((total, call) => total + call.output, 0),
+    requests: recorded.requests,
+    input_tokens: recorded.inputTokens,
+    output_tokens: recorded.outputTokens,
     cost: recordedCost ? costJson(recordedCost) : null,
     // The first policy's turns and totals stay at the top level, where one-policy replays had them.
     ...replayResultJson(policyOutcomes[0]!.result),
     policy: replayPolicyJson(policyOutcomes[0]!.result.policy),
     policies: policyOutcomes.map(outcomeJson),
   };
-  return { view, record, warnings: [...loaded.warnings, ...pricingWarnings(pricing)] };
 }
 
 /** Offline strategies, which a worker can build from their name (a summarizer's client cannot cross). */
@@ -226,12 +309,15 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
       overrides,
       limits,
       simulatedSummaryTokens,
+      json: args.json,
+      chart: args.chart,
+      keepView: args.html !== undefined,
     };
     const count = settings.tokenizer === 'heuristic' ? undefined : await loadTextCounter(settings.tokenizer);
     const strategyName = settings.strategy ?? 'truncate';
     // Only an offline strategy moves to workers: a summarizer's client lives in this thread.
     const offline = simulatedSummaryTokens === null && strategyName !== 'summarize' ? strategyName : null;
-    const views = (outcomes: readonly Outcome<Replayed>[]) => outcomes.flatMap((outcome) => (outcome.ok ? [outcome.value.view] : []));
+    const views = (outcomes: readonly Outcome<Replayed>[]) => outcomes.flatMap((outcome) => (outcome.ok && outcome.value.view ? [outcome.value.view] : []));
     await runSessionCommand<Replayed>(args, { progress: progressBesideReports() }, (output) => ({
       run: (paths, emit) =>
         runSessions(
@@ -242,16 +328,14 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
           offline ? jobsFromArgs(args) : 1,
           { local: (input) => replayOne(input, { ...options, strategy, count }), concurrency },
         ),
-      print: (path, { record, view }) => {
-        output.record(record, () => renderReplay(view, args.chart));
-        for (const policy of view.outcomes) {
-          for (const breach of policy.breaches) process.stderr.write(`${breachLine(path, breach, policy.result.policy.name)}\n`);
-        }
+      print: (path, { printed, breaches }) => {
+        output.rendered(printed);
+        for (const { policy, breach } of breaches) process.stderr.write(`${breachLine(path, breach, policy)}\n`);
       },
       finish: async (outcomes) => {
         if (args.html) await (await import('write-file-atomic')).default(args.html, renderHtmlReport(views(outcomes)));
       },
-      breached: (outcomes) => views(outcomes).some((view) => view.outcomes.some((policy) => policy.breaches.length > 0)),
+      breached: (outcomes) => outcomes.some((outcome) => outcome.ok && outcome.value.breaches.length > 0),
     }));
   },
 };

@@ -110,6 +110,18 @@ interface Call extends ResponseUsage, CallSite {
   readonly copied: boolean;
 }
 
+/**
+ * A line's usage as a call keeps it to the end of the file: the four counts and the one-hour
+ * part, all `anthropicUsage` reads (it gives the same Usage back). The parsed object also holds
+ * the 5m/1h split as a second object, `service_tier` and whatever else the line carries: about
+ * 100 bytes more a call, for every call of a long session.
+ */
+function keptUsage(usage: AnthropicUsage): AnthropicUsage {
+  const { input, output, cacheRead, cacheWrite, cacheWrite1h } = anthropicUsage(usage);
+  const counts = { input_tokens: input, output_tokens: output, cache_read_input_tokens: cacheRead, cache_creation_input_tokens: cacheWrite };
+  return cacheWrite1h === undefined ? counts : { ...counts, cache_creation: { ephemeral_1h_input_tokens: cacheWrite1h } };
+}
+
 /** Every billed call met while reading a session and its subagents, once each. */
 export class SessionSpend {
   private readonly calls = new Map<string, Call>();
@@ -117,22 +129,23 @@ export class SessionSpend {
   add(billed: BilledLine, site: CallSite): void {
     const key = callKey(billed.responseKey, site.file, site.line);
     const known = this.calls.get(key);
-    if (!known) {
+    if (known) {
+      mergeUsage(known, billed);
+      if (known.usage === billed.usage && billed.usage) known.usage = keptUsage(billed.usage);
+    } else {
       this.calls.set(key, {
         file: site.file,
         line: site.line,
         cause: site.cause,
         sidechain: site.sidechain,
-        usage: billed.usage,
+        usage: billed.usage && keptUsage(billed.usage),
         final: billed.final,
         model: billed.model,
         timestamp: billed.timestamp,
         responseKey: billed.responseKey,
         copied: billed.copiedFrom !== null,
       });
-      return;
     }
-    mergeUsage(known, billed);
   }
 
   /**

@@ -13,6 +13,12 @@ export interface CommandOutput {
   readonly json: boolean;
   /** A per-session result: one NDJSON line with --json; otherwise `human` (if any) on stdout. */
   record(record: Record<string, unknown>, human?: () => string): void;
+  /**
+   * A per-session result rendered where it was made (a worker thread): the record's JSON text
+   * with --json, the human report otherwise. This thread then holds one string, not the record's
+   * tree beside its serialized copy.
+   */
+  rendered(text: string): void;
   warn(diagnostic: Diagnostic | string): void;
   close(): Promise<void>;
 }
@@ -24,6 +30,10 @@ export function createOutput(json: boolean): CommandOutput {
     record(record, human) {
       if (writer) writer.write(record);
       else if (human) writeAbove(process.stdout, `${human()}\n`);
+    },
+    rendered(text) {
+      if (writer) writer.writeJson(text);
+      else writeAbove(process.stdout, `${text}\n`);
     },
     warn: logWarning,
     close: async () => {

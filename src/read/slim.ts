@@ -119,6 +119,11 @@ export function slimmer(): (message: Message) => SlimMessage {
     if (keys === 8 && usage !== undefined && model && timestamp !== undefined && message.callKey !== undefined) {
       return { id, role, content, line, usage, model: models.get(model), timestamp, callKey: flatKey(message.callKey), [TEXT_LEFT_OUT]: true } as SlimMessage;
     }
+    // A response without a call key (the canonical format's): built field by field it kept its
+    // last fields in a property array beside it, 64 bytes a response.
+    if (keys === 7 && usage !== undefined && model && timestamp !== undefined) {
+      return { id, role, content, line, usage, model: models.get(model), timestamp, [TEXT_LEFT_OUT]: true } as SlimMessage;
+    }
     // Built field by field in one order, not spread: V8 gave each spread copy (with `model`
     // replaced) a hidden class of its own once optimized, 300 bytes a message in a long session.
     const slim: Record<string | symbol, unknown> = { id, role, content, line };

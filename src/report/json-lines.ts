@@ -11,6 +11,8 @@ import { EOL } from 'node:os';
 
 export interface JsonLinesWriter {
   write(record: Record<string, unknown>): void;
+  /** A record already serialized by `JSON.stringify` (in a worker): the same line as `write` gives. */
+  writeJson(json: string): void;
   /** Resolves once everything written has been handed to stdout (after a drain if it is full). */
   close(): Promise<void>;
 }
@@ -19,6 +21,11 @@ export function jsonLinesWriter(out: NodeJS.WritableStream = process.stdout): Js
   return {
     write: (record) => {
       out.write(`${JSON.stringify(record)}${EOL}`);
+    },
+    // Two writes: joined, a long record would be copied once more to flatten the pair.
+    writeJson: (json) => {
+      out.write(json);
+      out.write(EOL);
     },
     close: () =>
       new Promise((resolve) => {
