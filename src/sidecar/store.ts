@@ -42,13 +42,11 @@ export function isSidecarPath(path: string): boolean {
 function checkSidecarPath(path: string, doing: 'read' | 'write'): boolean {
   let info;
   try {
-    // No error object for the usual answer, nothing there (an error with its stack for each of
-    // thousands of new sidecars is measurable).
-    info = lstatSync(path, { throwIfNoEntry: false });
+    info = lstatSync(path);
   } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw new InputError(`cannot ${doing} sidecar: ${describeFsError(error)}`, path);
   }
-  if (!info) return false;
   if (info.isSymbolicLink()) {
     throw new InputError(`sidecar is a symbolic link; refusing to ${doing} through it (replace it with a regular file or remove it)`, path);
   }
