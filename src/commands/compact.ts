@@ -13,15 +13,16 @@ import { describeError } from '../errors.js';
 import { formatTokens } from '../report/format.js';
 import { shouldRedact } from '../compaction/redact.js';
 import { isStdin } from '../formats/input-source.js';
-import type { SidecarLock } from '../sidecar/lock.js';
+import type { LockStager, SidecarLock } from '../sidecar/lock.js';
 import { createLockStager, guardLocksOnExit } from '../sidecar/lock.js';
-import type { StagedSidecar } from '../sidecar/store.js';
-import { commitSidecars, createTempSweeper, saveSidecar, stageSidecarInBackground } from '../sidecar/store.js';
+import { commitSidecars, createTempSweeper, saveSidecar, stageSidecars, writableSidecarPath } from '../sidecar/store.js';
 import type { AnyMessage, Diagnostic, Session } from '../session/model.js';
 import type { StrategyName, StrategyOptions } from '../strategies/index.js';
 import { createStrategy } from '../strategies/index.js';
+import type { CompactionState } from '../compaction/state.js';
 import type { CompactionStrategy } from '../compaction/strategy.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
+import type { WorkerPool } from '../workers/pool.js';
 import type { Settled } from '../workers/task.js';
 import { sessionTask } from '../workers/task.js';
 import { runBatch } from '../pipeline/batch.js';
@@ -37,9 +38,9 @@ import { sessionWindow } from '../pricing/window.js';
 import type { LogEvent, LogFormat } from '../pipeline/log.js';
 import { configureLog, LOG_FORMATS, logEvent, logMessage, writeEvent } from '../pipeline/log.js';
 import { locatedError } from '../pipeline/output.js';
-import type { ReadTaskOptions } from '../pipeline/sessions.js';
+import type { Jobs, ReadTaskOptions } from '../pipeline/sessions.js';
 import { runSessionCommand } from '../pipeline/session-command.js';
-import { runSessionBatches } from '../pipeline/sessions.js';
+import { earlyPool, runSessionBatches } from '../pipeline/sessions.js';
 import type { SessionInput, SessionSource } from '../read/index.js';
 import type { SummarizerArgs } from './summarizer.js';
 import { summarizeOptions, withSummarizer } from './summarizer.js';
@@ -102,68 +103,83 @@ type CompactTaskRequest = CompactRequest & { readonly strategy: OfflineStrategyN
 const sweepInWorker = createTempSweeper();
 
 /**
- * compactSession over a batch of sessions in a worker thread: each session is locked, compacted and
- * its sidecar staged; then the batch's sidecars are committed together (their fsyncs at once)
- * and the locks released. A session that fails, or whose commit fails, fails alone.
- * Interruption is the main thread's: it stops handing out batches, and the ones in flight finish.
+ * compactSession over a batch of sessions in a worker thread, in steps that each touch the file
+ * system's names together: every session's lock is taken, then each session is compacted (its
+ * sidecar's path checked, its state kept), then the batch's sidecars are staged, committed
+ * together (their fsyncs at once) and the locks released. A name made or removed can wait for
+ * the journal to commit other files; made together, they wait for it about once. A session that
+ * fails, or whose staging or commit fails, fails alone. Interruption is the main thread's: it
+ * stops handing out batches, and the ones in flight finish.
  */
 export const compactBatchTask = sessionTask(
   'compact',
   async (inputs: readonly SessionInput[], request: CompactTaskRequest): Promise<Settled<CompactResult>[]> => {
     const strategy = createStrategy(request.strategy, request.strategyOptions);
     const count = await loadTextCounter(request.tokenizer);
-    const results: Settled<CompactResult>[] = [];
-    const toCommit: { index: number; staged: Promise<StagedSidecar>; lock: SidecarLock | null }[] = [];
+    const results: Settled<CompactResult>[] = new Array(inputs.length);
     const locks = createLockStager();
-    for (const input of inputs) {
-      const { path } = input;
-      let lock: SidecarLock | null = null;
-      let staged: Promise<StagedSidecar> | null = null;
+    const locked = inputs.map((input, index) => (request.dryRun ? null : takeLock(locks, input.path, index, results)));
+    locks.close();
+    const toWrite: { index: number; path: string; state: CompactionState }[] = [];
+    const signal = new AbortController().signal;
+    for (const [index, input] of inputs.entries()) {
+      if (results[index]) continue;
+      const lock = locked[index] ?? null;
       const warnings: Diagnostic[] = [];
       const events: LogEvent[] = [];
+      let written = false;
       try {
-        if (!request.dryRun) {
-          const attempt = locks.take(path);
-          if (attempt.kind === 'locked') {
-            results.push({ ok: true, value: lockedResult(path, attempt) });
-            continue;
-          }
-          lock = attempt.lock;
-          sweepInWorker(path);
-        }
         const result = await compactSession(input, request, compactHooks(request, {
           strategy,
           count,
           onError: 'fail',
-          signal: new AbortController().signal,
+          signal,
           warn: (warning) => warnings.push(warning),
           log: (event, fields) => events.push({ time: new Date().toISOString(), event, fields }),
           summarizerFailures: [],
-          // Staged in the background: this thread compacts the next session while the temp file is made.
+          // Staged with the rest of the batch once all are compacted; the path is refused now if it must be.
           save: async (session, state) => {
-            const staging = stageSidecarInBackground(session, state);
-            staged = staging.staged;
-            return staging.path;
+            const path = writableSidecarPath(session);
+            toWrite.push({ index, path, state });
+            written = true;
+            return path;
           },
         }));
-        if (staged) toCommit.push({ index: results.length, staged, lock });
-        else lock?.release();
-        results.push({ ok: true, value: { ...result, warnings, events } });
+        if (!written) lock?.release();
+        results[index] = { ok: true, value: { ...result, warnings, events } };
       } catch (error) {
         lock?.release();
-        results.push({ ok: false, error: describeError(error) });
+        results[index] = { ok: false, error: describeError(error) };
       }
     }
-    locks.close();
-    const committed = await commitSidecars(toCommit.map((entry) => entry.staged));
-    toCommit.forEach((entry, index) => {
-      entry.lock?.release();
-      const outcome = committed[index]!;
+    const committed = await commitSidecars(stageSidecars(toWrite));
+    toWrite.forEach((entry, position) => {
+      locked[entry.index]?.release();
+      const outcome = committed[position]!;
       if (typeof outcome !== 'string') results[entry.index] = { ok: false, error: describeError(outcome) };
     });
     return results;
   },
 );
+
+/**
+ * Takes a session's sidecar lock for the batch task and clears what killed runs left beside it;
+ * a session another compactor holds, or one whose lock fails, gets its result now (null).
+ */
+function takeLock(locks: LockStager, path: string, index: number, results: Settled<CompactResult>[]): SidecarLock | null {
+  try {
+    const attempt = locks.take(path);
+    if (attempt.kind === 'locked') {
+      results[index] = { ok: true, value: lockedResult(path, attempt) };
+      return null;
+    }
+    sweepInWorker(path);
+    return attempt.lock;
+  } catch (error) {
+    results[index] = { ok: false, error: describeError(error) };
+    return null;
+  }
+}
 
 /** Compaction as `compact`'s flags set it up: shared with `fork`, which compacts each session first. */
 export interface PreparedCompaction {
@@ -239,7 +255,20 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
     if (!args['dry-run'] && args.inputs.some(isStdin)) {
       logMessage('info', '-: a session read from stdin gets no sidecar (there is no file to put one beside); it is planned as with --dry-run');
     }
-    await runSessionCommand<CompactResult>(args, { progress: true }, (output) => {
+    // Workers start up while the files a walk found are sniffed (only a strategy that needs no
+    // client moves to them). Idle workers never keep the process alive, so a walk that fails
+    // leaves nothing to close; a bad --jobs is left for the run to report, as before.
+    const early: { pool: WorkerPool | null } = { pool: null };
+    const walked = (candidates: number) => {
+      let jobs: Jobs = 1;
+      try {
+        jobs = jobsFromArgs(args);
+      } catch {
+        // Reported by the run.
+      }
+      early.pool ??= earlyPool(jobs, candidates);
+    };
+    await runSessionCommand<CompactResult>(args, { progress: true, ...(isOffline(strategyName) ? { walked } : {}) }, (output) => {
       const inThisThread = (input: SessionInput) => compactInThisThread(input, (warning) => output.warn(warning));
       return {
         // Only a strategy that needs no client can move to workers (README "Performance").
@@ -248,6 +277,7 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
             ? runSessionBatches(paths, compactBatchTask, { ...request, strategy: strategyName }, emit, jobsFromArgs(args), {
                 local: inThisThread,
                 concurrency,
+                early: early.pool,
                 ...(args['dry-run'] ? {} : { guard: guardLocksOnExit }),
               })
             : runBatch(paths, inThisThread, emit, concurrency),

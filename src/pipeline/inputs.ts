@@ -179,9 +179,11 @@ function countByLabel(subagents: readonly { readonly label: SubagentLabel }[]): 
  * The inputs' session files. Claude Code subagent transcripts are read with their session (their
  * calls are its spend: formats/claude-code.ts), so one whose session is among the inputs is not
  * read again as a session of its own, whether it was walked or named; a named one whose session is
- * not among the inputs is read as its own session, a walked one is skipped.
+ * not among the inputs is read as its own session, a walked one is skipped. `onWalked` hears how
+ * many candidate files each directory or glob found, before they are sniffed (a command may start
+ * its workers meanwhile).
  */
-export async function expandInputFiles(inputs: readonly string[]): Promise<InputFile[]> {
+export async function expandInputFiles(inputs: readonly string[], onWalked?: (candidates: number) => void): Promise<InputFile[]> {
   /** Each session path's key (shard.ts) and sniffed format. */
   const found = new Map<string, { readonly key: string; readonly sniffed: SniffedFormat | null }>();
   const named: Subagent[] = [];
@@ -201,6 +203,7 @@ export async function expandInputFiles(inputs: readonly string[]): Promise<Input
         kind === 'directory' ? `${input}: no session files in this directory (*.jsonl, *.jsonl.gz, or Gemini CLI's chats/session-*.json)` : `${input}: no such file, and no file matches it as a glob`,
       );
     }
+    onWalked?.(candidates.length);
     const among = await sessionsAmong(input, candidates);
     const base = kind === 'directory' ? input : globBase(input);
     for (const [path, sniffed] of among.sessions) if (!found.has(path)) found.set(path, { key: relativeKey(path, base), sniffed });
@@ -231,6 +234,6 @@ export async function expandInputFiles(inputs: readonly string[]): Promise<Input
 }
 
 /** The sessions of this run: the inputs expanded, then only this shard's (all without --shard). */
-export async function selectInputs(inputs: readonly string[], shard: Shard | null): Promise<SessionInput[]> {
-  return selectShard(await expandInputFiles(inputs), shard).map(({ path, sniffed }) => (sniffed ? { path, sniffed } : { path }));
+export async function selectInputs(inputs: readonly string[], shard: Shard | null, onWalked?: (candidates: number) => void): Promise<SessionInput[]> {
+  return selectShard(await expandInputFiles(inputs, onWalked), shard).map(({ path, sniffed }) => (sniffed ? { path, sniffed } : { path }));
 }

@@ -54,6 +54,8 @@ export interface FrameOptions {
    * report per session ask for it only when stdout is not the same terminal.
    */
   readonly progress: boolean;
+  /** Hears how many candidate files a walk found, before they are sniffed (inputs.ts expandInputFiles). */
+  readonly walked?: (candidates: number) => void;
 }
 
 export async function runSessionCommand<Result extends SessionResult>(
@@ -61,7 +63,7 @@ export async function runSessionCommand<Result extends SessionResult>(
   options: FrameOptions,
   command: (output: CommandOutput) => SessionCommand<Result>,
 ): Promise<void> {
-  const paths = await selectInputs(args.inputs, parseShard(args.shard));
+  const paths = await selectInputs(args.inputs, parseShard(args.shard), options.walked);
   const output = createOutput(args.json);
   // JSON logs on stderr are for a program to read: no bar among them.
   const progress = createProgress(paths.length, options.progress && shouldShowProgress(args.json || logFormat() === 'json'));

@@ -96,6 +96,21 @@ export interface BatchRun<Result> {
    * true when the worker died on it).
    */
   readonly guard?: (paths: readonly string[]) => (workerDied: boolean) => void;
+  /** A pool started while the inputs were sniffed (earlyPool): used if its size is the one the run needs, else closed. */
+  readonly early?: WorkerPool | null;
+}
+
+/**
+ * A pool started once a walk has found enough candidate files to repay workers (FrameOptions
+ * `walked`), before they are sniffed: the workers start up, each compiling its task's modules,
+ * while this thread sniffs, instead of after. runSessionBatches takes it over (`BatchRun.early`)
+ * or closes it; a caller that never gets there closes it itself. Null when the run would not
+ * start workers for that many files.
+ */
+export function earlyPool(jobs: Jobs, candidates: number): WorkerPool | null {
+  const size = Math.min(jobs === 'auto' ? availableParallelism() : jobs, candidates);
+  if (size < 2 || (jobs === 'auto' && candidates < AUTO_MIN_FILES)) return null;
+  return new WorkerPool(size);
 }
 
 /**
@@ -114,8 +129,10 @@ export async function runSessionBatches<Options, Result>(
   here: BatchRun<Result>,
 ): Promise<Outcome<Result>[]> {
   const workers = await workerCount(jobs, paths);
+  const early = here.early?.size === workers ? here.early : null;
+  if (here.early && !early) await here.early.close();
   if (workers === 0) return runBatch(paths, here.local, emit, here.concurrency ?? 1);
-  const pool = new WorkerPool(workers);
+  const pool = early ?? new WorkerPool(workers);
   let batch: { input: SessionInput; settle: (result: Settled<Result>) => void }[] = [];
   let bytes = 0;
   const send = () => {

@@ -8,14 +8,13 @@
  * opened for writing, and a sidecar path that is a symbolic link is neither read nor written
  * through.
  *
- * Reads and checks use synchronous calls (small files; in a worker thread each asynchronous
- * call is a round trip through libuv's shared thread pool). Creating a temp file is the
- * exception when a batch stages many (stageSidecarInBackground): a new name waits for the file
- * system's journal, about as long as compacting a small session, so the thread compacts the
- * next one meanwhile. The fsyncs are asynchronous, so that they overlap.
+ * Reads, checks and staging use synchronous calls (small files; in a worker thread each
+ * asynchronous call is a round trip through libuv's shared thread pool). A batch stages its
+ * sidecars one after another once all are compacted (stageSidecars): a new name can wait for
+ * the file system's journal while it commits other files, and names made together wait for it
+ * once. The fsyncs are asynchronous, so that they overlap.
  */
-import { close, closeSync, fchmod, fchmodSync, fstat, fstatSync, fsync, lstatSync, open, openSync, readdirSync, readFileSync, renameSync, unlinkSync, write, writeSync } from 'node:fs';
-import { promisify } from 'node:util';
+import { closeSync, fchmodSync, fstatSync, fsync, lstatSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { lazyWorkerThreads } from '../lazy-builtins.js';
 import type { CompactionState } from '../compaction/state.js';
@@ -155,13 +154,21 @@ function removeStagedOnExitOnce(): void {
   }
 }
 
-/** A sidecar's text: what stageSidecar and stageSidecarInBackground write. */
+/** A sidecar's text: what stageSidecar and stageSidecars write. */
 const sidecarText = (state: CompactionState): string => `${JSON.stringify(state, null, 2)}\n`;
 
-/** Writes the new sidecar whole into a temp file beside it; the sidecar itself is untouched. */
-export function stageSidecar(sessionPath: string, state: CompactionState): StagedSidecar {
+/**
+ * The sidecar path a session's state is to be written to, refused now (an InputError) when it
+ * is a symbolic link or not a regular file, so the session fails before its batch is staged.
+ */
+export function writableSidecarPath(sessionPath: string): string {
   const path = sidecarPath(sessionPath);
   checkSidecarPath(path, 'write');
+  return path;
+}
+
+/** Writes `state` whole into a new temp file beside the sidecar at `path` (checked by the caller). */
+function stageAt(path: string, state: CompactionState): StagedSidecar {
   removeStagedOnExitOnce();
   let opened: { temp: string; fd: number };
   try {
@@ -184,51 +191,23 @@ export function stageSidecar(sessionPath: string, state: CompactionState): Stage
   }
 }
 
-const openAsync = promisify(open);
-const writeAsync = promisify(write) as (fd: number, text: string, position: null, encoding: BufferEncoding) => Promise<unknown>;
-const fstatAsync = promisify(fstat);
-const fchmodAsync = promisify(fchmod);
-const closeAsync = promisify(close);
+/** Writes the new sidecar whole into a temp file beside it; the sidecar itself is untouched. */
+export function stageSidecar(sessionPath: string, state: CompactionState): StagedSidecar {
+  return stageAt(writableSidecarPath(sessionPath), state);
+}
 
 /**
- * stageSidecar with the temp file created, written and checked in libuv's thread pool, for a
- * thread that has other sessions to compact meanwhile. The sidecar path is checked now (a symlink
- * or a directory there is refused at once, as by stageSidecar); a failure to create or write the
- * temp rejects the promise with the error stageSidecar would throw, and commitSidecars reports it
- * for that sidecar alone.
+ * stageSidecar for a batch, one after another: each sidecar path (from writableSidecarPath) with
+ * its state, staged, or the error that kept it from being staged (that sidecar alone fails).
  */
-export function stageSidecarInBackground(sessionPath: string, state: CompactionState): { readonly path: string; readonly staged: Promise<StagedSidecar> } {
-  const path = sidecarPath(sessionPath);
-  checkSidecarPath(path, 'write');
-  removeStagedOnExitOnce();
-  const text = sidecarText(state);
-  const staging = async (): Promise<StagedSidecar> => {
-    let temp: string;
-    let fd: number;
-    for (;;) {
-      temp = nextTempName(path);
-      try {
-        fd = await openAsync(temp, 'wx', 0o644);
-        break;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new InputError(`cannot write sidecar: ${describeFsError(error)}`, path);
-      }
-    }
-    staged.add(temp);
+export function stageSidecars(entries: readonly { readonly path: string; readonly state: CompactionState }[]): (StagedSidecar | InputError)[] {
+  return entries.map(({ path, state }) => {
     try {
-      await writeAsync(fd, text, null, 'utf8');
-      if (((await fstatAsync(fd)).mode & 0o777) !== 0o644) await fchmodAsync(fd, 0o644);
-      return { path, temp, fd };
+      return stageAt(path, state);
     } catch (error) {
-      await closeAsync(fd).catch(() => {});
-      discard(temp);
-      throw new InputError(`cannot write sidecar: ${describeFsError(error)}`, path);
+      return error instanceof InputError ? error : new InputError(`cannot write sidecar: ${describeFsError(error)}`, path);
     }
-  };
-  const pending = staging();
-  // Its failure is read by commitSidecars; a batch that ends first must not crash the thread over it.
-  pending.catch(() => {});
-  return { path, staged: pending };
+  });
 }
 
 function discard(temp: string): void {
@@ -264,17 +243,15 @@ async function syncDirectory(directory: string): Promise<unknown> {
 
 /**
  * Puts staged sidecars in place: every temp is fsynced (all at once), then renamed over its
- * sidecar, then each directory is fsynced once. Returns, per staged sidecar in order, its path
- * or the error that kept it from being written durably (a temp that was not renamed is removed,
- * and the old sidecar is untouched). A sidecar still being staged in the background is waited
- * for; if its staging failed, that error is its result.
+ * sidecar, then each directory is fsynced once. Returns, per entry in order, its path or the
+ * error that kept it from being written durably (a temp that was not renamed is removed, and the
+ * old sidecar is untouched); an entry that is already an error (its staging failed) stays one.
  */
-export async function commitSidecars(stagings: readonly (StagedSidecar | Promise<StagedSidecar>)[]): Promise<(string | InputError)[]> {
-  const ready = await Promise.allSettled(stagings);
-  const sidecars = ready.flatMap((entry) => (entry.status === 'fulfilled' ? [entry.value] : []));
+export async function commitSidecars(stagings: readonly (StagedSidecar | InputError)[]): Promise<(string | InputError)[]> {
+  const sidecars = stagings.filter((entry): entry is StagedSidecar => !(entry instanceof InputError));
   const committed = await commitReady(sidecars);
   let next = 0;
-  return ready.map((entry) => (entry.status === 'fulfilled' ? committed[next++]! : entry.reason instanceof InputError ? entry.reason : new InputError(`cannot write sidecar: ${describeFsError(entry.reason)}`)));
+  return stagings.map((entry) => (entry instanceof InputError ? entry : committed[next++]!));
 }
 
 async function commitReady(sidecars: readonly StagedSidecar[]): Promise<(string | InputError)[]> {
