@@ -40,18 +40,18 @@ async function enoughWork(inputs: readonly SessionInput[]): Promise<boolean> {
   return false;
 }
 
+/** Threads `jobs` asks for over `files` sessions, whether or not the work repays them (below 2: none). */
+const threadsFor = (jobs: Jobs, files: number): number => Math.min(jobs === 'auto' ? availableParallelism() : jobs, files);
+
 /** How many worker threads to start (0: run in this thread). */
 export async function workerCount(jobs: Jobs, paths: readonly SessionInput[]): Promise<number> {
   // A worker thread has no stdin of its own: a run that reads `-` stays in this thread.
   if (paths.some((input) => isStdin(input.path))) return 0;
   // One big session goes to a worker too, so this thread stays free to answer Ctrl-C and SIGTERM.
   if (paths.length === 1) return jobs === 'auto' && (await enoughWork(paths)) ? 1 : 0;
-  if (paths.length < 2) return 0;
-  if (jobs === 'auto') {
-    const cores = availableParallelism();
-    return cores > 1 && (await enoughWork(paths)) ? Math.min(cores, paths.length) : 0;
-  }
-  return jobs > 1 ? Math.min(jobs, paths.length) : 0;
+  const threads = threadsFor(jobs, paths.length);
+  if (threads < 2) return 0;
+  return jobs !== 'auto' || (await enoughWork(paths)) ? threads : 0;
 }
 
 /** How runSessions works in this thread. */
@@ -108,9 +108,10 @@ export interface BatchRun<Result> {
  * start workers for that many files.
  */
 export function earlyPool(jobs: Jobs, candidates: number): WorkerPool | null {
-  const size = Math.min(jobs === 'auto' ? availableParallelism() : jobs, candidates);
-  if (size < 2 || (jobs === 'auto' && candidates < AUTO_MIN_FILES)) return null;
-  return new WorkerPool(size);
+  // The rule workerCount applies once the files are sniffed; a walk knows only their number.
+  const threads = threadsFor(jobs, candidates);
+  if (threads < 2 || (jobs === 'auto' && candidates < AUTO_MIN_FILES)) return null;
+  return new WorkerPool(threads);
 }
 
 /**
