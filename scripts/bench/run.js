@@ -214,7 +214,7 @@ function addRow(corpus, name, result, extra = '') {
   }
   const [first, ...others] = result.ratios ?? [];
   const ratio = first ? first.ratio : null;
-  const more = others.map((other) => `${other.ratio.toFixed(2)}× ${other.label} (paired, spread ${other.spread.toFixed(2)})`);
+  const more = others.map((other) => `${fixed(other.ratio)}× ${other.label} (paired${other.spread === null ? '' : `, spread ${fixed(other.spread)}`})`);
   const note = [extra, ...more].filter(Boolean).join(', ');
   rows.push({ corpus, name, wall: result.wall, cpu: result.cpu ?? null, ratio, yardstick: first?.label ?? '', spread: first?.spread ?? null, rss: result.rss, note, others });
 }
@@ -311,7 +311,7 @@ function targetSummary(compared) {
   const rate = compact ? Number(/^(\d+) sessions\/s/.exec(compact.note)?.[1]) : 0;
   line('small-session `compact --strategy truncate` ≥ 1,000 sessions/s and ≤ 3× the bare loop', compact ? `${rate} sessions/s, ${fixed(compact.ratio)}×` : '', compact ? rate >= 1000 && compact.ratio <= 3 : null);
   const claude = find((row) => row.corpus.startsWith('claude 1 GB') && /^(estimate|inspect) --json$/.test(row.name));
-  const native = claude.map((row) => ({ row, ratio: row.others.find((other) => other.label === 'ccusage native')?.ratio }));
+  const native = claude.map((row) => ({ row, ratio: row.others.find((other) => other.label === NATIVE)?.ratio }));
   const nativeKnown = native.length > 0 && native.every((entry) => entry.ratio !== undefined);
   line('1 GB Claude Code corpus: `estimate`, `inspect` ≤ 1.5× ccusage native (paired)', native.map((entry) => `${entry.row.name.split(' ')[0]} ${fixed(entry.ratio)}×`).join(', '), nativeKnown ? native.every((entry) => entry.ratio <= 1.5) : null);
   const memory = find((row) => (/ 1 GB, /.test(row.corpus) || row.corpus.startsWith('one ')) && /^(estimate|inspect|replay|compact --dry-run) --json/.test(row.name));
@@ -369,6 +369,12 @@ function readable(file) {
   const result = spawnSync(process.execPath, [BIN, 'estimate', file], { encoding: 'utf8' });
   return !/unknown session format/.test(result.stderr);
 }
+
+/** The label of ccusage's native binary as a paired yardstick (the Claude Code target's). */
+const NATIVE = 'ccusage native';
+
+/** ccusage's `session` report over a Claude config directory, as a command to run or pair with. */
+const ccusageRun = (tool, dir, label) => ({ label, command: tool[0], args: [...tool[1], 'session', '--json', '--offline'], env: { CLAUDE_CONFIG_DIR: dir } });
 
 /** A yardstick to pair rows with: {label, command, args, env}. */
 const bareLoop = (list, threads, label) => ({ label, command: process.execPath, args: [join(HERE, 'bare-loop.js'), list.path, String(threads)] });
@@ -453,7 +459,7 @@ try {
       addYardstick(corpus, 'bare loop on 2 cores (main thread + 1 worker)', two, 'the yardstick of two-core rows');
       // ccusage's native binary is the yardstick the target names for this corpus: each
       // estimate and inspect run is paired with one of its runs too.
-      const native = kind === 'claude' && tools.native ? { label: 'ccusage native', command: tools.native[0], args: [...tools.native[1], 'session', '--json', '--offline'], env: { CLAUDE_CONFIG_DIR: dir } } : null;
+      const native = kind === 'claude' && tools.native ? ccusageRun(tools.native, dir, NATIVE) : null;
       commandRows(corpus, dir, list, native ? [two, native] : [two], flags.runs);
       addRow(corpus, 'estimate --json --jobs 1', readable(list.files[0]) ? measure(...compactor(['estimate', '--json', '--jobs', '1', dir]), { runs: flags.runs, scratch, pairs: [one] }) : { error: 'n/a (format not readable by this build)' }, 'one core');
       if (kind === 'claude') {
@@ -463,7 +469,8 @@ try {
             continue;
           }
           log(`${corpus}: ${name}`);
-          const result = measure(tool[0], [...tool[1], 'session', '--json', '--offline'], { runs: flags.runs, scratch, env: { CLAUDE_CONFIG_DIR: dir }, pairs: [two] });
+          const run = ccusageRun(tool, dir, name);
+          const result = measure(run.command, run.args, { runs: flags.runs, scratch, env: run.env, pairs: [two] });
           addRow(corpus, name, result);
         }
       }
