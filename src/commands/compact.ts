@@ -15,7 +15,7 @@ import { shouldRedact } from '../compaction/redact.js';
 import { isStdin } from '../formats/input-source.js';
 import type { LockStager, SidecarLock } from '../sidecar/lock.js';
 import { createLockStager, guardLocksOnExit } from '../sidecar/lock.js';
-import { commitSidecars, createTempSweeper, saveSidecar, stageSidecars, writableSidecarPath } from '../sidecar/store.js';
+import { commitSidecars, createTempSweeper, saveSidecar, sidecarPath, stageSidecars } from '../sidecar/store.js';
 import type { AnyMessage, Diagnostic, Session } from '../session/model.js';
 import type { StrategyName, StrategyOptions } from '../strategies/index.js';
 import { createStrategy } from '../strategies/index.js';
@@ -137,9 +137,11 @@ export const compactBatchTask = sessionTask(
           warn: (warning) => warnings.push(warning),
           log: (event, fields) => events.push({ time: new Date().toISOString(), event, fields }),
           summarizerFailures: [],
-          // Staged with the rest of the batch once all are compacted; the path is refused now if it must be.
+          // Staged with the rest of the batch once all are compacted. The session's read has
+          // just checked the sidecar path under this lock (a symlink or a non-file is refused
+          // there), so it is not asked again.
           save: async (session, state) => {
-            const path = writableSidecarPath(session);
+            const path = sidecarPath(session);
             toWrite.push({ index, path, state });
             written = true;
             return path;

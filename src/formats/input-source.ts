@@ -47,18 +47,19 @@ export function isPlainFile(path: string): boolean {
 /**
  * What a command that may read a session twice needs to know of its input, from one `stat`:
  * `onlyOnce`, an input that cannot be read a second time (stdin, a pipe, a device; a compressed
- * regular file can be read again), and `plainSize`, a plain file's size (null for anything else,
- * or when the file cannot be stat'ed: the read reports that).
+ * regular file can be read again), and `plain`, a plain file's size and mtime (null for anything
+ * else, or when the file cannot be stat'ed: the read reports that). A plain file's shape also
+ * stands for the hold's own `stat` (withHeldInput) and for a sniffed format's check.
  */
-export function inputShape(path: string): { readonly onlyOnce: boolean; readonly plainSize: number | null } {
-  if (isStdin(path)) return { onlyOnce: true, plainSize: null };
+export function inputShape(path: string): { readonly onlyOnce: boolean; readonly plain: { readonly size: number; readonly mtimeMs: number } | null } {
+  if (isStdin(path)) return { onlyOnce: true, plain: null };
   try {
     const info = statSync(path, { throwIfNoEntry: false });
-    if (!info) return { onlyOnce: false, plainSize: null };
-    if (!info.isFile()) return { onlyOnce: true, plainSize: null };
-    return { onlyOnce: false, plainSize: isCompressedName(path) ? null : info.size };
+    if (!info) return { onlyOnce: false, plain: null };
+    if (!info.isFile()) return { onlyOnce: true, plain: null };
+    return { onlyOnce: false, plain: isCompressedName(path) ? null : { size: info.size, mtimeMs: info.mtimeMs } };
   } catch {
-    return { onlyOnce: false, plainSize: null };
+    return { onlyOnce: false, plain: null };
   }
 }
 
@@ -261,9 +262,12 @@ export async function holdInput(path: string): Promise<() => void> {
   return release;
 }
 
-/** `work` with the input held (holdInput) for all of it. */
-export async function withHeldInput<T>(path: string, work: () => Promise<T>): Promise<T> {
-  const release = await holdInput(path);
+/**
+ * `work` with the input held (holdInput) for all of it. `plain`: the caller's own `stat` just
+ * found a plain file (inputShape), so the hold takes it as one without a `stat` of its own.
+ */
+export async function withHeldInput<T>(path: string, work: () => Promise<T>, plain = false): Promise<T> {
+  const release = plain ? holdPlain(path) : await holdInput(path);
   try {
     return await work();
   } finally {

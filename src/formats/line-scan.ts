@@ -60,8 +60,11 @@ export function lineText(bytes: Buffer, line: number): string {
   return text;
 }
 
-/** A regular file opened for reading (see the header: nothing else is opened here). */
-function openForReading(file: string): number {
+/**
+ * A regular file opened for reading (see the header: nothing else is opened here), with the
+ * `fstat` that proved it one: its size and mtime serve the caller too, one call a file.
+ */
+function openForReading(file: string): { readonly fd: number; readonly size: number; readonly mtimeMs: number } {
   let fd: number;
   try {
     // Non-blocking: opening a named pipe would otherwise wait for a writer.
@@ -69,11 +72,12 @@ function openForReading(file: string): number {
   } catch (error) {
     throw new InputError(`cannot read: ${describeFsError(error)}`, file);
   }
-  if (!fstatSync(fd).isFile()) {
+  const info = fstatSync(fd);
+  if (!info.isFile()) {
     closeSync(fd);
     throw new InputError('not a regular file (a pipe or a device): it is read whole, once, when its session is read', file);
   }
-  return fd;
+  return { fd, size: info.size, mtimeMs: info.mtimeMs };
 }
 
 function readAt(fd: number, file: string, buffer: Buffer, offset: number, position: number): number {
@@ -107,10 +111,9 @@ export function* scanLines(file: string): Generator<RawLine> {
     yield* heldLines(held);
     return;
   }
-  const fd = openForReading(file);
+  const { fd, size } = openForReading(file);
   let lent: Buffer | null = null;
   try {
-    const size = fstatSync(fd).size;
     const length = Math.max(1, Math.min(size + 1, CHUNK_BYTES));
     // Large enough reads lend the thread's spare buffer; a small file's own buffer comes from Node's pool.
     if (length >= SMALL_FILE_BYTES) lent = borrowBuffer(length);
@@ -129,9 +132,14 @@ export function* scanLines(file: string): Generator<RawLine> {
         buffer.copy(grown, 0, 0, filled);
         buffer = grown;
       }
+      const asked = buffer.length - filled;
       const bytesRead = readAt(fd, file, buffer, filled, position);
       if (bytesRead === 0) break;
       position += bytesRead;
+      // A short read that reaches the size the file had when opened is its end: the read that
+      // would only find nothing more is saved (one a small file). A file that grew since is read
+      // on (its read was not short), as is one that says it is empty (some special files do).
+      const atEnd = bytesRead < asked && size > 0 && position >= size;
       const end = filled + bytesRead;
       let from = 0;
       for (let newline = buffer.indexOf(NEWLINE, filled); newline >= 0 && newline < end; newline = buffer.indexOf(NEWLINE, from)) {
@@ -142,6 +150,7 @@ export function* scanLines(file: string): Generator<RawLine> {
       // Keep the unfinished line at the start of the buffer for the next read.
       buffer.copy(buffer, 0, from, end);
       filled = end - from;
+      if (atEnd) break;
     }
     if (filled > 0) yield { bytes: buffer.subarray(0, filled), line: ++line, terminated: false };
   } finally {
@@ -153,9 +162,8 @@ export function* scanLines(file: string): Generator<RawLine> {
 
 /** The first `maxBytes` of a regular file (fewer if it is shorter). */
 function peekRegularFile(file: string, maxBytes: number): Buffer {
-  const fd = openForReading(file);
+  const { fd, size } = openForReading(file);
   try {
-    const { size } = fstatSync(fd);
     const buffer = Buffer.allocUnsafe(Math.min(maxBytes, size > 0 ? size : maxBytes));
     let filled = 0;
     while (filled < buffer.length) {
@@ -201,12 +209,9 @@ export function peekBytes(file: string, maxBytes: number): Buffer | null {
 }
 
 function fstatOf(file: string): { size: number; mtimeMs: number } {
-  const fd = openForReading(file);
-  try {
-    return fstatSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  const { fd, size, mtimeMs } = openForReading(file);
+  closeSync(fd);
+  return { size, mtimeMs };
 }
 
 function countNewlines(buffer: Buffer, end: number): number {
@@ -243,9 +248,8 @@ export function peekJsonValues(file: string, count: number, maxBytes: number): P
     if (!head) throw new InputError('compressed, and its head cannot be read on its own', file);
     return { ...parseLines(head.bytes, count, head.atEnd), size, mtimeMs };
   }
-  const fd = openForReading(file);
+  const { fd, size, mtimeMs } = openForReading(file);
   try {
-    const { size, mtimeMs } = fstatSync(fd);
     // A small file gets a buffer of its size, not 64 KB (10,000 of them churned 640 MB).
     let buffer = Buffer.allocUnsafe(Math.min(FIRST_PEEK, maxBytes, size > 0 ? size + 1 : FIRST_PEEK));
     let filled = 0;

@@ -134,15 +134,22 @@ async function planned<M extends AnyMessage>(loaded: LoadedSession<M>, strategy:
  */
 export const SMALL_SESSION_BYTES = 256 << 10;
 
-/** Reads a session for `compact`: lean, planned, then again in part when it is to be compacted (a small file: once, in full). */
+/**
+ * Reads a session for `compact`: lean, planned, then again in part when it is to be compacted (a
+ * small file: once, in full). One `stat` of the file says what it is (inputShape) for all that
+ * follows: whether it can be read twice, its size, the hold, and whether the format its walk
+ * sniffed still holds (the size and mtime the sniff saw), so the read does not detect it again.
+ */
 export function readForCompaction(source: SessionSource, options: CompactReadOptions, strategy: CompactionStrategy, policyFor: PolicyFor): Promise<CompactRead> {
-  const input = sessionInput(source);
+  const { path, sniffed } = sessionInput(source);
+  const shape = inputShape(path);
+  const { plain } = shape;
+  const format = options.format === 'auto' && sniffed && plain && plain.size === sniffed.size && plain.mtimeMs === sniffed.mtimeMs ? sniffed.format : options.format;
   // Both reads of a compressed file take its bytes from memory (input-source.ts).
-  return withHeldInput(input.path, () => readHeld(source, options, strategy, policyFor));
+  return withHeldInput(path, () => readHeld(source, { ...options, format }, shape, strategy, policyFor), plain !== null);
 }
 
-async function readHeld(source: SessionSource, options: CompactReadOptions, strategy: CompactionStrategy, policyFor: PolicyFor): Promise<CompactRead> {
-  const { path } = sessionInput(source);
+async function readHeld(source: SessionSource, options: CompactReadOptions, shape: ReturnType<typeof inputShape>, strategy: CompactionStrategy, policyFor: PolicyFor): Promise<CompactRead> {
   const common = { withSidecar: true, strict: options.strict, ...(options.count ? { count: options.count } : {}) };
   // After the lean read, `format` is the one it found: the file is not detected again.
   const inFull = async (format = options.format): Promise<CompactRead> => ({
@@ -152,13 +159,9 @@ async function readHeld(source: SessionSource, options: CompactReadOptions, stra
   // A pipe (stdin, a FIFO) is read once, in full: its bytes are held, not its messages, and a
   // partial second read would keep both. So is a small plain file: its full messages cost little
   // memory, and one read and parse beat two (the second read was a third of the work per small
-  // session). One synchronous stat tells both (the thread pool's round trip made 10,000 small
-  // sessions measurably slower).
+  // session).
   if (options.inFull) return inFull();
-  if (!options.dryRun) {
-    const shape = inputShape(path);
-    if (shape.onlyOnce || (shape.plainSize !== null && shape.plainSize < (options.smallFileBytes ?? SMALL_SESSION_BYTES))) return inFull();
-  }
+  if (!options.dryRun && (shape.onlyOnce || (shape.plain !== null && shape.plain.size < (options.smallFileBytes ?? SMALL_SESSION_BYTES)))) return inFull();
   const loaded = await loadSession(source, { ...common, format: options.format, messages: 'lean' });
   const lean = await planned(loaded, strategy, policyFor);
   const { subject, plan } = lean;

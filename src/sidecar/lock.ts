@@ -156,10 +156,17 @@ export function createLockStager(): LockStager {
     if (existing) return existing;
     const content = `${JSON.stringify({ pid: process.pid, host: HOST, since: new Date().toISOString() })}\n`;
     const staging = `${path}.${process.pid}`;
-    // `wx` never follows a symlink planted at the staging name.
-    removeQuietly(staging);
     try {
-      writeFileSync(staging, content, { flag: 'wx', mode: 0o644 });
+      // `wx` never follows a symlink planted at the staging name. One left there (by a killed
+      // run whose pid this process now has) is removed and the name made again, rather than
+      // removing first what is almost never there.
+      try {
+        writeFileSync(staging, content, { flag: 'wx', mode: 0o644 });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        removeQuietly(staging);
+        writeFileSync(staging, content, { flag: 'wx', mode: 0o644 });
+      }
       const { dev, ino } = lstatSync(staging);
       const made = { path: staging, content, dev, ino };
       stagings.set(directory, made);

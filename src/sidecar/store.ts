@@ -158,17 +158,22 @@ function removeStagedOnExitOnce(): void {
 const sidecarText = (state: CompactionState): string => `${JSON.stringify(state, null, 2)}\n`;
 
 /**
- * The sidecar path a session's state is to be written to, refused now (an InputError) when it
- * is a symbolic link or not a regular file, so the session fails before its batch is staged.
+ * The sidecar path a session's state is to be written to, refused (an InputError) when it is a
+ * symbolic link or not a regular file: for a save whose caller has not read the sidecar under
+ * the lock (a worker's batch has, and passes the path as it is: compactBatchTask).
  */
-export function writableSidecarPath(sessionPath: string): string {
+function writableSidecarPath(sessionPath: string): string {
   const path = sidecarPath(sessionPath);
   checkSidecarPath(path, 'write');
   return path;
 }
 
-/** Writes `state` whole into a new temp file beside the sidecar at `path` (checked by the caller). */
-function stageAt(path: string, state: CompactionState): StagedSidecar {
+/**
+ * Writes `state` whole into a new temp file beside the sidecar at `path` (checked by the caller).
+ * `modeChecked`: a temp staged just before in the same batch came out 0644, so the umask leaves
+ * that mode alone and this one needs no `fstat` to say so.
+ */
+function stageAt(path: string, state: CompactionState, modeChecked = false): StagedSidecar {
   removeStagedOnExitOnce();
   let opened: { temp: string; fd: number };
   try {
@@ -182,7 +187,7 @@ function stageAt(path: string, state: CompactionState): StagedSidecar {
     writeSync(fd, sidecarText(state), null, 'utf8');
     // The mode regardless of the umask, as for every sidecar before (a chmod is a journalled
     // metadata write, so only when the umask changed it).
-    if ((fstatSync(fd).mode & 0o777) !== 0o644) fchmodSync(fd, 0o644);
+    if (!modeChecked && (fstatSync(fd).mode & 0o777) !== 0o644) fchmodSync(fd, 0o644);
     return { path, temp, fd };
   } catch (error) {
     closeSync(fd);
@@ -197,13 +202,19 @@ export function stageSidecar(sessionPath: string, state: CompactionState): Stage
 }
 
 /**
- * stageSidecar for a batch, one after another: each sidecar path (from writableSidecarPath) with
- * its state, staged, or the error that kept it from being staged (that sidecar alone fails).
+ * stageSidecar for a batch, one after another: each sidecar path (checked by the caller: a
+ * session's read refuses a sidecar path that is a symlink or not a file, under the lock the batch
+ * holds until the commit) with its state, staged, or the error that kept it from being staged
+ * (that sidecar alone fails). The umask's effect is asked of the batch's first temp only: a
+ * batch is staged in a moment, and the umask is the process's, set once in practice.
  */
 export function stageSidecars(entries: readonly { readonly path: string; readonly state: CompactionState }[]): (StagedSidecar | InputError)[] {
+  let modeChecked = false;
   return entries.map(({ path, state }) => {
     try {
-      return stageAt(path, state);
+      const staged = stageAt(path, state, modeChecked);
+      modeChecked = true;
+      return staged;
     } catch (error) {
       return error instanceof InputError ? error : new InputError(`cannot write sidecar: ${describeFsError(error)}`, path);
     }
