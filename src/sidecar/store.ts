@@ -168,12 +168,16 @@ function writableSidecarPath(sessionPath: string): string {
   return path;
 }
 
+/** Whether the umask was seen to leave a new temp's 0644 alone (then a temp needs no `fstat` to say so). */
+interface UmaskSeen {
+  keeps644: boolean;
+}
+
 /**
  * Writes `state` whole into a new temp file beside the sidecar at `path` (checked by the caller).
- * `modeChecked`: a temp staged just before in the same batch came out 0644, so the umask leaves
- * that mode alone and this one needs no `fstat` to say so.
+ * `umask`: what a temp staged just before in the same batch showed of the umask.
  */
-function stageAt(path: string, state: CompactionState, modeChecked = false): StagedSidecar {
+function stageAt(path: string, state: CompactionState, umask: UmaskSeen = { keeps644: false }): StagedSidecar {
   removeStagedOnExitOnce();
   let opened: { temp: string; fd: number };
   try {
@@ -187,7 +191,10 @@ function stageAt(path: string, state: CompactionState, modeChecked = false): Sta
     writeSync(fd, sidecarText(state), null, 'utf8');
     // The mode regardless of the umask, as for every sidecar before (a chmod is a journalled
     // metadata write, so only when the umask changed it).
-    if (!modeChecked && (fstatSync(fd).mode & 0o777) !== 0o644) fchmodSync(fd, 0o644);
+    if (!umask.keeps644) {
+      if ((fstatSync(fd).mode & 0o777) === 0o644) umask.keeps644 = true;
+      else fchmodSync(fd, 0o644);
+    }
     return { path, temp, fd };
   } catch (error) {
     closeSync(fd);
@@ -209,12 +216,10 @@ export function stageSidecar(sessionPath: string, state: CompactionState): Stage
  * batch is staged in a moment, and the umask is the process's, set once in practice.
  */
 export function stageSidecars(entries: readonly { readonly path: string; readonly state: CompactionState }[]): (StagedSidecar | InputError)[] {
-  let modeChecked = false;
+  const umask: UmaskSeen = { keeps644: false };
   return entries.map(({ path, state }) => {
     try {
-      const staged = stageAt(path, state, modeChecked);
-      modeChecked = true;
-      return staged;
+      return stageAt(path, state, umask);
     } catch (error) {
       return error instanceof InputError ? error : new InputError(`cannot write sidecar: ${describeFsError(error)}`, path);
     }
