@@ -154,7 +154,7 @@ export const compactBatchTask = sessionTask(
         results[index] = { ok: false, error: describeError(error) };
       }
     }
-    const committed = await commitSidecars(stageSidecars(toWrite));
+    const committed = await commitSidecars(await stageSidecars(toWrite));
     toWrite.forEach((entry, position) => {
       locked[entry.index]?.release();
       const outcome = committed[position]!;

@@ -8,13 +8,14 @@
  * opened for writing, and a sidecar path that is a symbolic link is neither read nor written
  * through.
  *
- * Reads, checks and staging use synchronous calls (small files; in a worker thread each
+ * Reads, checks and writes use synchronous calls (small files; in a worker thread each
  * asynchronous call is a round trip through libuv's shared thread pool). A batch stages its
- * sidecars one after another once all are compacted (stageSidecars): a new name can wait for
- * the file system's journal while it commits other files, and names made together wait for it
- * once. The fsyncs are asynchronous, so that they overlap.
+ * sidecars together once all are compacted (stageSidecars): a new name can wait for the file
+ * system's journal while it commits other files, and names made together wait for it about
+ * once; their creation runs in the thread pool, so that the worker compacts meanwhile. The
+ * fsyncs are asynchronous, so that they overlap.
  */
-import { closeSync, fchmodSync, fstatSync, fsync, lstatSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, fstatSync, fsync, lstatSync, open, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { lazyWorkerThreads } from '../lazy-builtins.js';
 import type { CompactionState } from '../compaction/state.js';
@@ -185,8 +186,12 @@ function stageAt(path: string, state: CompactionState, umask: UmaskSeen = { keep
   } catch (error) {
     throw new InputError(`cannot write sidecar: ${describeFsError(error)}`, path);
   }
-  const { temp, fd } = opened;
-  staged.add(temp);
+  staged.add(opened.temp);
+  return fillTemp(path, opened, state, umask);
+}
+
+/** Writes `state` whole into a temp just created (and listed in `staged`) for the sidecar at `path`. */
+function fillTemp(path: string, { temp, fd }: { temp: string; fd: number }, state: CompactionState, umask: UmaskSeen): StagedSidecar {
   try {
     writeSync(fd, sidecarText(state), null, 'utf8');
     // The mode regardless of the umask, as for every sidecar before (a chmod is a journalled
@@ -203,27 +208,51 @@ function stageAt(path: string, state: CompactionState, umask: UmaskSeen = { keep
   }
 }
 
-/** Writes the new sidecar whole into a temp file beside it; the sidecar itself is untouched. */
-export function stageSidecar(sessionPath: string, state: CompactionState): StagedSidecar {
-  return stageAt(writableSidecarPath(sessionPath), state);
+/** openTemp in libuv's thread pool: the temp is listed in `staged` as soon as it exists. */
+function openTempAsync(path: string): Promise<{ temp: string; fd: number }> {
+  return new Promise((resolve, reject) => {
+    const attempt = () => {
+      const temp = nextTempName(path);
+      open(temp, 'wx', 0o644, (error, fd) => {
+        if (!error) {
+          staged.add(temp);
+          resolve({ temp, fd });
+        } else if (error.code === 'EEXIST') attempt();
+        else reject(error);
+      });
+    };
+    attempt();
+  });
 }
 
 /**
- * stageSidecar for a batch, one after another: each sidecar path (checked by the caller: a
- * session's read refuses a sidecar path that is a symlink or not a file, under the lock the batch
- * holds until the commit) with its state, staged, or the error that kept it from being staged
- * (that sidecar alone fails). The umask's effect is asked of the batch's first temp only: a
- * batch is staged in a moment, and the umask is the process's, set once in practice.
+ * stageSidecar for a batch: each sidecar path (checked by the caller: a session's read refuses a
+ * sidecar path that is a symlink or not a file, under the lock the batch holds until the commit)
+ * with its state, staged, or the error that kept it from being staged (that sidecar alone
+ * fails). The batch's temps are created at once in libuv's thread pool: creating a name can wait
+ * for the file system's journal while it commits other files (another batch's fsyncs), and
+ * meanwhile this thread compacts the other batch it holds instead of waiting. Each temp is then
+ * written whole here. The umask's effect is asked of the batch's first temp only (unless it
+ * changed the mode): a batch is staged in a moment, and the umask is the process's.
  */
-export function stageSidecars(entries: readonly { readonly path: string; readonly state: CompactionState }[]): (StagedSidecar | InputError)[] {
+export async function stageSidecars(entries: readonly { readonly path: string; readonly state: CompactionState }[]): Promise<(StagedSidecar | InputError)[]> {
+  removeStagedOnExitOnce();
+  const opened = await Promise.allSettled(entries.map(({ path }) => openTempAsync(path)));
   const umask: UmaskSeen = { keeps644: false };
-  return entries.map(({ path, state }) => {
+  return entries.map(({ path, state }, index) => {
+    const made = opened[index]!;
+    if (made.status === 'rejected') return new InputError(`cannot write sidecar: ${describeFsError(made.reason)}`, path);
     try {
-      return stageAt(path, state, umask);
+      return fillTemp(path, made.value, state, umask);
     } catch (error) {
       return error instanceof InputError ? error : new InputError(`cannot write sidecar: ${describeFsError(error)}`, path);
     }
   });
+}
+
+/** Writes the new sidecar whole into a temp file beside it; the sidecar itself is untouched. */
+export function stageSidecar(sessionPath: string, state: CompactionState): StagedSidecar {
+  return stageAt(writableSidecarPath(sessionPath), state);
 }
 
 function discard(temp: string): void {
