@@ -16,6 +16,7 @@ import { checkFreshness } from '../src/sidecar/staleness.js';
 import { sidecarPath } from '../src/sidecar/store.js';
 import { goodLines } from './corpus/make-bad-inputs.js';
 import { BIN, jsonLines, runCli } from './helpers/cli.js';
+import { feed, makeFifo, waitForReader } from './helpers/fifo.js';
 import { startCli } from './helpers/process.js';
 
 let dir: string;
@@ -105,6 +106,34 @@ describe('compact in batches on worker threads', () => {
     });
     expect(result.exitCode).toBe(0);
     for (const session of [sessions[0]!, sessions[sessions.length - 1]!]) expect((await stat(sidecarPath(session))).mode & 0o777).toBe(0o644);
+  });
+
+  it('SIGINT while a batch waits in a worker: the batches in flight stage, commit and unlock, and leave no temp or lock', async () => {
+    const sessions = await writeArchive();
+    // A named pipe holds the worker's first batch open inside its fourth session, with the
+    // worker's other batch staged meanwhile (named files are read, pipes too).
+    const held = sessions[3]!;
+    await rm(held);
+    await makeFifo(held);
+    const run = startCli([...COMPACT, '--jobs', '2', '--format', 'canonical', ...sessions]);
+    const writer = await waitForReader(held);
+    run.child.kill('SIGINT');
+    await run.stderrMatches(/stopping after the sessions in progress/);
+    feed(writer, `${goodLines().map((line) => JSON.stringify(line)).join('\n')}\n`);
+    const result = await run.exit;
+    expect(result.code).toBe(130);
+    const done = jsonLines(run.stdout());
+    expect(done.length).toBeGreaterThan(3);
+    expect(done.every((record) => record['status'] === 'compacted')).toBe(true);
+    for (const record of done) sidecarSchema.parse(JSON.parse(await readFile(String(record['sidecar']), 'utf8')));
+    const written = new Set(done.map((record) => String(record['sidecar'])));
+    for (const folder of FOLDERS) {
+      for (const name of await readdir(join(dir, folder))) {
+        // Sessions, and the sidecars of the sessions done: no temp, lock or lock staging file.
+        expect(name).toMatch(/^s\d+\.jsonl$|^s\d+_compaction\.json$/);
+        if (name.endsWith('_compaction.json')) expect(written.has(join(dir, folder, name)), name).toBe(true);
+      }
+    }
   });
 
   it('a SIGKILL in the middle of batches leaves every sidecar old or whole new, and the next run cleans up', async () => {
