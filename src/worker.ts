@@ -6,12 +6,17 @@
 import { parentPort } from 'node:worker_threads';
 import { describeError } from './errors.js';
 import { sessionTaskNamed } from './tasks.js';
-import type { TaskReply, TaskRequest } from './workers/pool.js';
+import type { PreloadRequest, TaskReply, TaskRequest } from './workers/pool.js';
 
 const port = parentPort;
 if (!port) throw new Error('worker.js runs only as a worker thread');
 
-port.on('message', async (request: TaskRequest) => {
+port.on('message', async (request: TaskRequest | PreloadRequest) => {
+  if ('preload' in request) {
+    // A failure here is the first task's to report.
+    await sessionTaskNamed(request.preload).catch(() => {});
+    return;
+  }
   let reply: TaskReply;
   try {
     const task = await sessionTaskNamed(request.name);

@@ -1,13 +1,14 @@
 /**
  * The read buffer a line scan lends to the next one (formats/line-scan.ts): two scans under way at
  * once never share it, a scan left half-way gives it back, and a scan after a long line (a grown
- * buffer) still reads its own bytes. Each line is compared with the file's own text.
+ * buffer) still reads its own bytes; a sniff's peek borrows it too, grows in it, and never takes
+ * it from a scan under way. Each line is compared with the file's own text.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scanLines } from '../src/formats/line-scan.js';
+import { peekJsonValues, scanLines } from '../src/formats/line-scan.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -55,5 +56,20 @@ describe('the lent read buffer', () => {
       for (const raw of scanLines(file.path)) each.push(raw.bytes.toString('utf8'));
       expect(each).toEqual(file.lines);
     }
+  });
+
+  it('is lent to a peek, which grows in it and reads its own bytes, never a scan under way', async () => {
+    // Lines of 50 KB: the peek's first read (64 KB) holds one, so it grows twice to hold four.
+    const peeked = await linesFile('e', 4, 50_000);
+    const scanned = await linesFile('f', 300, 4000);
+    const parsed = peeked.lines.map((line) => JSON.parse(line) as unknown);
+    expect(peekJsonValues(peeked.path, 20, 256 << 10)).toMatchObject({ values: parsed, whole: true });
+    const scan = scanLines(scanned.path);
+    for (let index = 0; index < 300; index++) {
+      // A peek between each of the scan's lines: neither may read the other's bytes.
+      expect(peekJsonValues(peeked.path, 20, 256 << 10).values).toEqual(parsed);
+      expect(scan.next().value!.bytes.toString('utf8')).toBe(scanned.lines[index]);
+    }
+    expect(peekJsonValues(peeked.path, 2, 256 << 10)).toMatchObject({ values: parsed.slice(0, 2), whole: true });
   });
 });

@@ -18,7 +18,7 @@ import type { PolicyValues } from '../config/policy.js';
 import { policyFor } from '../config/policy.js';
 import { sessionWindow } from '../pricing/window.js';
 import type { ReadTaskOptions } from '../pipeline/sessions.js';
-import { runSessions } from '../pipeline/sessions.js';
+import { earlyStart, runSessions } from '../pipeline/sessions.js';
 import { runSessionCommand } from '../pipeline/session-command.js';
 
 function cutJson(plan: CompactionPlan, messages: readonly AnyMessage[]) {
@@ -90,8 +90,10 @@ export const estimateCommand: CommandModule<object, CommonArgs & PolicyArgs> = {
     const settings = await runSettings(args, 'estimate');
     const options: EstimateOptions = { format: args.format, policy: settings.policy, tokenizer: settings.tokenizer, strict: args.strict };
     const rows: string[][] = [];
-    await runSessionCommand<EstimateResult>(args, { progress: true }, (output) => ({
-      run: (paths, emit) => runSessions(paths, estimateSessionTask, options, emit, jobsFromArgs(args)),
+    // Workers start up, and import the task, while the walk's files are sniffed.
+    const early = earlyStart(() => jobsFromArgs(args), estimateSessionTask.name);
+    await runSessionCommand<EstimateResult>(args, { progress: true, walked: early.walked }, (output) => ({
+      run: (paths, emit) => runSessions(paths, estimateSessionTask, options, emit, jobsFromArgs(args), { early: early.pool() }),
       print: (path, { record }) => {
         output.record(record);
         const cut = record.cut;

@@ -50,7 +50,7 @@ import type { PriceOverrides, Pricing, PricingArgs } from './pricing.js';
 import { priceOverrides, priceSession, pricingJson, pricingWarnings, withPricing } from './pricing.js';
 import type { ReadTaskOptions } from '../pipeline/sessions.js';
 import { progressBesideReports, runSessionCommand } from '../pipeline/session-command.js';
-import { runSessions } from '../pipeline/sessions.js';
+import { earlyStart, runSessions } from '../pipeline/sessions.js';
 import { turnGrowthJson, growthJson } from '../growth/json.js';
 import { costJson } from '../cost/json.js';
 
@@ -315,7 +315,9 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
     const overrides = priceOverrides(args);
     const limits = gateLimits(args);
     if (!(Number.isInteger(args.top) && args.top >= 1)) throw new UsageError(`--top must be a whole number >= 1, got ${String(args.top)}`);
-    await runSessionCommand<InspectResult>(args, { progress: progressBesideReports() }, (output) => {
+    // Workers start up, and import the task, while the walk's files are sniffed.
+    const early = earlyStart(() => jobsFromArgs(args), inspectSessionTask.name);
+    await runSessionCommand<InspectResult>(args, { progress: progressBesideReports(), walked: early.walked }, (output) => {
       const options: Omit<InspectOptions, 'batch'> = {
         format: args.format,
         tokenizer: settings.tokenizer,
@@ -334,7 +336,7 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
         run: async (paths, emit) => {
           const run = { ...options, batch: paths.length > 1 };
           const once = billedOnce(emit, (path, billedIn) => inspectSessionTask.run({ path }, { ...run, billedIn }));
-          await runSessions(paths, inspectSessionTask, run, once.emit, jobsFromArgs(args));
+          await runSessions(paths, inspectSessionTask, run, once.emit, jobsFromArgs(args), { early: early.pool() });
           // The roll-up and the gates read the results as printed: a call is billed once there too.
           return [...once.settled];
         },

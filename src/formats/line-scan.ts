@@ -249,9 +249,14 @@ export function peekJsonValues(file: string, count: number, maxBytes: number): P
     return { ...parseLines(head.bytes, count, head.atEnd), size, mtimeMs };
   }
   const { fd, size, mtimeMs } = openForReading(file);
+  // The thread's read buffer when the peek fits in it (a walk sniffs file after file, and a fresh
+  // buffer each was garbage and page faults on the main thread while the workers wait): parsing
+  // copies what it keeps, so nothing of it outlives the peek.
+  const lent = maxBytes <= CHUNK_BYTES ? borrowBuffer(CHUNK_BYTES) : null;
+  const room = (length: number) => (lent ? lent.subarray(0, length) : Buffer.allocUnsafe(length));
   try {
     // A small file gets a buffer of its size, not 64 KB (10,000 of them churned 640 MB).
-    let buffer = Buffer.allocUnsafe(Math.min(FIRST_PEEK, maxBytes, size > 0 ? size + 1 : FIRST_PEEK));
+    let buffer = room(Math.min(FIRST_PEEK, maxBytes, size > 0 ? size + 1 : FIRST_PEEK));
     let filled = 0;
     let atEnd = false;
     for (;;) {
@@ -262,14 +267,16 @@ export function peekJsonValues(file: string, count: number, maxBytes: number): P
       atEnd = bytesRead === 0 || (size > 0 && filled >= size);
       if (atEnd || filled >= maxBytes || countNewlines(buffer, filled) >= count) break;
       if (filled === buffer.length) {
-        const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxBytes));
-        buffer.copy(grown, 0, 0, filled);
+        const grown = room(Math.min(buffer.length * 2, maxBytes));
+        // A lent buffer grows in place: its first bytes are already there.
+        if (!lent) buffer.copy(grown, 0, 0, filled);
         buffer = grown;
       }
     }
     return { ...parseLines(buffer.subarray(0, filled), count, atEnd), size, mtimeMs };
   } finally {
     closeSync(fd);
+    if (lent) returnBuffer(lent);
   }
 }
 

@@ -60,6 +60,15 @@ export interface LocalRun<Result> {
   readonly local?: (input: SessionInput) => Promise<Result>;
   /** Sessions at once in this thread when no workers run (default 1). */
   readonly concurrency?: number;
+  /** A pool started while the inputs were sniffed (earlyPool): used if its size is the one the run needs, else closed. */
+  readonly early?: WorkerPool | null;
+}
+
+/** The early pool if it has the workers the run needs (closed otherwise), or a new pool; null for none. */
+async function poolOf(workers: number, early: WorkerPool | null | undefined): Promise<WorkerPool | null> {
+  if (early?.size === workers) return early;
+  if (early) await early.close();
+  return workers === 0 ? null : new WorkerPool(workers);
 }
 
 export async function runSessions<Options, Result>(
@@ -70,9 +79,8 @@ export async function runSessions<Options, Result>(
   jobs: Jobs,
   here: LocalRun<Result> = {},
 ): Promise<Outcome<Result>[]> {
-  const workers = await workerCount(jobs, paths);
-  if (workers === 0) return runBatch(paths, here.local ?? ((input) => task.run(input, options)), emit, here.concurrency ?? 1);
-  const pool = new WorkerPool(workers);
+  const pool = await poolOf(await workerCount(jobs, paths), here.early);
+  if (!pool) return runBatch(paths, here.local ?? ((input) => task.run(input, options)), emit, here.concurrency ?? 1);
   try {
     // One task more than the pool holds, so no worker waits for the main thread between sessions.
     return await runBatch(paths, (input) => pool.run(task, input, options), emit, pool.capacity + 1);
@@ -107,11 +115,31 @@ export interface BatchRun<Result> {
  * or closes it; a caller that never gets there closes it itself. Null when the run would not
  * start workers for that many files.
  */
-export function earlyPool(jobs: Jobs, candidates: number): WorkerPool | null {
+export function earlyPool(jobs: Jobs, candidates: number, task?: string): WorkerPool | null {
   // The rule workerCount applies once the files are sniffed; a walk knows only their number.
   const threads = threadsFor(jobs, candidates);
   if (threads < 2 || (jobs === 'auto' && candidates < AUTO_MIN_FILES)) return null;
-  return new WorkerPool(threads);
+  return new WorkerPool(threads, task);
+}
+
+/**
+ * An early pool for a command: `walked` goes to runSessionCommand (FrameOptions), `pool` to the
+ * run (`early`). `jobs` is read when the walk ends; a bad `--jobs` starts no pool and is left
+ * for the run to report. Idle workers never keep the process alive, so a walk that fails leaves
+ * nothing to close.
+ */
+export function earlyStart(jobs: () => Jobs, task: string): { readonly walked: (candidates: number) => void; readonly pool: () => WorkerPool | null } {
+  let pool: WorkerPool | null = null;
+  const walked = (candidates: number) => {
+    let threads: Jobs;
+    try {
+      threads = jobs();
+    } catch {
+      return;
+    }
+    pool ??= earlyPool(threads, candidates, task);
+  };
+  return { walked, pool: () => pool };
 }
 
 /**
@@ -129,11 +157,8 @@ export async function runSessionBatches<Options, Result>(
   jobs: Jobs,
   here: BatchRun<Result>,
 ): Promise<Outcome<Result>[]> {
-  const workers = await workerCount(jobs, paths);
-  const early = here.early?.size === workers ? here.early : null;
-  if (here.early && !early) await here.early.close();
-  if (workers === 0) return runBatch(paths, here.local, emit, here.concurrency ?? 1);
-  const pool = early ?? new WorkerPool(workers);
+  const pool = await poolOf(await workerCount(jobs, paths), here.early);
+  if (!pool) return runBatch(paths, here.local, emit, here.concurrency ?? 1);
   let batch: { input: SessionInput; settle: (result: Settled<Result>) => void }[] = [];
   let bytes = 0;
   const send = () => {

@@ -22,6 +22,11 @@ export interface TaskRequest {
   readonly options: unknown;
 }
 
+/** Asks a worker to import a task's modules now, while the main thread still walks and sniffs; no reply. */
+export interface PreloadRequest {
+  readonly preload: string;
+}
+
 export type TaskReply = { readonly id: number; readonly ok: true; readonly value: unknown } | { readonly id: number; readonly ok: false; readonly error: string };
 
 /** A task failed inside a worker; the message is already the one-line user-facing error. */
@@ -74,7 +79,11 @@ export class WorkerPool {
   private nextId = 0;
   private closed = false;
 
-  constructor(readonly size: number) {
+  /** `preload`: a task each worker imports as it starts, before its first session comes (tasks.ts). */
+  constructor(
+    readonly size: number,
+    private readonly preload?: string,
+  ) {
     lazyV8().setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
     for (let i = 0; i < size; i++) this.spawn();
   }
@@ -122,6 +131,7 @@ export class WorkerPool {
     };
     worker.on('error', (error) => fail(`worker failed: ${error.message}`));
     worker.on('exit', (code) => fail(`worker exited with code ${code}`));
+    if (this.preload !== undefined) worker.postMessage({ preload: this.preload } satisfies PreloadRequest);
     // Idle workers must not keep the process alive once the command is done.
     worker.unref();
   }
