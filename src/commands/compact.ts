@@ -22,7 +22,6 @@ import { createStrategy } from '../strategies/index.js';
 import type { CompactionState } from '../compaction/state.js';
 import type { CompactionStrategy } from '../compaction/strategy.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
-import type { WorkerPool } from '../workers/pool.js';
 import type { Settled } from '../workers/task.js';
 import { sessionTask } from '../workers/task.js';
 import { runBatch } from '../pipeline/batch.js';
@@ -38,9 +37,9 @@ import { sessionWindow } from '../pricing/window.js';
 import type { LogEvent, LogFormat } from '../pipeline/log.js';
 import { configureLog, LOG_FORMATS, logEvent, logMessage, writeEvent } from '../pipeline/log.js';
 import { locatedError } from '../pipeline/output.js';
-import type { Jobs, ReadTaskOptions } from '../pipeline/sessions.js';
+import type { ReadTaskOptions } from '../pipeline/sessions.js';
 import { runSessionCommand } from '../pipeline/session-command.js';
-import { earlyPool, runSessionBatches } from '../pipeline/sessions.js';
+import { earlyStart, runSessionBatches } from '../pipeline/sessions.js';
 import type { SessionInput, SessionSource } from '../read/index.js';
 import type { SummarizerArgs } from './summarizer.js';
 import { summarizeOptions, withSummarizer } from './summarizer.js';
@@ -257,20 +256,10 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
     if (!args['dry-run'] && args.inputs.some(isStdin)) {
       logMessage('info', '-: a session read from stdin gets no sidecar (there is no file to put one beside); it is planned as with --dry-run');
     }
-    // Workers start up while the files a walk found are sniffed (only a strategy that needs no
-    // client moves to them). Idle workers never keep the process alive, so a walk that fails
-    // leaves nothing to close; a bad --jobs is left for the run to report, as before.
-    const early: { pool: WorkerPool | null } = { pool: null };
-    const walked = (candidates: number) => {
-      let jobs: Jobs = 1;
-      try {
-        jobs = jobsFromArgs(args);
-      } catch {
-        // Reported by the run.
-      }
-      early.pool ??= earlyPool(jobs, candidates);
-    };
-    await runSessionCommand<CompactResult>(args, { progress: true, ...(isOffline(strategyName) ? { walked } : {}) }, (output) => {
+    // Workers start up, and import the task, while the files a walk found are sniffed (only a
+    // strategy that needs no client moves to them).
+    const early = earlyStart(() => jobsFromArgs(args), compactBatchTask.name);
+    await runSessionCommand<CompactResult>(args, { progress: true, ...(isOffline(strategyName) ? { walked: early.walked } : {}) }, (output) => {
       const inThisThread = (input: SessionInput) => compactInThisThread(input, (warning) => output.warn(warning));
       return {
         // Only a strategy that needs no client can move to workers (README "Performance").
@@ -279,7 +268,7 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
             ? runSessionBatches(paths, compactBatchTask, { ...request, strategy: strategyName }, emit, jobsFromArgs(args), {
                 local: inThisThread,
                 concurrency,
-                early: early.pool,
+                early: early.pool(),
                 ...(args['dry-run'] ? {} : { guard: guardLocksOnExit }),
               })
             : runBatch(paths, inThisThread, emit, concurrency),

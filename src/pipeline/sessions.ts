@@ -115,7 +115,7 @@ export interface BatchRun<Result> {
  * or closes it; a caller that never gets there closes it itself. Null when the run would not
  * start workers for that many files.
  */
-export function earlyPool(jobs: Jobs, candidates: number, task?: string): WorkerPool | null {
+function earlyPool(jobs: Jobs, candidates: number, task?: string): WorkerPool | null {
   // The rule workerCount applies once the files are sniffed; a walk knows only their number.
   const threads = threadsFor(jobs, candidates);
   if (threads < 2 || (jobs === 'auto' && candidates < AUTO_MIN_FILES)) return null;
