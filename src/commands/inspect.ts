@@ -298,7 +298,8 @@ async function auditSession(input: SessionInput, options: InspectOptions): Promi
     model: session.model ?? null,
     messages: messages.length,
     turns,
-    growth: growthFromFacts(messages, loaded.observer, groups, calls),
+    // The report shows the --top heaviest outputs.
+    growth: growthFromFacts(messages, loaded.observer, groups, calls, options.top),
     pricing,
     turnCosts,
     ledgers,
