@@ -50,6 +50,8 @@ import type { PriceOverrides, Pricing, PricingArgs } from './pricing.js';
 import { priceOverrides, priceSession, pricingJson, pricingWarnings, withPricing } from './pricing.js';
 import type { ReadTaskOptions } from '../pipeline/sessions.js';
 import { progressBesideReports, runSessionCommand } from '../pipeline/session-command.js';
+import type { Printed } from '../pipeline/output.js';
+import { printedForm } from '../pipeline/output.js';
 import { runSessions } from '../pipeline/sessions.js';
 import { turnGrowthJson, growthJson } from '../growth/json.js';
 import { costJson } from '../cost/json.js';
@@ -219,7 +221,7 @@ interface InspectOptions extends ReadTaskOptions {
 /** What crosses back from a worker: the rendered report, not the session. */
 interface InspectResult {
   /** The record's JSON text with --json, else the human report (CommandOutput.rendered). */
-  readonly printed: string;
+  readonly printed: Printed;
   readonly breaches: readonly Breach[];
   readonly warnings: readonly (Diagnostic | string)[];
   /**
@@ -320,7 +322,7 @@ async function auditSession(input: SessionInput, options: InspectOptions): Promi
 export const inspectSessionTask = sessionTask('inspect', async (input: SessionInput, options: InspectOptions): Promise<InspectResult> => {
   const { inspection, ...rest } = await auditSession(input, options);
   return {
-    printed: options.json ? JSON.stringify(inspectJson(input.path, inspection, options.top)) : humanReport(input.path, inspection, options),
+    printed: options.json ? printedForm(JSON.stringify(inspectJson(input.path, inspection, options.top))) : humanReport(input.path, inspection, options),
     ...rest,
   };
 });
