@@ -24,5 +24,19 @@ port.on('message', async (request: TaskRequest | PreloadRequest) => {
   } catch (error) {
     reply = { id: request.id, ok: false, error: describeError(error) };
   }
-  port.postMessage(reply);
+  port.postMessage(reply, reply.ok ? movedBytes(reply.value) : []);
 });
+
+/**
+ * The buffers of the bytes a task's result holds at its top (a long record's JSON:
+ * pipeline/output.ts printedForm): moved to the main thread, not copied. Only a buffer the bytes
+ * fill alone (a pooled Buffer's is shared).
+ */
+function movedBytes(value: unknown): ArrayBuffer[] {
+  if (typeof value !== 'object' || value === null) return [];
+  const moved: ArrayBuffer[] = [];
+  for (const field of Object.values(value)) {
+    if (field instanceof Uint8Array && field.buffer instanceof ArrayBuffer && field.byteOffset === 0 && field.byteLength === field.buffer.byteLength) moved.push(field.buffer);
+  }
+  return moved;
+}

@@ -55,6 +55,22 @@ describe('inspect on slim messages', () => {
     });
   }
 
+  it('keeps the heaviest outputs as sorting them all and taking the first does, ties in session order', async () => {
+    let tied = 0;
+    for (const path of FILES) {
+      const lean = await loadSession(path, { format: 'auto', withSidecar: false, messages: 'lean' }, () => new GrowthFacts(heuristicCounter));
+      const all = growthOf(lean, (calls, turns) => growthFromFacts(lean.session.messages, lean.observer, turns, calls));
+      const { outputs } = all;
+      tied += outputs.filter((output, i) => i > 0 && output.carried === outputs[i - 1]!.carried && output.tokens === outputs[i - 1]!.tokens).length;
+      for (const kept of [1, 2, 5, 40]) {
+        const some = growthOf(lean, (calls, turns) => growthFromFacts(lean.session.messages, lean.observer, turns, calls, kept));
+        expect(some).toEqual({ ...all, outputs: outputs.slice(0, kept) });
+      }
+    }
+    // Ties are where a bounded selection can differ from a stable sort.
+    expect(tied).toBeGreaterThan(10);
+  });
+
   it('keeps what only the text had: block sizes, and targets slim messages drop', async () => {
     const bug = await bothWays(`${FIXTURES}/bug.jsonl`);
     // README "inspect": turn 2 added 36,383 tokens, 90% of it read_file output; turn 3 18,809.

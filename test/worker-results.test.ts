@@ -10,10 +10,14 @@ import { describe, expect, it } from 'vitest';
 import { inspectSessionTask } from '../src/commands/inspect.js';
 import { replaySessionTask } from '../src/commands/replay.js';
 import { DEFAULT_POLICY_VALUES } from '../src/config/policy.js';
+import type { Printed } from '../src/pipeline/output.js';
 import { FIXTURES } from './helpers/cli.js';
 
 const BUG = join(FIXTURES, 'bug.jsonl');
 const CLAUDE = join(FIXTURES, 'real/claude-code/claude-code-viewer_1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl');
+
+/** A report as text (a long record's JSON comes as bytes: pipeline/output.ts printedForm). */
+const text = (printed: Printed): string => (typeof printed === 'string' ? printed : new TextDecoder().decode(printed));
 
 const READ = { format: 'auto', tokenizer: 'heuristic', strict: false } as const;
 
@@ -42,7 +46,7 @@ describe('replay result', () => {
   it('with --json is the record as JSON text, with no view unless --html asks for one', async () => {
     const result = await replaySessionTask.run({ path: BUG }, replayOptions(true, false));
     expect(result.view).toBeNull();
-    const record = JSON.parse(result.printed) as { session: string; policies: unknown[] };
+    const record = JSON.parse(text(result.printed)) as { session: string; policies: unknown[] };
     expect(record.session).toBe(BUG);
     expect(record.policies).toHaveLength(1);
     // The gates still come back, by policy.
@@ -55,8 +59,8 @@ describe('replay result', () => {
   it('without --json is the text report', async () => {
     const result = await replaySessionTask.run({ path: BUG }, replayOptions(false, false));
     expect(result.view).toBeNull();
-    expect(() => JSON.parse(result.printed)).toThrow();
-    expect(result.printed).toContain(BUG);
+    expect(() => JSON.parse(text(result.printed))).toThrow();
+    expect(text(result.printed)).toContain(BUG);
   });
 });
 
@@ -67,12 +71,12 @@ describe('inspect result', () => {
     expect(alone.spendKeys).toEqual([]);
     expect(batch.spendKeys.length).toBeGreaterThan(0);
     expect(alone.printed).toBe(batch.printed);
-    expect((JSON.parse(alone.printed) as { session: string }).session).toBe(CLAUDE);
+    expect((JSON.parse(text(alone.printed)) as { session: string }).session).toBe(CLAUDE);
   });
 
   it('without --json is the text report', async () => {
     const result = await inspectSessionTask.run({ path: BUG }, inspectOptions(false, false));
-    expect(() => JSON.parse(result.printed)).toThrow();
-    expect(result.printed).toContain(BUG);
+    expect(() => JSON.parse(text(result.printed))).toThrow();
+    expect(text(result.printed)).toContain(BUG);
   });
 });

@@ -6,7 +6,7 @@
 import type { CommandModule } from 'yargs';
 import { stablePrefixTokens } from '../replay/cache.js';
 import type { CostSplit } from '../cost/billing.js';
-import { sumCosts } from '../cost/billing.js';
+import { addCost, ZERO_COST } from '../cost/billing.js';
 import type { Ledger, Ledgers } from '../ledgers/ledgers.js';
 import { spendCallKeys, withCallsBilledElsewhere } from '../ledgers/ledgers.js';
 import type { Breach } from '../gates/check.js';
@@ -27,7 +27,7 @@ import { describeRecordedCompaction, recordedCompactionJson } from '../growth/re
 import { renderTable } from '../report/table.js';
 import { rollupJson, renderRollup, ROLLUP_ROWS } from '../ledgers/rollup-report.js';
 import type { SessionSpend } from '../ledgers/rollup.js';
-import { rollUp, sessionSpend } from '../ledgers/rollup.js';
+import { rollUp, SpendByDay } from '../ledgers/rollup.js';
 import type { AnyMessage, Diagnostic, Session } from '../session/model.js';
 import type { ProviderCall } from '../tokens/provider-calls.js';
 import { providerCalls } from '../tokens/provider-calls.js';
@@ -38,6 +38,8 @@ import { sessionTask } from '../workers/task.js';
 import type { GateArgs } from './gates.js';
 import { breachLine, gateLimits, requirePricesForCostGate, withGates } from './gates.js';
 import { billedOnce } from '../pipeline/billed-once.js';
+import type { Printed } from '../pipeline/output.js';
+import { printedForm } from '../pipeline/output.js';
 import type { SessionInput } from '../read/index.js';
 import { loadSession } from '../read/index.js';
 import type { CommonArgs, PolicyArgs } from './options.js';
@@ -65,8 +67,15 @@ interface InspectArgs extends CommonArgs, PolicyArgs, PricingArgs, GateArgs {
   'gate-ledger': GateLedger;
 }
 
+/**
+ * What the report says of one session: no message is kept (a long session's slim messages are
+ * garbage before the record is built).
+ */
 interface Inspection {
-  readonly session: Session<AnyMessage>;
+  readonly format: string;
+  readonly model: string | null;
+  /** How many messages the session has. */
+  readonly messages: number;
   readonly turns: readonly TurnUsage[];
   readonly growth: GrowthReport;
   readonly pricing: Pricing;
@@ -110,7 +119,7 @@ function maxBaseline(turns: readonly TurnUsage[]): number {
 }
 
 function humanReport(path: string, inspection: Inspection, args: Pick<InspectOptions, 'top' | 'chart' | 'all'>): string {
-  const { session, turns, pricing, ledgers } = inspection;
+  const { turns, pricing, ledgers } = inspection;
   const totals = totalUsage(turns);
   const shown = args.all ? turns : turns.slice(0, TURN_ROWS);
   const rows = shown.map((turn) => [
@@ -126,7 +135,7 @@ function humanReport(path: string, inspection: Inspection, args: Pick<InspectOpt
     rows,
   );
   const model = pricing.model ? `, ${pricing.model}` : '';
-  const lines = [titleLine(path, `${session.format}, ${formatTokens(session.messages.length)} messages, ${turns.length} turns${model}`), table];
+  const lines = [titleLine(path, `${inspection.format}, ${formatTokens(inspection.messages)} messages, ${turns.length} turns${model}`), table];
   lines.push(...moreTurnsLine(turns.length - shown.length));
   if (turns.some((turn) => turn.estimated)) lines.push('* estimated (the file reports no usage for some calls)');
   const over = turns.filter((turn) => overTrigger(turn.baselineInputTokens, inspection.policy)).map((turn) => turn.turn);
@@ -149,14 +158,14 @@ function humanReport(path: string, inspection: Inspection, args: Pick<InspectOpt
 }
 
 function inspectJson(path: string, inspection: Inspection, top: number) {
-  const { session, turns, growth, turnCosts, ledgers } = inspection;
+  const { turns, growth, turnCosts, ledgers } = inspection;
   const totals = totalUsage(turns);
   const cost = ledgers.context.cost;
   return {
     session: path,
-    format: session.format,
-    model: session.model ?? null,
-    messages: session.messages.length,
+    format: inspection.format,
+    model: inspection.model,
+    messages: inspection.messages,
     turns: turns.map((turn, i) => {
       return {
         turn: turn.turn,
@@ -212,7 +221,7 @@ interface InspectOptions extends ReadTaskOptions {
 /** What crosses back from a worker: the rendered report, not the session. */
 interface InspectResult {
   /** The record's JSON text with --json, else the human report (CommandOutput.rendered). */
-  readonly printed: string;
+  readonly printed: Printed;
   readonly breaches: readonly Breach[];
   readonly warnings: readonly (Diagnostic | string)[];
   /**
@@ -226,8 +235,8 @@ interface InspectResult {
 
 /**
  * The session priced, and what the report reads of its calls' costs: each turn's, and the spend
- * by day and model. Each call's cost and billed form (about 300 bytes a call) stay in here, so
- * they are garbage before the growth and the record are built.
+ * by day and model, summed as each call is priced (priceSession's `visit`), so no call's cost or
+ * billed form outlives its turn in the loop.
  */
 async function pricedTurns(
   session: Session<AnyMessage>,
@@ -235,25 +244,37 @@ async function pricedTurns(
   groups: readonly Turn[],
   options: InspectOptions,
 ): Promise<{ pricing: Pricing; ledgers: Ledgers; turnCosts: (CostSplit | null)[]; spend: SessionSpend }> {
-  const { pricing, billed, costs, ledgers } = await priceSession(session, calls, {
-    model: options.model,
-    overrides: options.overrides,
-    contextLimit: options.policy.context_limit ?? undefined,
+  // Each call's turn by its message's index. A turn's calls are in `calls` order, the order
+  // priceSession hands them over, so each turn's sum adds its costs as sumCosts would.
+  const turnAt = new Int32Array(session.messages.length).fill(-1);
+  groups.forEach((turn, position) => {
+    for (const call of turn.calls) turnAt[call.index] = position;
   });
-  const costAt = new Map(billed.flatMap((call, position) => (call.index === null ? [] : [[call.index, costs[position] ?? null] as const])));
-  const turnCosts = groups.map((turn) => {
-    const split = turn.calls.map((call) => costAt.get(call.index) ?? null);
-    return split.every((cost) => cost !== null) ? sumCosts(split as CostSplit[]) : null;
-  });
-  return { pricing, ledgers, turnCosts, spend: sessionSpend(session, billed, costs) };
+  const turnCosts: (CostSplit | null)[] = groups.map(() => ZERO_COST);
+  const spend = new SpendByDay(session);
+  const { pricing, ledgers } = await priceSession(
+    session,
+    calls,
+    { model: options.model, overrides: options.overrides, contextLimit: options.policy.context_limit ?? undefined },
+    (call, cost) => {
+      spend.add(call, cost);
+      const position = call.index === null ? -1 : (turnAt[call.index] ?? -1);
+      if (position < 0) return;
+      const sum = turnCosts[position]!;
+      turnCosts[position] = sum === null || cost === null ? null : addCost(sum, cost);
+    },
+  );
+  return { pricing, ledgers, turnCosts, spend: spend.spend() };
 }
 
+/** What the task sends back besides the printed report. */
+type Audited = Omit<InspectResult, 'printed'> & { readonly inspection: Inspection };
+
 /**
- * One session's audit (runs in a worker thread for big batches). A lean read: growth attribution
- * needs each block's size and each tool call's target, taken from the text as it is read (always
- * chars / 4, whatever --tokenizer says: README "inspect").
+ * One session read and audited. Its messages, calls and turns live in here only: the report is
+ * built from what this returns, once they are garbage.
  */
-export const inspectSessionTask = sessionTask('inspect', async (input: SessionInput, options: InspectOptions): Promise<InspectResult> => {
+async function auditSession(input: SessionInput, options: InspectOptions): Promise<Audited> {
   const { path } = input;
   const count = await loadTextCounter(options.tokenizer);
   const loaded = await loadSession(
@@ -275,9 +296,12 @@ export const inspectSessionTask = sessionTask('inspect', async (input: SessionIn
     options.limits,
   );
   const inspection: Inspection = {
-    session,
+    format: session.format,
+    model: session.model ?? null,
+    messages: messages.length,
     turns,
-    growth: growthFromFacts(messages, loaded.observer, groups, calls),
+    // The report shows the --top heaviest outputs.
+    growth: growthFromFacts(messages, loaded.observer, groups, calls, options.top),
     pricing,
     turnCosts,
     ledgers,
@@ -287,12 +311,19 @@ export const inspectSessionTask = sessionTask('inspect', async (input: SessionIn
     policy: policyFor(options.policy, pricing.window.tokens),
     warnings: [...loaded.warnings, ...pricingWarnings(pricing)],
   };
+  return { inspection, breaches, warnings: inspection.warnings, spendKeys: options.batch ? spendCallKeys(session) : [], spend };
+}
+
+/**
+ * One session's audit (runs in a worker thread for big batches). A lean read: growth attribution
+ * needs each block's size and each tool call's target, taken from the text as it is read (always
+ * chars / 4, whatever --tokenizer says: README "inspect").
+ */
+export const inspectSessionTask = sessionTask('inspect', async (input: SessionInput, options: InspectOptions): Promise<InspectResult> => {
+  const { inspection, ...rest } = await auditSession(input, options);
   return {
-    printed: options.json ? JSON.stringify(inspectJson(path, inspection, options.top)) : humanReport(path, inspection, options),
-    breaches,
-    warnings: inspection.warnings,
-    spendKeys: options.batch ? spendCallKeys(session) : [],
-    spend,
+    printed: options.json ? printedForm(JSON.stringify(inspectJson(input.path, inspection, options.top))) : humanReport(input.path, inspection, options),
+    ...rest,
   };
 });
 

@@ -7,7 +7,7 @@
 import type { Argv } from 'yargs';
 import type { CostSplit } from '../cost/billing.js';
 import type { BilledCall, Ledgers } from '../ledgers/ledgers.js';
-import { billedCalls, billedCost, buildLedgers } from '../ledgers/ledgers.js';
+import { billedCost, eachBilledCall, LedgersSum } from '../ledgers/ledgers.js';
 import { DEFAULT_CONTEXT_LIMIT } from '../compaction/policy.js';
 import { UsageError } from '../errors.js';
 import type { CatalogModel, Rate, Rates } from '../pricing/catalog.js';
@@ -126,27 +126,36 @@ export function ratesFor(pricing: Pricing): (model: string | null) => Rates | nu
   return (name) => (byName.has(name) ? byName.get(name)! : pricing.rates);
 }
 
-/** A session's billed calls priced: its pricing (window included), each call's cost, both ledgers. */
+/** A session's billed calls priced: its pricing (window included) and both ledgers. */
 export interface PricedSession {
   readonly pricing: Pricing;
-  /** The context's calls (in `calls` order), then the off-context ones (ledgers.ts billedCalls). */
-  readonly billed: readonly BilledCall[];
-  /** Each billed call's cost, null when its model has no price. */
-  readonly costs: readonly (CostSplit | null)[];
   readonly ledgers: Ledgers;
 }
 
-/** `model`: --model; `contextLimit`: --context-limit. */
+/**
+ * `model`: --model; `contextLimit`: --context-limit. `visit` is handed each billed call with its
+ * cost (null when its model has no price): the context's calls in `calls` order, then the
+ * off-context ones (ledgers.ts billedCalls). Each is built as it is handed over and dropped
+ * after, so a long session's billed forms and costs (about 300 bytes a call) are never held
+ * together.
+ */
 export async function priceSession(
   session: Session<AnyMessage>,
   calls: readonly ProviderCall[],
   options: { readonly model: string | undefined; readonly overrides: PriceOverrides; readonly contextLimit: number | undefined },
+  visit?: (call: BilledCall, cost: CostSplit | null) => void,
 ): Promise<PricedSession> {
-  const billed = billedCalls(session, calls, options.model);
-  const pricing = await resolvePricing(session, options.model, options.overrides, options.contextLimit, billed.map((call) => call.model));
+  const models = new Set<string | null>();
+  eachBilledCall(session, calls, options.model, (call) => models.add(call.model));
+  const pricing = await resolvePricing(session, options.model, options.overrides, options.contextLimit, models);
   const rates = ratesFor(pricing);
-  const costs = billed.map((call) => billedCost(call, rates));
-  return { pricing, billed, costs, ledgers: buildLedgers(billed, costs) };
+  const ledgers = new LedgersSum();
+  eachBilledCall(session, calls, options.model, (call) => {
+    const cost = billedCost(call, rates);
+    ledgers.add(call, cost);
+    visit?.(call, cost);
+  });
+  return { pricing, ledgers: ledgers.ledgers() };
 }
 
 /** Warnings worth printing for this pricing: models the catalog does not know, and the fallback window. */

@@ -57,7 +57,7 @@ export interface RepeatedRead {
 export interface GrowthReport {
   readonly turns: readonly TurnGrowth[];
   readonly tools: readonly ToolTotal[];
-  /** Every tool output, heaviest (most tokens re-sent) first. */
+  /** Every tool output (or the first `outputsKept`: growthFromFacts), heaviest (most tokens re-sent) first. */
   readonly outputs: readonly ToolOutput[];
   /** Files read two or more times, most reads first. */
   readonly repeatedReads: readonly RepeatedRead[];
@@ -69,6 +69,35 @@ function textKind(role: Role): GrowthKind {
 
 function emptyKinds(): Record<GrowthKind, number> {
   return { userText: 0, assistantText: 0, thinking: 0, toolCalls: 0, toolResults: 0, system: 0 };
+}
+
+/** Heaviest first: most tokens re-sent, then most tokens; ties in session order. */
+function heaviestFirst(a: ToolOutput, b: ToolOutput): number {
+  return b.carried - a.carried || b.tokens - a.tokens;
+}
+
+/**
+ * The first `limit` outputs of a stable sort by heaviestFirst, kept as they are met: a long
+ * session has an output per tool result (about 100 bytes each), the report shows a few.
+ */
+class HeaviestOutputs {
+  readonly kept: ToolOutput[] = [];
+  constructor(private readonly limit: number) {}
+
+  offer(output: ToolOutput): void {
+    const { kept } = this;
+    // It goes after every kept output it does not sort before (a stable sort's place: it came last).
+    let low = 0;
+    let high = kept.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (heaviestFirst(kept[middle]!, output) <= 0) low = middle + 1;
+      else high = middle;
+    }
+    if (low >= this.limit) return;
+    kept.splice(low, 0, output);
+    if (kept.length > this.limit) kept.pop();
+  }
 }
 
 function byTokens<T extends { tokens: number }>(entries: Iterable<T>): T[] {
@@ -90,19 +119,22 @@ export function analyzeGrowth(
 /**
  * Growth attribution from facts gathered from the full messages (growth/facts.ts), over
  * the messages themselves or their slim copies: tool names, ids and the files read tools read
- * are all slim messages keep (read/slim.ts).
+ * are all slim messages keep (read/slim.ts). `outputsKept`: how many of the heaviest outputs
+ * the report keeps (default: every one).
  */
 export function growthFromFacts(
   messages: readonly AnyMessage[],
   facts: GrowthFacts,
   turns: readonly Turn[],
   calls: readonly ProviderCall[],
+  outputsKept = Infinity,
 ): GrowthReport {
   const requests = new Map<string, ToolRequestBlock>();
   for (const message of messages) for (const block of message.content) if (block.type === 'tool_request') requests.set(block.id, block);
 
   const growth: TurnGrowth[] = [];
   const outputs: ToolOutput[] = [];
+  const heaviest = Number.isFinite(outputsKept) ? new HeaviestOutputs(outputsKept) : null;
   const tools = new Map<string, { tool: string; results: number; tokens: number }>();
   const reads = new Map<string, { path: string; reads: number; tokens: number; turns: Set<number> }>();
   let callsSeen = 0;
@@ -135,7 +167,9 @@ export function growthFromFacts(
         tools.set(tool, total);
         const callsAfter = calls.length - callsSeen;
         const target = request ? (facts.targets.get(request.id) ?? '') : '';
-        outputs.push({ turn: turn.turn, messageId: message.id, tool, target, tokens, callsAfter, carried: tokens * callsAfter });
+        const output = { turn: turn.turn, messageId: message.id, tool, target, tokens, callsAfter, carried: tokens * callsAfter };
+        if (heaviest) heaviest.offer(output);
+        else outputs.push(output);
         const op = request ? classifyToolRequest(request) : null;
         if (op?.kind !== 'read') continue;
         for (const path of op.paths) {
@@ -154,7 +188,7 @@ export function growthFromFacts(
   return {
     turns: growth,
     tools: byTokens(tools.values()),
-    outputs: [...outputs].sort((a, b) => b.carried - a.carried || b.tokens - a.tokens),
+    outputs: heaviest ? heaviest.kept : outputs.sort(heaviestFirst),
     repeatedReads: [...reads.values()]
       .filter((read) => read.reads >= 2)
       .sort((a, b) => b.reads - a.reads || b.tokens - a.tokens)

@@ -10,6 +10,9 @@ import type { TextCounter } from '../tokens/estimate.js';
 import { blockText, heuristicCounter } from '../tokens/estimate.js';
 import { classifyToolRequest } from '../session/tool-files.js';
 
+/** Targets kept one copy of (the rest are kept as they come). */
+const DISTINCT_TARGETS = 10_000;
+
 const TARGET_ARGUMENTS = ['command', 'cmd', 'pattern', 'query', 'url', 'path', 'file_path'];
 
 /** What a tool call was about, for a person reading the report. */
@@ -42,6 +45,11 @@ export class GrowthFacts {
   private resultStarts: number[] = [];
   /** Tool call id → its target (toolTarget); a repeated id keeps the last call's, as lookups do. */
   readonly targets = new Map<string, string>();
+  /**
+   * One copy of each target, up to a bound: a session reads the same files and runs the same
+   * commands again and again, and each call's arguments are parsed into a string of their own.
+   */
+  private readonly distinct = new Map<string, string>();
 
   /** Only the length of text is read (chars/4; tool calls whole): read/index.ts MessageObserver. */
   readonly textLengthsOnly: boolean;
@@ -67,7 +75,7 @@ export class GrowthFacts {
           break;
         case 'tool_request':
           toolCalls += tokens;
-          this.targets.set(block.id, toolTarget(block));
+          this.targets.set(block.id, this.once(toolTarget(block)));
           break;
         case 'tool_result':
           this.results.push(tokens);
@@ -77,6 +85,13 @@ export class GrowthFacts {
     this.text.push(text);
     this.thinking.push(thinking);
     this.toolCalls.push(toolCalls);
+  }
+
+  private once(target: string): string {
+    const known = this.distinct.get(target);
+    if (known !== undefined) return known;
+    if (this.distinct.size < DISTINCT_TARGETS) this.distinct.set(target, target);
+    return target;
   }
 
   select(order: readonly number[]): void {

@@ -65,18 +65,31 @@ export function isSpend(call: BilledCall): boolean {
  * session's order). `model`: --model, which replaces every call's own.
  */
 export function billedCalls(session: Session<AnyMessage>, calls: readonly ProviderCall[], model?: string): BilledCall[] {
+  const billed: BilledCall[] = [];
+  eachBilledCall(session, calls, model, (call) => billed.push(call));
+  return billed;
+}
+
+/**
+ * billedCalls one at a time, each built as it is handed over: a long session's billed forms (about
+ * 150 bytes a call) are then never held together.
+ */
+export function eachBilledCall(session: Session<AnyMessage>, calls: readonly ProviderCall[], model: string | undefined, visit: (call: BilledCall) => void): void {
   const named = (own: string | undefined) => model ?? own ?? session.model ?? null;
-  return [
-    ...calls.map((call) => ({
+  for (const call of calls) {
+    const message = session.messages[call.index];
+    visit({
       tokens: recordedTokens(call),
-      model: named(session.messages[call.index]?.model),
+      model: named(message?.model),
       index: call.index,
       cause: null,
       estimated: call.estimated,
-      copiedFrom: session.messages[call.index]?.copiedFrom ?? null,
-      timestamp: session.messages[call.index]?.timestamp ?? null,
-    })),
-    ...session.offContext.map((call) => ({
+      copiedFrom: message?.copiedFrom ?? null,
+      timestamp: message?.timestamp ?? null,
+    });
+  }
+  for (const call of session.offContext) {
+    visit({
       tokens: usageTokens(call.usage),
       model: named(call.model),
       index: null,
@@ -84,8 +97,8 @@ export function billedCalls(session: Session<AnyMessage>, calls: readonly Provid
       estimated: false,
       copiedFrom: null,
       timestamp: call.timestamp ?? null,
-    })),
-  ];
+    });
+  }
 }
 
 /** The price of a model's calls, or null when it has none. */
@@ -185,38 +198,51 @@ export class LedgerSum {
 
 /** Both ledgers and what tells them apart. `costs`: each call's billedCost, in `calls` order. */
 export function buildLedgers(calls: readonly BilledCall[], costs: readonly (CostSplit | null)[]): Ledgers {
-  const spend = new LedgerSum();
-  const context = new LedgerSum();
-  const parts = new Map<LedgerDifference, LedgerSum>();
-  const part = (cause: LedgerDifference) => parts.get(cause) ?? parts.set(cause, new LedgerSum()).get(cause)!;
-  const billedIn = new Set<string>();
-  calls.forEach((call, position) => {
-    const cost = costs[position] ?? null;
+  const sum = new LedgersSum();
+  calls.forEach((call, position) => sum.add(call, costs[position] ?? null));
+  return sum.ledgers();
+}
+
+/** buildLedgers call by call (each call with its billedCost, in billedCalls' order), so no list of them is held. */
+export class LedgersSum {
+  private readonly spend = new LedgerSum();
+  private readonly context = new LedgerSum();
+  private readonly parts = new Map<LedgerDifference, LedgerSum>();
+  private readonly billedIn = new Set<string>();
+
+  add(call: BilledCall, cost: CostSplit | null): void {
     if (call.cause !== null) {
-      spend.add(call, cost);
-      part(call.cause).add(call, cost);
+      this.spend.add(call, cost);
+      this.part(call.cause).add(call, cost);
       return;
     }
-    context.add(call, cost);
-    if (isSpend(call)) spend.add(call, cost);
-    else if (call.estimated) part('estimated').add(call, cost);
+    this.context.add(call, cost);
+    if (isSpend(call)) this.spend.add(call, cost);
+    else if (call.estimated) this.part('estimated').add(call, cost);
     else {
-      part('copied').add(call, cost);
-      billedIn.add(call.copiedFrom!);
+      this.part('copied').add(call, cost);
+      this.billedIn.add(call.copiedFrom!);
     }
-  });
-  const listed = (keep: (cause: LedgerDifference) => boolean): LedgerPart[] =>
-    (Object.keys(DIFFERENCE_LABELS) as LedgerDifference[]).flatMap((cause) => {
-      const sum = parts.get(cause);
-      if (!sum || !keep(cause)) return [];
-      return [{ cause, ledger: sum.ledger(), ...(cause === 'copied' ? { billedIn: [...billedIn] } : {}) }];
-    });
-  return {
-    spend: spend.ledger(),
-    context: context.ledger(),
-    notInContext: listed((cause) => !CONTEXT_ONLY.has(cause)),
-    notInSpend: listed((cause) => CONTEXT_ONLY.has(cause)),
-  };
+  }
+
+  ledgers(): Ledgers {
+    const listed = (keep: (cause: LedgerDifference) => boolean): LedgerPart[] =>
+      (Object.keys(DIFFERENCE_LABELS) as LedgerDifference[]).flatMap((cause) => {
+        const sum = this.parts.get(cause);
+        if (!sum || !keep(cause)) return [];
+        return [{ cause, ledger: sum.ledger(), ...(cause === 'copied' ? { billedIn: [...this.billedIn] } : {}) }];
+      });
+    return {
+      spend: this.spend.ledger(),
+      context: this.context.ledger(),
+      notInContext: listed((cause) => !CONTEXT_ONLY.has(cause)),
+      notInSpend: listed((cause) => CONTEXT_ONLY.has(cause)),
+    };
+  }
+
+  private part(cause: LedgerDifference): LedgerSum {
+    return this.parts.get(cause) ?? this.parts.set(cause, new LedgerSum()).get(cause)!;
+  }
 }
 
 /**

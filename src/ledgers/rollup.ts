@@ -76,17 +76,34 @@ function startDay(session: Session<AnyMessage>): string | null {
 
 /** The session's spend calls (`billed`, priced at `costs`) split by day and model. */
 export function sessionSpend(session: Session<AnyMessage>, billed: readonly BilledCall[], costs: readonly (CostSplit | null)[]): SessionSpend {
-  const started = startDay(session);
-  const sums = new Map<string, { day: string | null; model: string | null; sum: LedgerSum }>();
-  billed.forEach((call, position) => {
+  const sum = new SpendByDay(session);
+  billed.forEach((call, position) => sum.add(call, costs[position] ?? null));
+  return sum.spend();
+}
+
+/** sessionSpend call by call (each with its cost, in billedCalls' order), so no list of them is held. */
+export class SpendByDay {
+  private readonly started: string | null;
+  private readonly project: string;
+  private readonly sums = new Map<string, { day: string | null; model: string | null; sum: LedgerSum }>();
+
+  constructor(session: Session<AnyMessage>) {
+    this.started = startDay(session);
+    this.project = sessionProject(session);
+  }
+
+  add(call: BilledCall, cost: CostSplit | null): void {
     if (!isSpend(call)) return;
-    const day = utcDay(call.timestamp) ?? started;
+    const day = utcDay(call.timestamp) ?? this.started;
     const key = JSON.stringify([day, call.model]);
-    let entry = sums.get(key);
-    if (!entry) sums.set(key, (entry = { day, model: call.model, sum: new LedgerSum() }));
-    entry.sum.add(call, costs[position] ?? null);
-  });
-  return { project: sessionProject(session), parts: [...sums.values()].map(({ day, model, sum }) => ({ day, model, ledger: sum.ledger() })) };
+    let entry = this.sums.get(key);
+    if (!entry) this.sums.set(key, (entry = { day, model: call.model, sum: new LedgerSum() }));
+    entry.sum.add(call, cost);
+  }
+
+  spend(): SessionSpend {
+    return { project: this.project, parts: [...this.sums.values()].map(({ day, model, sum }) => ({ day, model, ledger: sum.ledger() })) };
+  }
 }
 
 class Rows {

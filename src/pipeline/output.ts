@@ -18,9 +18,27 @@ export interface CommandOutput {
    * with --json, the human report otherwise. This thread then holds one string, not the record's
    * tree beside its serialized copy.
    */
-  rendered(text: string): void;
+  rendered(text: Printed): void;
   warn(diagnostic: Diagnostic | string): void;
   close(): Promise<void>;
+}
+
+/**
+ * A report as printed: its text, or a long record's JSON as UTF-8 bytes (printedForm), which a
+ * worker thread hands over without a copy (src/worker.ts) and this thread writes as they are.
+ */
+export type Printed = string | Uint8Array;
+
+/** JSON text from this length on crosses as bytes. */
+const BYTES_FROM = 1 << 20;
+
+/**
+ * A record's JSON text as a worker posts it back: a long one as bytes. Posted as text, it was
+ * copied into the message, rebuilt as a string in this thread's heap, then converted again to
+ * be written: about three copies of a 30 MB record beside the worker's heap at the end of a run.
+ */
+export function printedForm(json: string): Printed {
+  return json.length < BYTES_FROM ? json : new TextEncoder().encode(json);
 }
 
 export function createOutput(json: boolean): CommandOutput {
@@ -33,7 +51,7 @@ export function createOutput(json: boolean): CommandOutput {
     },
     rendered(text) {
       if (writer) writer.writeJson(text);
-      else writeAbove(process.stdout, `${text}\n`);
+      else writeAbove(process.stdout, `${typeof text === 'string' ? text : new TextDecoder().decode(text)}\n`);
     },
     warn: logWarning,
     close: async () => {

@@ -11,8 +11,11 @@ import { EOL } from 'node:os';
 
 export interface JsonLinesWriter {
   write(record: Record<string, unknown>): void;
-  /** A record already serialized by `JSON.stringify` (in a worker): the same line as `write` gives. */
-  writeJson(json: string): void;
+  /**
+   * A record already serialized by `JSON.stringify` (in a worker), as text or as its UTF-8 bytes:
+   * the same line as `write` gives.
+   */
+  writeJson(json: string | Uint8Array): void;
   /** Resolves once everything written has been handed to stdout (after a drain if it is full). */
   close(): Promise<void>;
 }
