@@ -18,9 +18,13 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** `input`: what the CLI reads on stdin (none by default). */
-export async function runCli(args: readonly string[], options: { cwd?: string; env?: Record<string, string>; input?: string | Buffer } = {}): Promise<CliResult> {
-  const result = await execa('node', [BIN, ...args], {
+/**
+ * `input`: what the CLI reads on stdin (none by default). `under`: a command the CLI runs under
+ * (`[program, ...its arguments]`, then `node bin/compactor.js …`), such as asPermissionChecked.
+ */
+export async function runCli(args: readonly string[], options: { cwd?: string; env?: Record<string, string>; input?: string | Buffer; under?: readonly string[] } = {}): Promise<CliResult> {
+  const [program, ...prefix] = [...(options.under ?? []), 'node'];
+  const result = await execa(program!, [...prefix, BIN, ...args], {
     cwd: options.cwd ?? ROOT,
     env: { CI: 'true', NO_COLOR: '1', ...options.env },
     reject: false,
@@ -28,6 +32,14 @@ export async function runCli(args: readonly string[], options: { cwd?: string; e
   });
   return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
 }
+
+/**
+ * Root reads any file whatever its mode, through two capabilities (reading past a mode, searching
+ * past one). Run under this, root keeps its uid but loses both, so a mode-000 file is as
+ * unreadable to it as to any user (util-linux's setpriv drops them from the bounding set, which
+ * the exec of node then takes its capabilities from). Empty for any other user.
+ */
+export const asPermissionChecked: readonly string[] = process.getuid?.() === 0 ? ['setpriv', '--bounding-set', '-dac_override,-dac_read_search'] : [];
 
 /** Parses NDJSON stdout into records. */
 export function jsonLines(stdout: string): Record<string, any>[] {
