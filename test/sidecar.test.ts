@@ -8,7 +8,7 @@ import type { CompactionState } from '../src/compaction/state.js';
 import { InputError } from '../src/errors.js';
 import type { Message } from '../src/session/model.js';
 import { checkFreshness } from '../src/sidecar/staleness.js';
-import { loadSidecar, saveSidecar, sidecarPath } from '../src/sidecar/store.js';
+import { createTempSweeper, loadSidecar, saveSidecar, sidecarPath } from '../src/sidecar/store.js';
 import { truncateStrategy } from '../src/strategies/truncate.js';
 import { estimateAll } from '../src/tokens/estimate.js';
 import { resetIds, turn } from './support/sessions.js';
@@ -73,6 +73,36 @@ describe('sidecar store', () => {
     const text = await readFile(sidecarPath(session), 'utf8');
     expect(text.endsWith('}\n')).toBe(true);
     expect(text).toContain('\n  "summary": ');
+  });
+});
+
+describe('createTempSweeper', () => {
+  it("removes a session's own leftovers only, also when names hold the sidecar suffix", async () => {
+    // Sessions whose names are prefixes of each other, or hold `_compaction.json.` themselves.
+    const sessions = ['s.jsonl', 's.1.jsonl', 'x_compaction.json.7.jsonl', 'x.jsonl'].map((name) => join(dir, name));
+    const dead = 999999999;
+    const names = [
+      's_compaction.json.123', // s's temp
+      `s_compaction.json.lock.${dead}`, // s's lock staging, its process gone
+      `s_compaction.json.lock.${process.pid}`, // a live process's staging: left alone
+      's_compaction.json.lock', // the lock itself: never swept
+      's_compaction.json.12a', // not a temp
+      's.1_compaction.json.5', // s.1's temp
+      'x_compaction.json.7_compaction.json.42', // the third session's temp
+      'x_compaction.json.8', // x's temp
+    ];
+    for (const name of names) await writeFile(join(dir, name), '');
+    const sweep = createTempSweeper();
+    expect(sweep(sessions[0]!)).toEqual([join(dir, 's_compaction.json.123'), join(dir, `s_compaction.json.lock.${dead}`)]);
+    expect(sweep(sessions[1]!)).toEqual([join(dir, 's.1_compaction.json.5')]);
+    expect(sweep(sessions[2]!)).toEqual([join(dir, 'x_compaction.json.7_compaction.json.42')]);
+    expect(sweep(sessions[3]!)).toEqual([join(dir, 'x_compaction.json.8')]);
+    // Listed once: what a sweep removed is not removed again, and nothing new is looked at.
+    await writeFile(join(dir, 's_compaction.json.77'), '');
+    expect(sweep(sessions[0]!)).toEqual([]);
+    expect((await readdir(dir)).sort()).toEqual(
+      [`s_compaction.json.lock.${process.pid}`, 's_compaction.json.lock', 's_compaction.json.12a', 's_compaction.json.77'].sort(),
+    );
   });
 });
 
