@@ -52,7 +52,7 @@ export interface Rollup {
 /** `2026-02-03` for a timestamp the Date parser reads; null for none or one it cannot. */
 export function utcDay(timestamp: string | null | undefined): string | null {
   if (!timestamp) return null;
-  // Claude Code's and Codex's timestamps are UTC instants with a time of day inside the day, so
+  // The timestamps agents write are mostly UTC instants with a time of day inside the day, so
   // the day the parser gives follows from their first ten characters alone (the parser rolls an
   // impossible date over, `02-30` to March, whatever the time): one parse for a run of them.
   const inDay = IN_DAY.test(timestamp);
