@@ -66,6 +66,17 @@ describe('jsonStringLength', () => {
     }
   });
 
+  it('counts long runs of one sequence, where a lane of the word count fills up (every word the same bytes)', () => {
+    // 'é' puts a continuation byte in two lanes of every word, '😀' a four-byte lead in one:
+    // thousands of words of them overflow a lane unless the lanes are summed in time.
+    for (const piece of ['é', '😀', '→', 'é😀', '\\u00e9é']) {
+      for (const times of [255, 256, 257, 1021, 1024, 5000]) {
+        const text = piece.repeat(times);
+        expect(measuredAtEveryOffset(text), `${piece} x ${times}`).toEqual(Array(8).fill(parsedLength(text)));
+      }
+    }
+  });
+
   it('refuses what JSON.parse refuses: raw control characters, unknown escapes, a cut-off \\u', () => {
     const next = random(5);
     for (const refused of REFUSED) {

@@ -53,6 +53,14 @@ interface Span {
   readonly placement: Placement | null;
 }
 
+/** Spans by where they start. */
+const byStart = (a: Span, b: Span): number => a.from - b.from;
+
+function inOrder(spans: readonly Span[]): boolean {
+  for (let index = 1; index < spans.length; index++) if (spans[index - 1]!.from > spans[index]!.from) return false;
+  return true;
+}
+
 /** The candidate strings of a block or part, by key, until its type is known. */
 interface Candidate {
   readonly from: number;
@@ -219,7 +227,8 @@ class LineWalk {
     if (!user && !equalBytes(this.bytes, this.typeFrom, this.typeTo, KEY.assistant)) throw UNCERTAIN;
     for (const span of messageSpans) if (user || span.placement === null) this.spans.push(span);
     if (cut && user) this.spans.push(cut);
-    this.spans.sort((a, b) => a.from - b.from);
+    // Mostly in order already (the message's spans, then toolUseResult after it): sorted only when not.
+    if (!inOrder(this.spans)) this.spans.sort(byStart);
   }
 
   /** The message object: the spans of its content's measured strings. */

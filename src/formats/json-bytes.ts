@@ -62,13 +62,14 @@ const HEX = new Uint8Array(256);
 for (const char of '0123456789abcdefABCDEF') HEX[char.charCodeAt(0)] = 1;
 
 const HIGH_BITS = 0x80808080 | 0;
-const ONES = 0x01010101;
 const CONTROL_BELOW = 0x20202020;
 const NO_WORDS = new Int32Array(0);
+/** Words counted before their lanes are added up: a lane (one byte) counts up to 255. */
+const LANE_WORDS = 255;
 
-/** How many bytes of a word have bit 7 set in `marks` (only bits 7, 15, 23 and 31 may be). */
-function countMarks(marks: number): number {
-  return Math.imul(marks >>> 7, ONES) >>> 24;
+/** The sum of a word's four byte lanes. */
+function sumLanes(lanes: number): number {
+  return (lanes & 0xff) + ((lanes >>> 8) & 0xff) + ((lanes >>> 16) & 0xff) + (lanes >>> 24);
 }
 
 /** What one byte takes off the byte count: a continuation byte one, a four-byte lead adds one back; NaN for a control byte. */
@@ -84,8 +85,9 @@ function byteSaving(byte: number): number {
  * raw control character, an escape JSON does not have). The bytes must be valid UTF-8 (the
  * caller checks the line: `isUtf8`), so every byte is one unit but continuation bytes (none) and
  * the leads of four-byte sequences (two: a surrogate pair); an escape is one unit (`\uXXXX`
- * too, a lone surrogate included). Two passes, each cheap: the bytes four at a time (no branch
- * but the rare four-byte lead), then the backslashes by indexOf.
+ * too, a lone surrogate included). Two passes: the bytes four at a time, without a branch (each
+ * byte's marks added up in its own lane of a word, the lanes summed every 255 words), then the
+ * backslashes by indexOf (looking at each word's bytes for them cost more than indexOf).
  */
 export function jsonStringLength(bytes: Buffer, from: number, to: number): number {
   // Whole words where they lie on the buffer's 4-byte grid, the bytes either side one by one.
@@ -94,12 +96,19 @@ export function jsonStringLength(bytes: Buffer, from: number, to: number): numbe
   const words = count > 0 ? new Int32Array(bytes.buffer, bytes.byteOffset + gridStart, count) : NO_WORDS;
   let saved = 0;
   let control = 0;
-  for (let index = 0; index < count; index++) {
-    const word = words[index]!;
-    control |= (word - CONTROL_BELOW) & ~word;
-    saved += countMarks(word & ~(word << 1) & HIGH_BITS);
-    const fourByteLeads = word & (word << 1) & (word << 2) & (word << 3) & HIGH_BITS;
-    if (fourByteLeads !== 0) saved -= countMarks(fourByteLeads);
+  for (let index = 0; index < count; ) {
+    const stop = Math.min(count, index + LANE_WORDS);
+    let continuations = 0;
+    let fourByteLeads = 0;
+    for (; index < stop; index++) {
+      const word = words[index]!;
+      control |= (word - CONTROL_BELOW) & ~word;
+      // Bit 7 of a lane: its byte's top two bits are set (the lead of a multi-byte sequence).
+      const lead = word & (word << 1);
+      continuations = (continuations + (((word ^ lead) & HIGH_BITS) >>> 7)) | 0;
+      fourByteLeads = (fourByteLeads + ((lead & (lead << 2) & HIGH_BITS) >>> 7)) | 0;
+    }
+    saved += sumLanes(continuations) - sumLanes(fourByteLeads);
   }
   if ((control & HIGH_BITS) !== 0) return -1;
   for (let at = from; at < gridStart; at++) saved += byteSaving(bytes[at]!);

@@ -52,9 +52,21 @@ export interface Rollup {
 /** `2026-02-03` for a timestamp the Date parser reads; null for none or one it cannot. */
 export function utcDay(timestamp: string | null | undefined): string | null {
   if (!timestamp) return null;
+  // The timestamps agents write are mostly UTC instants with a time of day inside the day, so
+  // the day the parser gives follows from their first ten characters alone (the parser rolls an
+  // impossible date over, `02-30` to March, whatever the time): one parse for a run of them.
+  const inDay = IN_DAY.test(timestamp);
+  if (inDay && lastDay.date !== '' && timestamp.startsWith(lastDay.date)) return lastDay.day;
   const time = Date.parse(timestamp);
-  return Number.isNaN(time) ? null : new Date(time).toISOString().slice(0, 10);
+  const day = Number.isNaN(time) ? null : new Date(time).toISOString().slice(0, 10);
+  if (inDay) lastDay = { date: timestamp.slice(0, 10), day };
+  return day;
 }
+
+/** A UTC instant with a time of day from 00:00:00 to 23:59:59.999 (no 24:00, no leap second, milliseconds at most). */
+const IN_DAY = /^\d{4}-\d\d-\d\dT(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,3})?Z$/;
+/** The date part of the last such timestamp utcDay parsed, and the day the parser made of it. */
+let lastDay: { readonly date: string; readonly day: string | null } = { date: '', day: null };
 
 /** The project a session belongs to (see the header). */
 export function sessionProject(session: Pick<Session, 'path' | 'project'>): string {
