@@ -44,7 +44,7 @@ import { replayStrategy, withSummarizer } from './summarizer.js';
 import type { ReadTaskOptions } from '../pipeline/sessions.js';
 import { progressBesideReports, runSessionCommand } from '../pipeline/session-command.js';
 import type { Printed } from '../pipeline/output.js';
-import { printedForm } from '../pipeline/output.js';
+import { printedJson } from '../pipeline/output.js';
 import { runSessions } from '../pipeline/sessions.js';
 import { replayResultJson, replayPolicyJson, outcomeJson } from '../replay/json.js';
 import { costJson } from '../cost/json.js';
@@ -165,7 +165,7 @@ async function replayOne(input: SessionInput, ctx: ReplayContext): Promise<Repla
   const { view } = replayed;
   const breaches = view.outcomes.flatMap((outcome) => outcome.breaches.map((breach) => ({ policy: outcome.result.policy.name, breach })));
   return {
-    printed: ctx.json ? printedForm(JSON.stringify(replayRecord(replayed, ctx))) : renderReplay(view, ctx.chart),
+    printed: ctx.json ? printedJson(replayRecord(replayed, ctx)) : renderReplay(view, ctx.chart),
     view: ctx.keepView ? view : null,
     breaches,
     warnings: replayed.warnings,
