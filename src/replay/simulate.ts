@@ -424,6 +424,18 @@ export function replayReport(request: ReplayInput): Promise<ReplayReport> {
   return simulate(request, withoutState);
 }
 
+/** What every turn without such events keeps: one empty list. */
+const NONE: readonly never[] = Object.freeze([]);
+
+/**
+ * A turn's list of events as kept to the end of the replay: the one empty list, or a copy at its
+ * exact size. An array grown by push reserves 17 slots, and a list of its own for every turn,
+ * empty or not, held about 5 MB over the 17,784 turns of a long canonical session.
+ */
+function kept<Event>(list: readonly Event[]): readonly Event[] {
+  return list.length === 0 ? NONE : list.slice();
+}
+
 /** A replay whose turns keep their compactions as `record` gives them. */
 type Simulated<Event extends ReplayEvent> = Omit<ReplayResult, 'turns'> & { readonly turns: readonly TurnWith<Event>[] };
 
@@ -481,10 +493,10 @@ async function simulate<Event extends ReplayEvent>(request: ReplayInput, record:
       inputTokensBefore: inputBefore,
       inputTokensAfter: inputAfter,
       outputTokens,
-      compactions,
-      refusals,
-      prunes,
-      recorded: effectsInTurn(effects, turns, turnPosition),
+      compactions: kept(compactions),
+      refusals: kept(refusals),
+      prunes: kept(prunes),
+      recorded: kept(effectsInTurn(effects, turns, turnPosition)),
     });
   }
   return { policy, stablePrefix, calls, turns: results, totals: totalsOf(results) };
