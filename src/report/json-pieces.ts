@@ -28,6 +28,9 @@ const PIECE_CHARS = 1 << 20;
 /** Levels of plain objects and arrays written member by member; deeper ones are stringified whole. */
 const WALKED_LEVELS = 3;
 
+/** Items of an array past which its items are stringified whole rather than walked. */
+const WALKED_ITEMS = 16;
+
 /** The pieces' UTF-8 bytes, encoded as the text reaches a piece's length. */
 class Pieces {
   readonly bytes: Uint8Array[] = [];
@@ -66,11 +69,15 @@ function write(value: unknown, levels: number, out: Pieces): void {
     return;
   }
   if (Array.isArray(value)) {
+    // A long array's items are stringified whole, one at a time (walked member by member,
+    // 17,784 turns shaped as inspect's took 3.5 times JSON.stringify's time, against 1.4); a
+    // short one's (replay's policies) are walked, so the JsonLists in them stream too.
+    const itemLevels = value.length > WALKED_ITEMS ? 0 : levels - 1;
     out.add('[');
     value.forEach((item: unknown, i) => {
       if (i > 0) out.add(',');
       if (omitted(item)) out.add('null');
-      else write(item, levels - 1, out);
+      else write(item, itemLevels, out);
     });
     out.add(']');
     return;
