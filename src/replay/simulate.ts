@@ -449,7 +449,8 @@ async function simulate<Event extends ReplayEvent>(request: ReplayInput, record:
   const effects = recordedCompactionEffects(messages, tokens, recorded, allCalls);
   const stablePrefix = stablePrefixTokens(allCalls, tokens);
   const sim = new Simulation(input, stablePrefix);
-  const requests = toolRequestsById(messages);
+  /** Built when a policy first prunes (the only reader): a map of every tool call, held to the end. */
+  let requests: ReadonlyMap<string, ToolRequestBlock> | null = null;
   const calls: SimulatedCall[] = [];
   const results: TurnWith<Event>[] = [];
 
@@ -469,7 +470,7 @@ async function simulate<Event extends ReplayEvent>(request: ReplayInput, record:
       };
       sim.followAgent(call);
       if (position === 0) {
-        const pruned = sim.prune(turn, call, requests);
+        const pruned = policy.prune ? sim.prune(turn, call, (requests ??= toolRequestsById(messages))) : null;
         if (pruned) prunes.push(pruned);
       }
       if ((position === 0 || policy.check === 'every-call') && shouldCompact(sim.prompt(call), policy.compaction)) {
