@@ -28,15 +28,18 @@ port.on('message', async (request: TaskRequest | PreloadRequest) => {
 });
 
 /**
- * The buffers of the bytes a task's result holds at its top (a long record's JSON:
- * pipeline/output.ts printedForm): moved to the main thread, not copied. Only a buffer the bytes
+ * The buffers of the bytes a task's result holds at its top (a long record's JSON in pieces:
+ * pipeline/output.ts printedJson): moved to the main thread, not copied. Only a buffer the bytes
  * fill alone (a pooled Buffer's is shared).
  */
 function movedBytes(value: unknown): ArrayBuffer[] {
   if (typeof value !== 'object' || value === null) return [];
   const moved: ArrayBuffer[] = [];
   for (const field of Object.values(value)) {
-    if (field instanceof Uint8Array && field.buffer instanceof ArrayBuffer && field.byteOffset === 0 && field.byteLength === field.buffer.byteLength) moved.push(field.buffer);
+    if (!Array.isArray(field)) continue;
+    for (const piece of field) {
+      if (piece instanceof Uint8Array && piece.buffer instanceof ArrayBuffer && piece.byteOffset === 0 && piece.byteLength === piece.buffer.byteLength) moved.push(piece.buffer);
+    }
   }
   return moved;
 }

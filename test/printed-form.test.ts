@@ -1,13 +1,16 @@
 /**
- * A long record's JSON crosses from a worker as UTF-8 bytes (pipeline/output.ts printedForm) and
- * is written as the same line its text would give; a short one stays text.
+ * A long record's JSON crosses from a worker as UTF-8 bytes made in pieces (pipeline/output.ts
+ * printedJson, report/json-pieces.ts) and is written as the same line `JSON.stringify`'s text
+ * would give; a short one stays text.
  */
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { printedForm } from '../src/pipeline/output.js';
+import type { Printed } from '../src/pipeline/output.js';
+import { printedJson, printedText } from '../src/pipeline/output.js';
 import { jsonLinesWriter } from '../src/report/json-lines.js';
+import { JsonList } from '../src/report/json-pieces.js';
 
-function written(json: string | Uint8Array): string {
+function written(json: Printed): string {
   const out = new PassThrough();
   const chunks: Buffer[] = [];
   out.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -15,21 +18,40 @@ function written(json: string | Uint8Array): string {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-describe('printedForm', () => {
+/** A record as long as a long session's replay, with what JSON.stringify leaves out or writes as null. */
+function longRecord() {
+  const turns = Array.from({ length: 60_000 }, (_, turn) => ({ turn, path: `src/ü${turn}.ts`, gone: undefined, note: turn % 7 === 0 ? '→ ✓ 😀' : null }));
+  return {
+    session: 'déjà vu → ✓',
+    skipped: undefined,
+    run: () => 1,
+    nested: { deeper: { deepest: { list: [1, undefined, 'x'], when: new Date(0) } }, holes: [undefined, () => 2, Symbol('s')] },
+    turns: new JsonList(turns, (turn) => ({ ...turn, double: turn.turn * 2 })),
+    policies: [{ name: 'custom', turns: new JsonList(turns, (turn) => ({ turn: turn.turn })) }],
+    ratio: Number.NaN,
+  };
+}
+
+describe('printedJson', () => {
   it('keeps a short record as text', () => {
-    const json = JSON.stringify({ session: 'a.jsonl', turns: [1, 2, 3] });
-    expect(printedForm(json)).toBe(json);
+    const record = { session: 'a.jsonl', turns: new JsonList([1, 2, 3], (n) => ({ n })) };
+    expect(printedJson(record)).toBe(JSON.stringify(record));
   });
 
-  it('gives a long record as bytes in a buffer of their own, written as its text is', () => {
-    const json = JSON.stringify({ session: 'déjà vu → ✓', turns: Array.from({ length: 200_000 }, (_, turn) => ({ turn, path: `src/ü${turn}.ts` })) });
-    const form = printedForm(json);
-    expect(form).toBeInstanceOf(Uint8Array);
-    const bytes = form as Uint8Array;
-    // Its buffer holds these bytes alone, so the worker can move it (src/worker.ts).
-    expect(bytes.byteOffset).toBe(0);
-    expect(bytes.byteLength).toBe(bytes.buffer.byteLength);
-    expect(written(bytes)).toBe(written(json));
-    expect(new TextDecoder().decode(bytes)).toBe(json);
+  it('gives a long record as bytes in pieces, each in a buffer of its own, written as JSON.stringify writes it', () => {
+    const record = longRecord();
+    const json = JSON.stringify(record);
+    expect(json.length).toBeGreaterThan(3 << 20);
+    const form = printedJson(record);
+    expect(Array.isArray(form)).toBe(true);
+    const pieces = form as readonly Uint8Array[];
+    expect(pieces.length).toBeGreaterThan(1);
+    // Each piece's buffer holds its bytes alone, so the worker can move it (src/worker.ts).
+    for (const piece of pieces) {
+      expect(piece.byteOffset).toBe(0);
+      expect(piece.byteLength).toBe(piece.buffer.byteLength);
+    }
+    expect(written(form)).toBe(written(json));
+    expect(printedText(form)).toBe(json);
   });
 });

@@ -11,13 +11,14 @@ import { inspectSessionTask } from '../src/commands/inspect.js';
 import { replaySessionTask } from '../src/commands/replay.js';
 import { DEFAULT_POLICY_VALUES } from '../src/config/policy.js';
 import type { Printed } from '../src/pipeline/output.js';
+import { printedText } from '../src/pipeline/output.js';
 import { FIXTURES } from './helpers/cli.js';
 
 const BUG = join(FIXTURES, 'bug.jsonl');
 const CLAUDE = join(FIXTURES, 'real/claude-code/claude-code-viewer_1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl');
 
-/** A report as text (a long record's JSON comes as bytes: pipeline/output.ts printedForm). */
-const text = (printed: Printed): string => (typeof printed === 'string' ? printed : new TextDecoder().decode(printed));
+/** A report as text (a long record's JSON comes as bytes in pieces: pipeline/output.ts printedJson). */
+const text = (printed: Printed): string => printedText(printed);
 
 const READ = { format: 'auto', tokenizer: 'heuristic', strict: false } as const;
 

@@ -39,7 +39,7 @@ import type { GateArgs } from './gates.js';
 import { breachLine, gateLimits, requirePricesForCostGate, withGates } from './gates.js';
 import { billedOnce } from '../pipeline/billed-once.js';
 import type { Printed } from '../pipeline/output.js';
-import { printedForm } from '../pipeline/output.js';
+import { printedJson } from '../pipeline/output.js';
 import type { SessionInput } from '../read/index.js';
 import { loadSession } from '../read/index.js';
 import type { CommonArgs, PolicyArgs } from './options.js';
@@ -322,7 +322,7 @@ async function auditSession(input: SessionInput, options: InspectOptions): Promi
 export const inspectSessionTask = sessionTask('inspect', async (input: SessionInput, options: InspectOptions): Promise<InspectResult> => {
   const { inspection, ...rest } = await auditSession(input, options);
   return {
-    printed: options.json ? printedForm(JSON.stringify(inspectJson(input.path, inspection, options.top))) : humanReport(input.path, inspection, options),
+    printed: options.json ? printedJson(inspectJson(input.path, inspection, options.top)) : humanReport(input.path, inspection, options),
     ...rest,
   };
 });

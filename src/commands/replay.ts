@@ -11,6 +11,7 @@ import { cacheExpiry, cacheLifetime } from '../replay/cache.js';
 import { checkGates } from '../gates/check.js';
 import type { ReplayPolicy } from '../replay/presets.js';
 import { CUSTOM_POLICY_NAME, customPolicy, isPresetName, presetPolicy, PRESET_NAMES } from '../replay/presets.js';
+import type { ReplayReport } from '../replay/simulate.js';
 import { replayReport } from '../replay/simulate.js';
 import { policyCosts } from '../replay/savings.js';
 import { detectThrash } from '../replay/thrash.js';
@@ -38,13 +39,14 @@ import type { PolicyValues } from '../config/policy.js';
 import { policyFor } from '../config/policy.js';
 import type { SettingArgs } from '../config/settings.js';
 import type { PriceOverrides, Pricing, PricingArgs } from './pricing.js';
+import type { Ledgers } from '../ledgers/ledgers.js';
 import { priceOverrides, priceSession, pricingJson, pricingWarnings, withPricing } from './pricing.js';
 import type { SummarizerArgs } from './summarizer.js';
 import { replayStrategy, withSummarizer } from './summarizer.js';
 import type { ReadTaskOptions } from '../pipeline/sessions.js';
 import { progressBesideReports, runSessionCommand } from '../pipeline/session-command.js';
 import type { Printed } from '../pipeline/output.js';
-import { printedForm } from '../pipeline/output.js';
+import { printedJson } from '../pipeline/output.js';
 import { runSessions } from '../pipeline/sessions.js';
 import { replayResultJson, replayPolicyJson, outcomeJson } from '../replay/json.js';
 import { costJson } from '../cost/json.js';
@@ -165,7 +167,7 @@ async function replayOne(input: SessionInput, ctx: ReplayContext): Promise<Repla
   const { view } = replayed;
   const breaches = view.outcomes.flatMap((outcome) => outcome.breaches.map((breach) => ({ policy: outcome.result.policy.name, breach })));
   return {
-    printed: ctx.json ? printedForm(JSON.stringify(replayRecord(replayed, ctx))) : renderReplay(view, ctx.chart),
+    printed: ctx.json ? printedJson(replayRecord(replayed, ctx)) : renderReplay(view, ctx.chart),
     view: ctx.keepView ? view : null,
     breaches,
     warnings: replayed.warnings,
@@ -183,33 +185,70 @@ interface ReplayedSession {
   readonly warnings: readonly (Diagnostic | string)[];
 }
 
+/** The session's replays under every policy, and what pricing them needs from its read. */
+interface Simulated {
+  readonly results: readonly ReplayReport[];
+  readonly format: string;
+  readonly model: string | null;
+  readonly pricing: Pricing;
+  readonly ledgers: Ledgers;
+  readonly recorded: RecordedTotals;
+  readonly lifetime: CacheLifetime;
+  readonly expired: readonly boolean[];
+  readonly warnings: readonly (Diagnostic | string)[];
+}
+
 /**
- * One session under every policy asked for. A full read when the replay reads text (the
- * simulated compactions run the relevance filter and prunes over it), else a lean one. The
- * simulated states are not reported, so none is kept (replayReport).
+ * The session read and replayed under every policy asked for. A full read when the replay reads
+ * text (the simulated compactions run the relevance filter and prunes over it), else a lean one.
+ * The simulated states are not reported, so none is kept (replayReport). The read stays in
+ * here: its messages are garbage before the replays are priced.
  */
-async function replayAll(input: SessionInput, ctx: ReplayContext): Promise<ReplayedSession> {
-  const { path } = input;
+async function simulateAll(input: SessionInput, ctx: ReplayContext): Promise<Simulated> {
   const options = { format: ctx.format, withSidecar: false, strict: ctx.strict, ...(ctx.count ? { count: ctx.count } : {}) };
   const loaded: LoadedSession<AnyMessage> = readsText(ctx)
     ? await loadSession(input, { ...options, messages: 'full' })
     : await loadSession(input, { ...options, messages: 'lean' });
   const { recordedCompactions } = loaded.session;
   const { pricing, ledgers, recorded, lifetime, expired } = await recordedCalls(loaded, ctx);
+  requirePricesForCostGate(ctx.limits, pricing.rates !== null, input.path);
+  const results: ReplayReport[] = [];
+  for (const policy of replayPolicies(ctx.names, ctx.policy, pricing.window.tokens)) {
+    results.push(
+      await replayReport({
+        sessionName: loaded.subject.sessionName,
+        messages: loaded.session.messages,
+        tokens: loaded.tokens,
+        policy,
+        strategy: ctx.strategy,
+        recorded: recordedCompactions,
+        ...(ctx.count ? { count: ctx.count } : {}),
+      }),
+    );
+  }
+  return {
+    results,
+    format: loaded.session.format,
+    model: loaded.session.model ?? null,
+    pricing,
+    ledgers,
+    recorded,
+    lifetime,
+    expired,
+    warnings: [...loaded.warnings, ...pricingWarnings(pricing)],
+  };
+}
+
+/**
+ * One session under every policy asked for, priced: the costs, thrash and gates of each policy
+ * are worked out once the session's messages are garbage (on a long session, the costs' steps
+ * beside the messages were the replay's peak).
+ */
+async function replayAll(input: SessionInput, ctx: ReplayContext): Promise<ReplayedSession> {
+  const { results, format, model, pricing, ledgers, recorded, lifetime, expired, warnings } = await simulateAll(input, ctx);
   // The policies replay the session's own conversation at its model's rates.
   const rates = pricing.rates;
-  requirePricesForCostGate(ctx.limits, rates !== null, path);
-  const policyOutcomes: PolicyOutcome[] = [];
-  for (const policy of replayPolicies(ctx.names, ctx.policy, pricing.window.tokens)) {
-    const result = await replayReport({
-      sessionName: loaded.subject.sessionName,
-      messages: loaded.session.messages,
-      tokens: loaded.tokens,
-      policy,
-      strategy: ctx.strategy,
-      recorded: recordedCompactions,
-      ...(ctx.count ? { count: ctx.count } : {}),
-    });
+  const policyOutcomes: PolicyOutcome[] = results.map((result) => {
     const costs = rates ? policyCosts(result, rates, expired, lifetime) : null;
     const { totals } = result;
     const breaches = checkGates(
@@ -220,12 +259,12 @@ async function replayAll(input: SessionInput, ctx: ReplayContext): Promise<Repla
       },
       ctx.limits,
     );
-    policyOutcomes.push({ result, costs, thrash: detectThrash(result), breaches });
-  }
+    return { result, costs, thrash: detectThrash(result), breaches };
+  });
   // As recorded: the context ledger (inspect's `cost`).
   const recordedCost = ledgers.context.cost;
   const view: ReplayView = {
-    path,
+    path: input.path,
     model: pricing.model,
     contextWindow: pricing.window.tokens,
     strategy: ctx.strategy.name,
@@ -233,15 +272,7 @@ async function replayAll(input: SessionInput, ctx: ReplayContext): Promise<Repla
     estimated: recorded.estimated,
     outcomes: policyOutcomes,
   };
-  return {
-    view,
-    format: loaded.session.format,
-    model: loaded.session.model ?? null,
-    pricing,
-    lifetime,
-    recorded,
-    warnings: [...loaded.warnings, ...pricingWarnings(pricing)],
-  };
+  return { view, format, model, pricing, lifetime, recorded, warnings };
 }
 
 /** One session's `--json` record. */

@@ -65,6 +65,9 @@ export function groupTurns(messages: readonly AnyMessage[], calls: readonly Prov
     }
   });
   abortsUpTo(messages.length);
+  // Each turn's calls at their exact size: grown by push, a list reserves up to 17 slots (about
+  // 90 bytes a turn over a long session's turns, held as long as its calls are).
+  for (const turn of turns) if (turn.calls.length > 0) turn.calls = turn.calls.slice();
   return turns;
 }
 

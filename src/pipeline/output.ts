@@ -6,6 +6,7 @@
 import type { Diagnostic } from '../session/model.js';
 import type { JsonLinesWriter } from '../report/json-lines.js';
 import { jsonLinesWriter } from '../report/json-lines.js';
+import { jsonPieces } from '../report/json-pieces.js';
 import { writeAbove } from '../report/progress.js';
 import { logMessage, logWarning } from './log.js';
 
@@ -24,21 +25,29 @@ export interface CommandOutput {
 }
 
 /**
- * A report as printed: its text, or a long record's JSON as UTF-8 bytes (printedForm), which a
- * worker thread hands over without a copy (src/worker.ts) and this thread writes as they are.
+ * A report as printed: its text, or a long record's JSON as UTF-8 bytes in pieces (printedJson),
+ * which a worker thread hands over without a copy (src/worker.ts) and this thread writes as they are.
  */
-export type Printed = string | Uint8Array;
+export type Printed = string | readonly Uint8Array[];
 
 /** JSON text from this length on crosses as bytes. */
 const BYTES_FROM = 1 << 20;
 
 /**
- * A record's JSON text as a worker posts it back: a long one as bytes. Posted as text, it was
- * copied into the message, rebuilt as a string in this thread's heap, then converted again to
- * be written: about three copies of a 30 MB record beside the worker's heap at the end of a run.
+ * A record's JSON as a worker posts it back: a long one as bytes, made in pieces (report/json-pieces.ts).
+ * Posted as text, it was copied into the message, rebuilt as a string in this thread's heap, then
+ * converted again to be written; and made as one string, it was held beside the record's whole
+ * tree and then beside its bytes (a 30 MB record on a long session's replay).
  */
-export function printedForm(json: string): Printed {
-  return json.length < BYTES_FROM ? json : new TextEncoder().encode(json);
+export function printedJson(record: unknown): Printed {
+  return jsonPieces(record, BYTES_FROM);
+}
+
+/** The text of a report as printed. */
+export function printedText(printed: Printed): string {
+  if (typeof printed === 'string') return printed;
+  const decoder = new TextDecoder();
+  return printed.map((piece, i) => decoder.decode(piece, { stream: i < printed.length - 1 })).join('');
 }
 
 export function createOutput(json: boolean): CommandOutput {
@@ -51,7 +60,7 @@ export function createOutput(json: boolean): CommandOutput {
     },
     rendered(text) {
       if (writer) writer.writeJson(text);
-      else writeAbove(process.stdout, `${typeof text === 'string' ? text : new TextDecoder().decode(text)}\n`);
+      else writeAbove(process.stdout, `${printedText(text)}\n`);
     },
     warn: logWarning,
     close: async () => {

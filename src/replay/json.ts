@@ -10,6 +10,7 @@ import type { ReplayPolicy } from './presets.js';
 import type { ReplayReport } from './simulate.js';
 import type { PolicyOutcome } from './text.js';
 import { costJson } from '../cost/json.js';
+import { JsonList } from '../report/json-pieces.js';
 
 /** The policy as it ran: the compaction settings and what the preset adds. */
 export function replayPolicyJson(policy: ReplayPolicy) {
@@ -26,39 +27,46 @@ export function replayPolicyJson(policy: ReplayPolicy) {
   };
 }
 
+/** One turn before and after, with its compactions, refusals and prunes. */
+function turnJson(turn: ReplayReport['turns'][number]) {
+  return {
+    turn: turn.turn,
+    requests: turn.requests,
+    baseline_before: turn.baselineBefore,
+    baseline_after: turn.baselineAfter,
+    input_tokens_before: turn.inputTokensBefore,
+    input_tokens_after: turn.inputTokensAfter,
+    compacted: turn.compactions.length > 0,
+    compactions: turn.compactions.map((event) => ({
+      trigger: event.trigger,
+      first_kept_message_id: event.firstKeptMessageId,
+      tokens_before: event.tokensBefore,
+      tokens_after: event.tokensAfter,
+      summary_tokens: event.summaryTokens,
+      carried_user_tokens: event.carriedUserTokens,
+      summarizer_input_tokens: event.summarizer?.input ?? 0,
+      summarizer_output_tokens: event.summarizer?.output ?? 0,
+      summarizer_estimated: event.summarizer?.estimated ?? false,
+      summarizer_cached: event.summarizer?.cached ?? false,
+    })),
+    refused_compactions: turn.refusals.map((refusal) => ({
+      trigger: refusal.trigger,
+      status: refusal.refused,
+      tokens_before: refusal.tokensBefore,
+      tokens_after: refusal.tokensAfter,
+    })),
+    prunes: turn.prunes.map((prune) => ({ messages: prune.messages, tokens_saved: prune.tokensSaved })),
+    recorded_compactions: turn.recorded.map(recordedCompactionJson),
+  };
+}
+
 /** Turns and totals before and after. */
 export function replayResultJson(result: ReplayReport) {
   const { totals } = result;
   return {
-    turns: result.turns.map((turn) => ({
-      turn: turn.turn,
-      requests: turn.requests,
-      baseline_before: turn.baselineBefore,
-      baseline_after: turn.baselineAfter,
-      input_tokens_before: turn.inputTokensBefore,
-      input_tokens_after: turn.inputTokensAfter,
-      compacted: turn.compactions.length > 0,
-      compactions: turn.compactions.map((event) => ({
-        trigger: event.trigger,
-        first_kept_message_id: event.firstKeptMessageId,
-        tokens_before: event.tokensBefore,
-        tokens_after: event.tokensAfter,
-        summary_tokens: event.summaryTokens,
-        carried_user_tokens: event.carriedUserTokens,
-        summarizer_input_tokens: event.summarizer?.input ?? 0,
-        summarizer_output_tokens: event.summarizer?.output ?? 0,
-        summarizer_estimated: event.summarizer?.estimated ?? false,
-        summarizer_cached: event.summarizer?.cached ?? false,
-      })),
-      refused_compactions: turn.refusals.map((refusal) => ({
-        trigger: refusal.trigger,
-        status: refusal.refused,
-        tokens_before: refusal.tokensBefore,
-        tokens_after: refusal.tokensAfter,
-      })),
-      prunes: turn.prunes.map((prune) => ({ messages: prune.messages, tokens_saved: prune.tokensSaved })),
-      recorded_compactions: turn.recorded.map(recordedCompactionJson),
-    })),
+    // Mapped a turn at a time as the record is written (report/json-pieces.ts): a long session's
+    // turns as JSON objects were a tree of tens of MB held at once.
+    turns: new JsonList(result.turns, turnJson),
     totals: {
       requests: totals.requests,
       input_tokens_before: totals.inputTokensBefore,

@@ -212,12 +212,16 @@ export interface ReplayInput {
 class Simulation {
   /** Message estimates as they are now (pruned outputs shrunk), with their running sums. */
   readonly current: RangeSums;
-  /** The estimates as read, for what a compaction removes from every later prompt. */
+  /**
+   * The estimates as read, for what a compaction removes from every later prompt: `current`
+   * itself under a policy that never prunes (only pruning changes `current`; a copy of its
+   * counts and tree is 16 bytes a message).
+   */
   readonly original: RangeSums;
   /** Tokens of the user's own messages (turn starts; 0 elsewhere), for the ones Codex carries. */
   private userTokens: RangeSums | null = null;
-  /** Tokens pruning saved, by message index. */
-  readonly prunedSums: RangeSums;
+  /** Tokens pruning saved, by message index; null until something is pruned (all of them 0). */
+  private prunedSums: RangeSums | null = null;
   readonly index: SessionIndex<AnyMessage>;
   /**
    * What the states' summarized_hash is taken from, only when read: replay stores no state, and
@@ -242,8 +246,7 @@ class Simulation {
     readonly stablePrefix: number,
   ) {
     this.current = new RangeSums(input.tokens);
-    this.original = new RangeSums(input.tokens);
-    this.prunedSums = new RangeSums(new Array<number>(input.tokens.length).fill(0));
+    this.original = input.policy.prune ? new RangeSums(input.tokens) : this.current;
     this.index = new SessionIndex(input.messages, this.current);
     const { messages } = input;
     this.full = allFull(messages) ? messages : null;
@@ -254,6 +257,11 @@ class Simulation {
             throw new Error('internal: a replay of slim messages has no text to hash (its states are never stored)');
           },
         };
+  }
+
+  /** Tokens pruning saved over [from, to). */
+  private prunedSum(from: number, to: number): number {
+    return this.prunedSums ? this.prunedSums.sum(from, to) : 0;
   }
 
   /** Pruning reads tool outputs: replay reads in full whenever a policy prunes (commands/replay.ts). */
@@ -281,7 +289,7 @@ class Simulation {
   followAgent(call: ProviderCall): void {
     const windowStart = windowStartAt(this.input.recorded ?? [], call.index);
     if (this.firstKept === 0 || this.firstKept >= windowStart) return;
-    this.prunedActive -= this.prunedSums.sum(0, windowStart);
+    this.prunedActive -= this.prunedSum(0, windowStart);
     this.firstKept = 0;
     this.removed = 0;
     this.summaryTokens = 0;
@@ -302,6 +310,7 @@ class Simulation {
     let earliest = Infinity;
     for (const mark of marks) {
       this.current.add(mark.index, -mark.saved);
+      this.prunedSums ??= new RangeSums(new Array<number>(this.input.tokens.length).fill(0));
       this.prunedSums.add(mark.index, mark.saved);
       this.pruned.set(mark.index, mark.saved);
       saved += mark.saved;
@@ -374,7 +383,7 @@ class Simulation {
     const cut = state.first_kept_index;
     const carried = policy.carryUserTokens > 0 ? this.carriedUserTokens(cut, policy.carryUserTokens) : 0;
     return {
-      prunedActive: this.prunedActive - this.prunedSums.sum(start, cut),
+      prunedActive: this.prunedActive - this.prunedSum(start, cut),
       // A summary replaces the span since the window start; prune placeholders replace only outputs.
       removed: state.pruned_outputs ? tokensSaved(messages, tokens, cut, state, this.input.count) : this.original.sum(windowStart, cut),
       summaryTokens: state.summary_tokens + carried,
@@ -424,6 +433,18 @@ export function replayReport(request: ReplayInput): Promise<ReplayReport> {
   return simulate(request, withoutState);
 }
 
+/** What every turn without such events keeps: one empty list. */
+const NONE: readonly never[] = Object.freeze([]);
+
+/**
+ * A turn's list of events as kept to the end of the replay: the one empty list, or a copy at its
+ * exact size. An array grown by push reserves 17 slots, and a list of its own for every turn,
+ * empty or not, held about 5 MB over the 17,784 turns of a long canonical session.
+ */
+function kept<Event>(list: readonly Event[]): readonly Event[] {
+  return list.length === 0 ? NONE : list.slice();
+}
+
 /** A replay whose turns keep their compactions as `record` gives them. */
 type Simulated<Event extends ReplayEvent> = Omit<ReplayResult, 'turns'> & { readonly turns: readonly TurnWith<Event>[] };
 
@@ -437,7 +458,8 @@ async function simulate<Event extends ReplayEvent>(request: ReplayInput, record:
   const effects = recordedCompactionEffects(messages, tokens, recorded, allCalls);
   const stablePrefix = stablePrefixTokens(allCalls, tokens);
   const sim = new Simulation(input, stablePrefix);
-  const requests = toolRequestsById(messages);
+  /** Built when a policy first prunes (the only reader): a map of every tool call, held to the end. */
+  let requests: ReadonlyMap<string, ToolRequestBlock> | null = null;
   const calls: SimulatedCall[] = [];
   const results: TurnWith<Event>[] = [];
 
@@ -457,7 +479,7 @@ async function simulate<Event extends ReplayEvent>(request: ReplayInput, record:
       };
       sim.followAgent(call);
       if (position === 0) {
-        const pruned = sim.prune(turn, call, requests);
+        const pruned = policy.prune ? sim.prune(turn, call, (requests ??= toolRequestsById(messages))) : null;
         if (pruned) prunes.push(pruned);
       }
       if ((position === 0 || policy.check === 'every-call') && shouldCompact(sim.prompt(call), policy.compaction)) {
@@ -481,10 +503,10 @@ async function simulate<Event extends ReplayEvent>(request: ReplayInput, record:
       inputTokensBefore: inputBefore,
       inputTokensAfter: inputAfter,
       outputTokens,
-      compactions,
-      refusals,
-      prunes,
-      recorded: effectsInTurn(effects, turns, turnPosition),
+      compactions: kept(compactions),
+      refusals: kept(refusals),
+      prunes: kept(prunes),
+      recorded: kept(effectsInTurn(effects, turns, turnPosition)),
     });
   }
   return { policy, stablePrefix, calls, turns: results, totals: totalsOf(results) };

@@ -12,10 +12,10 @@ import { EOL } from 'node:os';
 export interface JsonLinesWriter {
   write(record: Record<string, unknown>): void;
   /**
-   * A record already serialized by `JSON.stringify` (in a worker), as text or as its UTF-8 bytes:
-   * the same line as `write` gives.
+   * A record already serialized as `JSON.stringify` does (in a worker), as text or as its UTF-8
+   * bytes in pieces: the same line as `write` gives.
    */
-  writeJson(json: string | Uint8Array): void;
+  writeJson(json: string | readonly Uint8Array[]): void;
   /** Resolves once everything written has been handed to stdout (after a drain if it is full). */
   close(): Promise<void>;
 }
@@ -25,9 +25,10 @@ export function jsonLinesWriter(out: NodeJS.WritableStream = process.stdout): Js
     write: (record) => {
       out.write(`${JSON.stringify(record)}${EOL}`);
     },
-    // Two writes: joined, a long record would be copied once more to flatten the pair.
+    // Written as they come: joined, a long record would be copied once more to flatten them.
     writeJson: (json) => {
-      out.write(json);
+      if (typeof json === 'string') out.write(json);
+      else for (const piece of json) out.write(piece);
       out.write(EOL);
     },
     close: () =>
