@@ -20,6 +20,7 @@
 import type { InputError } from '../errors.js';
 import type { Diagnostic } from '../session/model.js';
 import { callKey } from './claude-code-spend.js';
+import { sortUnlessOrdered } from './convert.js';
 import { UuidTable } from './uuid-table.js';
 
 const NONE: readonly string[] = [];
@@ -99,11 +100,6 @@ export interface Plan {
 
 /** Numbers in ascending order (one comparator for every sort, not a closure each). */
 const ascending = (a: number, b: number): number => a - b;
-
-function ascendingAlready(numbers: readonly number[]): boolean {
-  for (let index = 1; index < numbers.length; index++) if (numbers[index - 1]! > numbers[index]!) return false;
-  return true;
-}
 
 /** The lines of a file that can be links of the chain, in file order (a line's index is its place here). */
 export class ChainLines {
@@ -432,8 +428,8 @@ export class ChainLines {
       if (response >= 0) byResponse[response] = lines;
     }
     // A response's lines in the order they were written, as they were merged while reading.
-    // Mostly in that order already (a chain runs down the file): sorted only when not.
-    for (const lines of byResponse) if (lines && !ascendingAlready(lines)) lines.sort(ascending);
+    // Mostly in that order already (a chain runs down the file).
+    for (const lines of byResponse) if (lines) sortUnlessOrdered(lines, ascending);
     return { messages, compactions, summaries, unknownTypes, calls };
   }
 }

@@ -20,7 +20,7 @@
  * JSON.parse would refuse) leaves the line to be read as before (json-cut.ts's KeyCutter).
  */
 import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, jsonStringLength, lastSignificant, nestedValueEnd, OPEN_BRACE, OPEN_BRACKET, QUOTE, SPACE, stringEnd } from './json-bytes.js';
-import { asRecord } from './convert.js';
+import { asRecord, sortUnlessOrdered } from './convert.js';
 import type { KeyCutter, LineCutter, MeasuredCut, SkippedLine } from './json-cut.js';
 
 /** Strings shorter than this (in bytes) are parsed as they are: measuring them saves nothing. */
@@ -55,11 +55,6 @@ interface Span {
 
 /** Spans by where they start. */
 const byStart = (a: Span, b: Span): number => a.from - b.from;
-
-function inOrder(spans: readonly Span[]): boolean {
-  for (let index = 1; index < spans.length; index++) if (spans[index - 1]!.from > spans[index]!.from) return false;
-  return true;
-}
 
 /** The candidate strings of a block or part, by key, until its type is known. */
 interface Candidate {
@@ -227,8 +222,8 @@ class LineWalk {
     if (!user && !equalBytes(this.bytes, this.typeFrom, this.typeTo, KEY.assistant)) throw UNCERTAIN;
     for (const span of messageSpans) if (user || span.placement === null) this.spans.push(span);
     if (cut && user) this.spans.push(cut);
-    // Mostly in order already (the message's spans, then toolUseResult after it): sorted only when not.
-    if (!inOrder(this.spans)) this.spans.sort(byStart);
+    // Mostly in order already (the message's spans, then toolUseResult after it).
+    sortUnlessOrdered(this.spans, byStart);
   }
 
   /** The message object: the spans of its content's measured strings. */

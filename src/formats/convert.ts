@@ -1,7 +1,7 @@
 /**
  * Small conversions the format readers share: stable line-based ids, tool arguments, tool
- * output text, token counts that arrive as numbers or strings, the session's model name.
- * Pure; each reader owns the shape of its own format.
+ * output text, token counts that arrive as numbers or strings, the session's model name, a list
+ * sorted only when it is out of order. Pure; each reader owns the shape of its own format.
  */
 import type { z } from '../lazy-zod.js';
 import { InputError } from '../errors.js';
@@ -36,6 +36,19 @@ export function callKeyOf(id: unknown, timestamp: unknown): string | undefined {
 }
 
 /** The id of a message that has none in its file: `L<line>` (plus a part for several per line). */
+/**
+ * Sorts `list` in place by `compare`, unless it is in order already: the readers' lists mostly
+ * are (a file is written in order), and a sort allocates its work array even then.
+ */
+export function sortUnlessOrdered<T>(list: T[], compare: (a: T, b: T) => number): void {
+  for (let index = 1; index < list.length; index++) {
+    if (compare(list[index - 1]!, list[index]!) > 0) {
+      list.sort(compare);
+      return;
+    }
+  }
+}
+
 export function lineId(line: number, part?: string | number): string {
   return part === undefined ? `L${line}` : `L${line}-${part}`;
 }
