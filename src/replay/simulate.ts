@@ -222,6 +222,8 @@ class Simulation {
   private userTokens: RangeSums | null = null;
   /** Tokens pruning saved, by message index; null until something is pruned (all of them 0). */
   private prunedSums: RangeSums | null = null;
+  /** Every tool call by id, for pruning (its only reader): built when a policy first prunes. */
+  private requests: ReadonlyMap<string, ToolRequestBlock> | null = null;
   readonly index: SessionIndex<AnyMessage>;
   /**
    * What the states' summarized_hash is taken from, only when read: replay stores no state, and
@@ -300,10 +302,11 @@ class Simulation {
     this.pendingUnchanged = Math.min(this.pendingUnchanged ?? Infinity, unchanged);
   }
 
-  prune(turn: Turn, call: ProviderCall, requests: ReadonlyMap<string, ToolRequestBlock>): ReplayPrune | null {
+  prune(turn: Turn, call: ProviderCall): ReplayPrune | null {
     const rules = this.input.policy.prune;
     if (!rules) return null;
     const range = { start: this.firstKept, end: turn.startIndex };
+    const requests = (this.requests ??= toolRequestsById(this.input.messages));
     const marks = findPrunable(this.fullMessages(), this.current.values, range, this.pruned, rules, requests, this.input.count);
     if (marks.length === 0) return null;
     let saved = 0;
@@ -458,8 +461,6 @@ async function simulate<Event extends ReplayEvent>(request: ReplayInput, record:
   const effects = recordedCompactionEffects(messages, tokens, recorded, allCalls);
   const stablePrefix = stablePrefixTokens(allCalls, tokens);
   const sim = new Simulation(input, stablePrefix);
-  /** Built when a policy first prunes (the only reader): a map of every tool call, held to the end. */
-  let requests: ReadonlyMap<string, ToolRequestBlock> | null = null;
   const calls: SimulatedCall[] = [];
   const results: TurnWith<Event>[] = [];
 
@@ -479,7 +480,7 @@ async function simulate<Event extends ReplayEvent>(request: ReplayInput, record:
       };
       sim.followAgent(call);
       if (position === 0) {
-        const pruned = policy.prune ? sim.prune(turn, call, (requests ??= toolRequestsById(messages))) : null;
+        const pruned = sim.prune(turn, call);
         if (pruned) prunes.push(pruned);
       }
       if ((position === 0 || policy.check === 'every-call') && shouldCompact(sim.prompt(call), policy.compaction)) {
