@@ -2,7 +2,8 @@
 /**
  * The benchmark's yardstick, run as its own process: read each file into a Buffer, find
  * newlines with indexOf, JSON.parse every line. Prints lines and keys parsed so the work cannot
- * be optimized away. Usage: node bare-loop.js FILE_LIST [THREADS] (one path a line).
+ * be optimized away. Usage: node bare-loop.js FILE_LIST [THREADS] [pieces] (one path a line);
+ * `pieces` reads each file 1 MiB at a time instead of whole.
  *
  * THREADS 2 is the two-core yardstick: the main thread and one worker thread each take a share
  * of the files, dealt biggest first to the lighter share, as our pool deals sessions. Rows that
@@ -11,13 +12,14 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { parseEveryLine } from './bare-lines.js';
+import { parseEveryLine, parseEveryLineInPieces } from './bare-lines.js';
 
-function parseAll(files) {
+function parseAll(files, pieces) {
+  const parse = pieces ? parseEveryLineInPieces : parseEveryLine;
   let lines = 0;
   let keys = 0;
   for (const file of files) {
-    parseEveryLine(file, (value) => {
+    parse(file, (value) => {
       keys += Object.keys(value).length;
       lines++;
     });
@@ -38,23 +40,24 @@ function shares(files, count) {
 }
 
 if (!isMainThread) {
-  parentPort.postMessage(parseAll(workerData));
+  parentPort.postMessage(parseAll(workerData.files, workerData.pieces));
 } else {
   const files = readFileSync(process.argv[2], 'utf8').split('\n').filter(Boolean);
   const threads = Math.max(1, Number(process.argv[3] ?? 1));
+  const pieces = process.argv[4] === 'pieces';
   let total;
-  if (threads === 1) total = parseAll(files);
+  if (threads === 1) total = parseAll(files, pieces);
   else {
     const [own, ...others] = shares(files, threads);
     const pending = others.map(
       (share) =>
         new Promise((resolve, reject) => {
-          const worker = new Worker(new URL(import.meta.url), { workerData: share });
+          const worker = new Worker(new URL(import.meta.url), { workerData: { files: share, pieces } });
           worker.once('message', resolve);
           worker.once('error', reject);
         }),
     );
-    const mine = parseAll(own);
+    const mine = parseAll(own, pieces);
     total = (await Promise.all(pending)).reduce((sum, part) => ({ lines: sum.lines + part.lines, keys: sum.keys + part.keys }), mine);
   }
   process.stdout.write(`${JSON.stringify({ files: files.length, threads, ...total })}\n`);
