@@ -265,6 +265,26 @@ describe('subagent transcripts among the inputs', () => {
   });
 });
 
+describe('message ids', () => {
+  it('stay unique when a uuid is spelled like the id of a line without one (L<line>)', async () => {
+    // The reader skips its check of the ids when the chain saw every uuid once and each spelled as
+    // usual; a uuid spelled otherwise can be a line's own id, so such a file is checked.
+    const { dir, cleanup } = await scratchCopy();
+    try {
+      const file = join(dir, 'session.jsonl');
+      const lines = [
+        { type: 'user', uuid: 'L2', parentUuid: null, sessionId: 's', message: { role: 'user', content: 'hi' } },
+        { type: 'assistant', parentUuid: 'L2', sessionId: 's', message: { id: 'msg_1', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'hello' }], usage: { input_tokens: 3, output_tokens: 1 } } },
+      ];
+      await writeFile(file, lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
+      const session = await readSession(file);
+      expect(session.messages.map((message) => message.id)).toEqual(['L2', 'L2-1']);
+    } finally {
+      await cleanup();
+    }
+  });
+});
+
 describe('one-hour cache writes', () => {
   it('are read from usage.cache_creation by the Anthropic messages reader too', async () => {
     const { dir, cleanup } = await scratchCopy();

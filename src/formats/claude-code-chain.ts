@@ -7,7 +7,8 @@
  * A 1 GB session has about 200,000 such lines, so a line is kept in columns (typed arrays of
  * line numbers, parents, flags and response ids) rather than as objects: about 25 bytes a line
  * besides its uuid's entry in the table of uuids (28 bytes: uuid-table.ts), and nothing the
- * garbage collector must trace.
+ * garbage collector must trace. The walk and the plan at the end of the file, which run while
+ * all of it is still held, keep their lists in typed arrays too.
  * What few lines have (a boundary's facts, a summary, unknown block types, an error) sits in a
  * side table. A parent read before its child is stored as its index; a parent named before it is
  * read is resolved at the end.
@@ -19,8 +20,9 @@
  */
 import type { InputError } from '../errors.js';
 import type { Diagnostic } from '../session/model.js';
+import type { CallKeys } from './claude-code-call-keys.js';
 import { callKey } from './claude-code-spend.js';
-import { sortUnlessOrdered } from './convert.js';
+import { grown } from './grown.js';
 import { UuidTable } from './uuid-table.js';
 
 const NONE: readonly string[] = [];
@@ -74,12 +76,6 @@ const PARENT_LATER = -3;
 
 const FIRST_CAPACITY = 1024;
 
-function grown<T extends Int32Array | Uint8Array>(array: T, length: number): T {
-  const bigger = new (array.constructor as new (length: number) => T)(length);
-  bigger.set(array);
-  return bigger;
-}
-
 /** One compaction in the plan: the line that records it (a boundary, or a summary without one). */
 export interface PlannedCompaction {
   readonly line: number;
@@ -87,19 +83,51 @@ export interface PlannedCompaction {
   readonly atIndex: number;
 }
 
+/**
+ * Each message's line numbers, in two columns (message `m`'s are `lines[starts[m]]` up to
+ * `lines[starts[m + 1]]`): an array of lines a message was about 60 bytes for the one line most
+ * messages have, 100,000 of them in a 1 GB session while its whole read is still held.
+ */
+export class MessageLines {
+  constructor(
+    private readonly starts: Int32Array,
+    private readonly lines: Int32Array,
+  ) {}
+
+  get count(): number {
+    return this.starts.length - 1;
+  }
+
+  first(message: number): number {
+    return this.lines[this.starts[message]!]!;
+  }
+
+  /** The message's lines: its first line's, then the later lines of its response, in file order. */
+  of(message: number): Int32Array {
+    return this.lines.subarray(this.starts[message]!, this.starts[message + 1]!);
+  }
+
+  /** Every line of every message. */
+  all(): Int32Array {
+    return this.lines;
+  }
+}
+
 /** The session's shape, from the chain alone: which lines make each message, and the compactions. */
 export interface Plan {
-  /** Each message's lines: the first one's, then the later lines of its response, in chain order. */
-  readonly messages: readonly (readonly number[])[];
+  readonly messages: MessageLines;
   readonly compactions: readonly PlannedCompaction[];
   readonly summaries: ReadonlyMap<number, string>;
   readonly unknownTypes: readonly string[];
-  /** The calls (callKey) the messages stand for: the context's part of the spend. */
-  readonly calls: ReadonlySet<string>;
+  /** Whether the call with this number (CallKeys) is one the messages stand for: the context's part of the spend. */
+  readonly inContext: (call: number) => boolean;
 }
 
-/** Numbers in ascending order (one comparator for every sort, not a closure each). */
-const ascending = (a: number, b: number): number => a - b;
+/** Whether `list` is in ascending order. */
+function ascending(list: Int32Array): boolean {
+  for (let index = 1; index < list.length; index++) if (list[index - 1]! > list[index]!) return false;
+  return true;
+}
 
 /** The lines of a file that can be links of the chain, in file order (a line's index is its place here). */
 export class ChainLines {
@@ -107,18 +135,25 @@ export class ChainLines {
   private lineNo = new Int32Array(FIRST_CAPACITY);
   private parentAt = new Int32Array(FIRST_CAPACITY);
   private flagsAt = new Uint8Array(FIRST_CAPACITY);
-  /** Index into `responses`, or -1. */
+  /** The response's number in `keys` (shared with the spend: the lines of one response and its call name it once), or -1. */
   private responseAt = new Int32Array(FIRST_CAPACITY);
   /** The tool ids of the line's role (calls of an assistant line, answers of a user line): one id as itself. */
   private readonly toolsAt: (string | readonly string[] | null)[] = [];
-  /** Each response key once, so the lines of one response share it. */
-  private readonly responses: string[] = [];
-  private readonly responseIds = new Map<string, number>();
   /** The first line with each uuid (kept as its 16 bytes: uuid-table.ts). */
   private readonly byUuid = new UuidTable();
   private duplicates = 0;
   private readonly later = new Map<number, string>();
   private readonly rare = new Map<number, RareFacts>();
+
+  constructor(private readonly keys: CallKeys) {}
+
+  /**
+   * Whether the messages' ids are unique as read: no uuid repeats and every one is spelled as
+   * usual (so none can be a line's own id, `L<line>`, which the rest are).
+   */
+  get uniqueIds(): boolean {
+    return this.duplicates === 0 && this.byUuid.otherKeys === 0;
+  }
 
   /** A line the chain runs through without a message of its own (progress, system, a line that failed to parse). */
   addLink(uuid: string | null, parent: string | null, line: number, sidechain: boolean, rare: RareFacts | null = null): void {
@@ -141,14 +176,7 @@ export class ChainLines {
             ...(other.length > 0 ? { otherTools: other } : {}),
           }
         : null;
-    let response = -1;
-    if (chat.responseKey !== null) {
-      response = this.responseIds.get(chat.responseKey) ?? -1;
-      if (response < 0) {
-        response = this.responses.push(chat.responseKey) - 1;
-        this.responseIds.set(chat.responseKey, response);
-      }
-    }
+    const response = chat.responseKey === null ? -1 : this.keys.add(chat.responseKey);
     this.add(uuid, parent, line, flags, response, own.length === 0 ? null : own.length === 1 ? own[0]! : own, rare);
   }
 
@@ -213,7 +241,7 @@ export class ChainLines {
   /** The response's key, or null for a line without `message.id`. */
   responseKey(index: number): string | null {
     const response = this.responseAt[index]!;
-    return response < 0 ? null : this.responses[response]!;
+    return response < 0 ? null : this.keys.key(response);
   }
 
   /** A response's identity: its id, or the line itself (as -1 - index) when it has no `message.id`. */
@@ -252,9 +280,11 @@ export class ChainLines {
    * The lines of the current conversation, oldest first: from the newest main-chain message back
    * along `parentUuid` (across compact boundaries by `logicalParentUuid`), with the results of
    * parallel tool calls it passes by. Files whose uuids are not unique (hand-edited or trimmed
-   * fixtures) cannot be chained and keep their file order.
+   * fixtures) cannot be chained and keep their file order. The lists here are typed arrays: a
+   * 1 GB session has about 200,000 lines on its chain, and this runs while the whole read is
+   * still held.
    */
-  currentChain(file: string, warnings: Diagnostic[]): { readonly chain: readonly number[]; readonly sidechain: boolean } {
+  currentChain(file: string, warnings: Diagnostic[]): { readonly chain: Int32Array; readonly sidechain: boolean } {
     this.resolveLater();
     let leaf = -1;
     let lastAny = -1;
@@ -264,17 +294,19 @@ export class ChainLines {
       if (!this.sidechain(index)) leaf = index;
     }
     if (leaf < 0) leaf = lastAny;
-    if (leaf < 0) return { chain: [], sidechain: false };
+    if (leaf < 0) return { chain: new Int32Array(0), sidechain: false };
     const side = this.sidechain(leaf);
     const sameSide = (index: number) => this.sidechain(index) === side && this.has(index, CHAT | BOUNDARY | INVALID);
     if (this.duplicates > 0) {
       warnings.push({ file, message: `${this.duplicates} lines repeat another line's uuid; messages kept in file order` });
       const chain: number[] = [];
       for (let index = 0; index < this.count; index++) if (sameSide(index)) chain.push(index);
-      return { chain, sidechain: side };
+      return { chain: Int32Array.from(chain), sidechain: side };
     }
-    const chain = this.walkBack(leaf, file, warnings).reverse().filter(sameSide);
-    return { chain: this.withParallelResults(chain, side), sidechain: side };
+    const walked = this.walkBack(leaf, file, warnings).reverse();
+    let length = 0;
+    for (const index of walked) if (sameSide(index)) walked[length++] = index;
+    return { chain: this.withParallelResults(walked.subarray(0, length), side), sidechain: side };
   }
 
   /**
@@ -282,27 +314,28 @@ export class ChainLines {
    * line it meets again. A set of visited lines took most of the chain's time over 200,000 lines,
    * so one is kept only once the walk is longer than the file (then it has met a loop).
    */
-  private walkBack(leaf: number, file: string, warnings: Diagnostic[]): number[] {
+  private walkBack(leaf: number, file: string, warnings: Diagnostic[]): Int32Array {
     const up = (index: number): number => {
       const parent = this.parentAt[index]!;
       if (parent !== NO_PARENT) return parent >= 0 ? parent : -1;
       const logical = this.rare.get(index)?.logicalParent;
       return logical === undefined ? -1 : (this.byUuid.get(logical) ?? -1);
     };
-    const chain: number[] = [];
-    for (let index = leaf; index >= 0 && chain.length <= this.count; index = up(index)) chain.push(index);
-    if (chain.length <= this.count) return chain;
-    const seen = new Set<number>();
-    chain.length = 0;
-    for (let index = leaf; index >= 0 && !seen.has(index); index = up(index)) {
-      seen.add(index);
-      chain.push(index);
+    const chain = new Int32Array(this.count + 1);
+    let length = 0;
+    for (let index = leaf; index >= 0 && length <= this.count; index = up(index)) chain[length++] = index;
+    if (length <= this.count) return chain.subarray(0, length);
+    const seen = new Uint8Array(this.count);
+    length = 0;
+    for (let index = leaf; index >= 0 && seen[index] === 0; index = up(index)) {
+      seen[index] = 1;
+      chain[length++] = index;
     }
     // A boundary's logicalParentUuid may name a line later in a resumed file (real Claude Code
     // files do): that stop is expected. A loop of parentUuid links is a broken file: said.
-    const last = chain.at(-1)!;
+    const last = chain[length - 1]!;
     if (this.parentAt[last] !== NO_PARENT) warnings.push({ file, line: this.line(last), message: "parentUuid leads back to a later line of the conversation (a cycle); the conversation is read from this line on" });
-    return chain;
+    return chain.subarray(0, length);
   }
 
   /**
@@ -315,13 +348,12 @@ export class ChainLines {
    * response. What joins is placed after the response's last line on the chain, among the results
    * there before the next call, in file order (the order it was written).
    */
-  private withParallelResults(chain: readonly number[], sidechain: boolean): number[] {
-    // Flags and positions by line index, not sets and maps of numbers: a 1 GB session has about
-    // 200,000 lines on its chain, and this runs while the whole read is still held.
+  private withParallelResults(chain: Int32Array, sidechain: boolean): Int32Array {
+    // Flags and positions by line index, not sets and maps of numbers.
     const onChain = new Uint8Array(this.count);
     for (const index of chain) onChain[index] = 1;
     /** The last position on the chain of each response's lines, by response (responseOf: -1 - index for a line without an id), + 1. */
-    const endOfResponse = new Int32Array(this.responses.length);
+    const endOfResponse = new Int32Array(this.keys.size);
     const endOfLine = new Map<number, number>();
     const setEnd = (response: number, position: number) => {
       if (response >= 0) endOfResponse[response] = position + 1;
@@ -332,17 +364,20 @@ export class ChainLines {
       const end = endOfResponse[response]!;
       return end === 0 ? undefined : end - 1;
     };
-    chain.forEach((index, position) => {
+    for (let position = 0; position < chain.length; position++) {
+      const index = chain[position]!;
       if (this.isAssistant(index)) setEnd(this.responseOf(index), position);
-    });
+    }
     /** What joins the chain, by the position it joins after. */
     const joining = new Map<number, number[]>();
+    let joins = 0;
     const join = (index: number, response: number) => {
       const end = endOf(response)!;
       const parts = joining.get(end);
       if (parts) parts.push(index);
       else joining.set(end, [index]);
       onChain[index] = 1;
+      joins++;
     };
     const offChain: number[] = [];
     for (let index = 0; index < this.count; index++) if (this.isChat(index) && this.sidechain(index) === sidechain && onChain[index] === 0) offChain.push(index);
@@ -355,12 +390,20 @@ export class ChainLines {
         responseParts.push(index);
       }
     }
+    // Only the ids that lines off the chain answer are looked up: tables of every call and
+    // answer on the chain (about 35,000 each in a 1 GB session) for the few lines off it.
+    const asked = new Set<string>();
+    for (const index of offChain) for (const id of this.answers(index)) asked.add(id);
     const callers = new Map<string, number>();
     const answered = new Set<string>();
-    for (const index of [chain, responseParts].flat()) {
-      if (!this.isChat(index)) continue;
-      for (const id of this.calls(index)) callers.set(id, index);
-      for (const id of this.answers(index)) answered.add(id);
+    const onChainTools = (index: number) => {
+      if (!this.isChat(index)) return;
+      for (const id of this.calls(index)) if (asked.has(id)) callers.set(id, index);
+      for (const id of this.answers(index)) if (asked.has(id)) answered.add(id);
+    };
+    if (asked.size > 0) {
+      for (const index of chain) onChainTools(index);
+      for (const index of responseParts) onChainTools(index);
     }
     for (const index of offChain) {
       const answers = this.answers(index);
@@ -376,60 +419,88 @@ export class ChainLines {
       for (const id of answers) answered.add(id);
       join(index, response);
     }
-    if (joining.size === 0) return [...chain];
-    const joined: number[] = [];
+    if (joins === 0) return chain;
+    const joined = new Int32Array(chain.length + joins);
+    let length = 0;
     for (let position = 0; position < chain.length; position++) {
-      joined.push(chain[position]!);
+      joined[length++] = chain[position]!;
       const parts = joining.get(position);
       if (!parts) continue;
       let next = position + 1;
       while (next < chain.length && this.isUser(chain[next]!)) next++;
-      joined.push(...[...chain.slice(position + 1, next), ...parts].sort((a, b) => this.line(a) - this.line(b)));
+      for (const index of [...chain.subarray(position + 1, next), ...parts].sort((a, b) => this.line(a) - this.line(b))) joined[length++] = index;
       position = next - 1;
     }
     return joined;
   }
 
   /** Which lines make each message of the chain, and the compactions (a line that failed to parse throws here). */
-  plan(chain: readonly number[], file: string): Plan {
-    const messages: number[][] = [];
-    const calls = new Set<string>();
-    /** Each response's message lines, by response index (an array: a map of 50,000 entries weighed 2 MB). */
-    const byResponse: (number[] | null)[] = [];
-    // Pushed, not `new Array(length)`: V8 holds a long array made at its length as a dictionary.
-    for (let response = 0; response < this.responses.length; response++) byResponse.push(null);
+  plan(chain: Int32Array, file: string): Plan {
+    /** Each chain position's message, or -1 (a boundary, a synthetic line). */
+    const messageAt = new Int32Array(chain.length);
+    /** Each message's number of lines, then (below) where its lines start. */
+    const starts = new Int32Array(chain.length + 1);
+    let messages = 0;
+    /** Each response's message + 1, by its number (0: none yet). */
+    const byResponse = new Int32Array(this.keys.size);
+    const inContext = new Uint8Array(this.keys.size);
     const compactions: PlannedCompaction[] = [];
     const summaries = new Map<number, string>();
     const unknownTypes: string[] = [];
-    for (const index of chain) {
+    for (let position = 0; position < chain.length; position++) {
+      const index = chain[position]!;
+      messageAt[position] = -1;
       const rare = this.rare.get(index);
       const line = this.line(index);
       if (this.has(index, BOUNDARY)) {
-        compactions.push({ line, boundary: rare?.boundary, atIndex: messages.length });
+        compactions.push({ line, boundary: rare?.boundary, atIndex: messages });
         continue;
       }
       if (this.has(index, INVALID)) throw rare!.invalid!;
       if (this.has(index, SYNTHETIC)) continue;
       const response = this.responseAt[index]!;
-      if (this.has(index, ASSISTANT)) calls.add(callKey(this.responseKey(index), file, line));
+      if (this.has(index, ASSISTANT)) {
+        const call = response >= 0 ? response : this.keys.find(callKey(null, file, line));
+        if (call >= 0) inContext[call] = 1;
+      }
       if (rare?.unknownTypes) unknownTypes.push(...rare.unknownTypes);
-      const earlier = response >= 0 ? byResponse[response] : null;
-      if (earlier) {
-        earlier.push(line);
+      const earlier = response >= 0 ? byResponse[response]! - 1 : -1;
+      if (earlier >= 0) {
+        messageAt[position] = earlier;
+        starts[earlier] = starts[earlier]! + 1;
         continue;
       }
       if (rare?.summary !== undefined) {
-        summaries.set(messages.length, rare.summary);
+        summaries.set(messages, rare.summary);
         // A summary with no boundary before it (1.0.x starts a new file with one) is a compaction too.
-        if (compactions.at(-1)?.atIndex !== messages.length) compactions.push({ line, boundary: undefined, atIndex: messages.length });
+        if (compactions.at(-1)?.atIndex !== messages) compactions.push({ line, boundary: undefined, atIndex: messages });
       }
-      const lines = [line];
-      messages.push(lines);
-      if (response >= 0) byResponse[response] = lines;
+      messageAt[position] = messages;
+      starts[messages] = 1;
+      if (response >= 0) byResponse[response] = messages + 1;
+      messages++;
     }
-    // A response's lines in the order they were written, as they were merged while reading.
-    // Mostly in that order already (a chain runs down the file).
-    for (const lines of byResponse) if (lines) sortUnlessOrdered(lines, ascending);
-    return { messages, compactions, summaries, unknownTypes, calls };
+    // Counts into starts, then each message's lines in chain order, then (a response's lines in
+    // the order they were written, as they were merged while reading) sorted where they are not.
+    let total = 0;
+    for (let message = 0; message <= messages; message++) {
+      const size = starts[message]!;
+      starts[message] = total;
+      total += size;
+    }
+    const lines = new Int32Array(total);
+    const filled = starts.slice(0, messages);
+    for (let position = 0; position < chain.length; position++) {
+      const message = messageAt[position]!;
+      if (message < 0) continue;
+      lines[filled[message]!] = this.line(chain[position]!);
+      filled[message] = filled[message]! + 1;
+    }
+    const byMessage = new MessageLines(starts.slice(0, messages + 1), lines);
+    for (let message = 0; message < messages; message++) {
+      const own = byMessage.of(message);
+      if (own.length > 1 && !ascending(own)) own.sort();
+    }
+    return { messages: byMessage, compactions, summaries, unknownTypes, inContext: (call) => call < inContext.length && inContext[call] === 1 };
   }
 }

@@ -16,9 +16,11 @@
 import type { AnyMessage, ContentBlock, Message, Usage } from '../session/model.js';
 import type { AnthropicUsage } from './anthropic-content.js';
 import { anthropicUsage } from './anthropic-content.js';
+import type { MessageLines } from './claude-code-chain.js';
 import type { BilledLine } from './claude-code-spend.js';
 import { mergeUsage } from './claude-code-spend.js';
 import { callKeyOf, nonZeroUsage } from './convert.js';
+import { grown } from './grown.js';
 
 /** A user or assistant line, parsed; its billing fields are the response's (claude-code-spend.ts). */
 export interface ChatLine extends BilledLine {
@@ -122,15 +124,19 @@ interface Side {
   readonly open: Map<string, Pending>;
 }
 
-/** Builds messages in file order as lines arrive, handing each to `keep` once it is settled. */
+const FIRST_CAPACITY = 1024;
+
+/**
+ * Builds messages in file order as lines arrive, handing each to `keep` once it is settled. What
+ * `keep` returned is kept in the order handed over, with the lines each was built from in two
+ * columns (message `m`'s are `lines[starts[m]]` up to `lines[starts[m + 1]]`): a map by first
+ * line and an array of lines for each split response were about 50 bytes a message.
+ */
 export class MessageAssembler {
-  /** What `keep` returned, by the message's first line: what the chain's plan picks from. */
-  readonly built = new Map<number, AnyMessage>();
-  /**
-   * The lines of each message built from more than one (a split response), by its first line;
-   * a message of one line has none here (most of them: no array of one line each to hold).
-   */
-  readonly lines = new Map<number, readonly number[]>();
+  private readonly built: AnyMessage[] = [];
+  private starts = new Int32Array(FIRST_CAPACITY);
+  private lines = new Int32Array(FIRST_CAPACITY);
+  private lineCount = 0;
   private readonly sides: readonly [Side, Side] = [
     { waiting: [], open: new Map() },
     { waiting: [], open: new Map() },
@@ -172,41 +178,69 @@ export class MessageAssembler {
     let settled = 0;
     while (settled < side.waiting.length && !side.waiting[settled]!.open) {
       const { draft, lines } = side.waiting[settled++]!;
-      this.built.set(lines[0]!, this.keep(toMessage(draft)));
-      // A copy: the array merges pushed to keeps spare room, held until the end of the file.
-      if (lines.length > 1) this.lines.set(lines[0]!, lines.slice());
+      const message = this.built.push(this.keep(toMessage(draft))) - 1;
+      if (message + 1 >= this.starts.length) this.starts = grown(this.starts, 2 * this.starts.length);
+      if (this.lineCount + lines.length > this.lines.length) this.lines = grown(this.lines, Math.max(2 * this.lines.length, this.lineCount + lines.length));
+      this.lines.set(lines, this.lineCount);
+      this.lineCount += lines.length;
+      this.starts[message + 1] = this.lineCount;
     }
     if (settled > 0) side.waiting.splice(0, settled);
   }
-}
 
-function sameLines(a: readonly number[], b: readonly number[]): boolean {
-  return a.length === b.length && a.every((line, index) => line === b[index]);
-}
-
-/**
- * The session's messages from those built while reading, given the chain's plan (the lines of
- * each message, in session order); null when one was built from other lines than planned.
- */
-export function pickBuilt(plan: readonly (readonly number[])[], assembler: MessageAssembler): AnyMessage[] | null {
-  const messages: AnyMessage[] = [];
-  for (const lines of plan) {
-    const first = lines[0]!;
-    const message = assembler.built.get(first);
-    if (!message) return null;
-    const builtFrom = assembler.lines.get(first);
-    if (builtFrom ? !sameLines(builtFrom, lines) : lines.length !== 1) return null;
-    messages.push(message);
+  /**
+   * The session's messages from those built while reading, given the chain's plan (the lines of
+   * each message, in session order); null when one was built from other lines than planned.
+   * The plan mostly follows the order they were built in (a chain runs down the file); a message
+   * found elsewhere is looked up by its first line.
+   */
+  pick(plan: MessageLines): AnyMessage[] | null {
+    const messages: AnyMessage[] = [];
+    let atLine: Int32Array | null = null;
+    let next = 0;
+    for (let planned = 0; planned < plan.count; planned++) {
+      const first = plan.first(planned);
+      let message = next < this.built.length && this.firstLine(next) === first ? next : -1;
+      if (message < 0) {
+        atLine ??= this.byFirstLine();
+        message = first < atLine.length ? atLine[first]! : -1;
+        if (message < 0) return null;
+      }
+      if (!sameLines(this.lines.subarray(this.starts[message]!, this.starts[message + 1]!), plan.of(planned))) return null;
+      messages.push(this.built[message]!);
+      next = message + 1;
+    }
+    return messages;
   }
-  return messages;
+
+  private firstLine(message: number): number {
+    return this.lines[this.starts[message]!]!;
+  }
+
+  /** Each message by its first line (-1 where none starts). */
+  private byFirstLine(): Int32Array {
+    let last = 0;
+    for (let message = 0; message < this.built.length; message++) last = Math.max(last, this.firstLine(message));
+    const atLine = new Int32Array(last + 1).fill(-1);
+    for (let message = 0; message < this.built.length; message++) atLine[this.firstLine(message)] = message;
+    return atLine;
+  }
+}
+
+function sameLines(a: Int32Array, b: Int32Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let index = 0; index < a.length; index++) if (a[index] !== b[index]) return false;
+  return true;
 }
 
 /** The plan's messages from its lines parsed again (`chats` by line number), merged in plan order. */
-export function rebuildMessages(plan: readonly (readonly number[])[], chats: ReadonlyMap<number, ChatLine>): Message[] {
-  return plan.map((lines) => {
-    const [first, ...rest] = lines;
+export function rebuildMessages(plan: MessageLines, chats: ReadonlyMap<number, ChatLine>): Message[] {
+  const messages: Message[] = [];
+  for (let planned = 0; planned < plan.count; planned++) {
+    const [first, ...rest] = plan.of(planned);
     const draft = newDraft(chats.get(first!)!, first!);
     for (const line of rest) mergeInto(draft, chats.get(line)!);
-    return toMessage(draft);
-  });
+    messages.push(toMessage(draft));
+  }
+  return messages;
 }

@@ -14,7 +14,9 @@ import { z } from '../lazy-zod.js';
 import type { OffContextCall, SpendCause } from '../session/model.js';
 import type { AnthropicUsage } from './anthropic-content.js';
 import { anthropicUsage, anthropicUsageSchema } from './anthropic-content.js';
+import type { CallKeys } from './claude-code-call-keys.js';
 import { callKeyOf, nonZeroUsage } from './convert.js';
+import { grown } from './grown.js';
 
 export const SYNTHETIC_MODEL = '<synthetic>';
 
@@ -48,13 +50,18 @@ export interface ResponseUsage {
   model: string | null;
 }
 
+/** Whether a later line's usage replaces the one kept, whose output count is `keptOutput` (0 without usage). */
+function replacesUsage(keptOutput: number, next: BilledLine): boolean {
+  return !!next.usage && (next.final || (next.usage.output_tokens ?? 0) >= keptOutput);
+}
+
 /**
  * A later line of the same response: its usage replaces the one kept unless that one is final
  * (the final output count wins over partial ones, a larger partial over a smaller one).
  */
 export function mergeUsage(kept: ResponseUsage, next: BilledLine): void {
   if (kept.final) return;
-  if (next.usage && (next.final || (next.usage.output_tokens ?? 0) >= (kept.usage?.output_tokens ?? 0))) kept.usage = next.usage;
+  if (replacesUsage(kept.usage?.output_tokens ?? 0, next)) kept.usage = next.usage;
   kept.final = next.final;
   kept.model ??= next.model;
 }
@@ -103,71 +110,152 @@ export interface CallSite {
   readonly sidechain: boolean;
 }
 
-/** A call kept until the end of the file: its site's fields in it (one object a call, not two). */
-interface Call extends ResponseUsage, CallSite {
-  readonly timestamp: string | null;
-  readonly responseKey: string | null;
-  readonly copied: boolean;
-}
+const SIDECHAIN = 1;
+const FINAL = 2;
+const COPIED = 4;
+const USAGE = 8;
+const ONE_HOUR = 16;
+/** The call has a response key (else its key is its file and line). */
+const RESPONSE = 32;
+
+/** The counts kept of a call's usage: what `anthropicUsage` gives (the one-hour part 0 when it gives none). */
+const INPUT = 0;
+const OUTPUT = 1;
+const CACHE_READ = 2;
+const CACHE_WRITE = 3;
+const CACHE_WRITE_1H = 4;
+const COUNTS = 5;
+
+const FIRST_CAPACITY = 1024;
 
 /**
- * A line's usage as a call keeps it to the end of the file: the four counts and the one-hour
- * part, all `anthropicUsage` reads (it gives the same Usage back). The parsed object also holds
- * the 5m/1h split as a second object, `service_tier` and whatever else the line carries: about
- * 100 bytes more a call, for every call of a long session.
+ * Every billed call met while reading a session and its subagents, once each (by its number in
+ * the read's CallKeys), in the order first met. A call is a slot in columns, not an object: a
+ * 1 GB session has about 50,000, each an object, its usage as a second one and an entry in a map
+ * of its own (about 200 bytes); here about 70 bytes (the usage as the five numbers
+ * `anthropicUsage` reads, which give the same Usage back; the model by its number in a list).
  */
-function keptUsage(usage: AnthropicUsage): AnthropicUsage {
-  const { input, output, cacheRead, cacheWrite, cacheWrite1h } = anthropicUsage(usage);
-  const counts = { input_tokens: input, output_tokens: output, cache_read_input_tokens: cacheRead, cache_creation_input_tokens: cacheWrite };
-  return cacheWrite1h === undefined ? counts : { ...counts, cache_creation: { ephemeral_1h_input_tokens: cacheWrite1h } };
-}
-
-/** Every billed call met while reading a session and its subagents, once each. */
 export class SessionSpend {
-  private readonly calls = new Map<string, Call>();
+  private count = 0;
+  /** Each call's slot + 1 by its key's number (0: none yet). */
+  private slotOfKey = new Int32Array(FIRST_CAPACITY);
+  private keyAt = new Int32Array(FIRST_CAPACITY);
+  private lineAt = new Int32Array(FIRST_CAPACITY);
+  /** The call's file and cause, by its place in `sites`. */
+  private siteAt = new Int32Array(FIRST_CAPACITY);
+  private flagsAt = new Uint8Array(FIRST_CAPACITY);
+  /** The model by its place in `models`, or -1 for none. */
+  private modelAt = new Int32Array(FIRST_CAPACITY);
+  private counts = new Float64Array(COUNTS * FIRST_CAPACITY);
+  private readonly timestamps: (string | null)[] = [];
+  private readonly sites: { readonly file: string; readonly cause: SpendCause | null }[] = [];
+  private readonly models: string[] = [];
+  private readonly modelIds = new Map<string, number>();
+
+  constructor(private readonly keys: CallKeys) {}
 
   add(billed: BilledLine, site: CallSite): void {
-    const key = callKey(billed.responseKey, site.file, site.line);
-    const known = this.calls.get(key);
-    if (known) {
-      mergeUsage(known, billed);
-      if (known.usage === billed.usage && billed.usage) known.usage = keptUsage(billed.usage);
-    } else {
-      this.calls.set(key, {
-        file: site.file,
-        line: site.line,
-        cause: site.cause,
-        sidechain: site.sidechain,
-        usage: billed.usage && keptUsage(billed.usage),
-        final: billed.final,
-        model: billed.model,
-        timestamp: billed.timestamp,
-        responseKey: billed.responseKey,
-        copied: billed.copiedFrom !== null,
-      });
+    const key = this.keys.add(callKey(billed.responseKey, site.file, site.line));
+    if (key >= this.slotOfKey.length) this.slotOfKey = grown(this.slotOfKey, Math.max(2 * this.slotOfKey.length, key + 1));
+    const known = this.slotOfKey[key]! - 1;
+    if (known >= 0) this.merge(known, billed);
+    else this.slotOfKey[key] = this.newCall(key, billed, site) + 1;
+  }
+
+  private newCall(key: number, billed: BilledLine, site: CallSite): number {
+    const slot = this.count++;
+    if (slot === this.keyAt.length) {
+      const length = 2 * slot;
+      this.keyAt = grown(this.keyAt, length);
+      this.lineAt = grown(this.lineAt, length);
+      this.siteAt = grown(this.siteAt, length);
+      this.flagsAt = grown(this.flagsAt, length);
+      this.modelAt = grown(this.modelAt, length);
+      this.counts = grown(this.counts, COUNTS * length);
     }
+    this.keyAt[slot] = key;
+    this.lineAt[slot] = site.line;
+    this.siteAt[slot] = this.siteOf(site);
+    this.flagsAt[slot] = (site.sidechain ? SIDECHAIN : 0) | (billed.final ? FINAL : 0) | (billed.copiedFrom !== null ? COPIED : 0) | (billed.responseKey !== null ? RESPONSE : 0);
+    this.modelAt[slot] = this.modelOf(billed.model);
+    this.timestamps.push(billed.timestamp);
+    if (billed.usage) this.setUsage(slot, billed.usage);
+    return slot;
+  }
+
+  /** A later line of the call: mergeUsage's rule, on the columns. */
+  private merge(slot: number, billed: BilledLine): void {
+    const flags = this.flagsAt[slot]!;
+    if ((flags & FINAL) !== 0) return;
+    if (replacesUsage((flags & USAGE) !== 0 ? this.counts[COUNTS * slot + OUTPUT]! : 0, billed)) this.setUsage(slot, billed.usage!);
+    this.flagsAt[slot] = billed.final ? this.flagsAt[slot]! | FINAL : this.flagsAt[slot]! & ~FINAL;
+    if (this.modelAt[slot] === -1) this.modelAt[slot] = this.modelOf(billed.model);
+  }
+
+  private setUsage(slot: number, usage: AnthropicUsage): void {
+    const { input, output, cacheRead, cacheWrite, cacheWrite1h } = anthropicUsage(usage);
+    const at = COUNTS * slot;
+    this.counts[at + INPUT] = input;
+    this.counts[at + OUTPUT] = output;
+    this.counts[at + CACHE_READ] = cacheRead;
+    this.counts[at + CACHE_WRITE] = cacheWrite;
+    this.counts[at + CACHE_WRITE_1H] = cacheWrite1h ?? 0;
+    this.flagsAt[slot] = ((this.flagsAt[slot]! | USAGE) & ~ONE_HOUR) | (cacheWrite1h !== undefined ? ONE_HOUR : 0);
+  }
+
+  /** The usage a call keeps, as the line would have given it: the four counts and the one-hour part. */
+  private keptUsage(slot: number): AnthropicUsage {
+    const at = COUNTS * slot;
+    const counts = {
+      input_tokens: this.counts[at + INPUT]!,
+      output_tokens: this.counts[at + OUTPUT]!,
+      cache_read_input_tokens: this.counts[at + CACHE_READ]!,
+      cache_creation_input_tokens: this.counts[at + CACHE_WRITE]!,
+    };
+    return (this.flagsAt[slot]! & ONE_HOUR) === 0 ? counts : { ...counts, cache_creation: { ephemeral_1h_input_tokens: this.counts[at + CACHE_WRITE_1H]! } };
+  }
+
+  private siteOf({ file, cause }: CallSite): number {
+    const last = this.sites.length - 1;
+    if (last >= 0 && this.sites[last]!.file === file && this.sites[last]!.cause === cause) return last;
+    return this.sites.push({ file, cause }) - 1;
+  }
+
+  private modelOf(model: string | null): number {
+    if (model === null) return -1;
+    let id = this.modelIds.get(model);
+    if (id === undefined) {
+      id = this.models.push(model) - 1;
+      this.modelIds.set(model, id);
+    }
+    return id;
   }
 
   /**
-   * The calls that are not messages of the context (`inContext`, by callKey), with their cause:
-   * a subagent transcript's own, else `ownCause` of the line's side in the session's file. Copies
-   * of another session's calls are left out: that session was billed for them.
+   * The calls that are not messages of the context (`inContext`, by their key's number), with
+   * their cause: a subagent transcript's own, else `ownCause` of the line's side in the session's
+   * file. Copies of another session's calls are left out: that session was billed for them.
    */
-  offContext(inContext: ReadonlySet<string>, ownCause: (sidechain: boolean) => SpendCause): OffContextCall[] {
+  offContext(inContext: (key: number) => boolean, ownCause: (sidechain: boolean) => SpendCause): OffContextCall[] {
     const off: OffContextCall[] = [];
-    for (const [key, call] of this.calls) {
-      if (inContext.has(key) || !call.usage || call.copied) continue;
-      const usage = nonZeroUsage(anthropicUsage(call.usage));
+    for (let slot = 0; slot < this.count; slot++) {
+      const flags = this.flagsAt[slot]!;
+      const key = this.keyAt[slot]!;
+      if (inContext(key) || (flags & USAGE) === 0 || (flags & COPIED) !== 0) continue;
+      const usage = nonZeroUsage(anthropicUsage(this.keptUsage(slot)));
       if (!usage) continue;
-      const { file, line, cause, sidechain } = call;
+      const { file, cause } = this.sites[this.siteAt[slot]!]!;
+      const modelId = this.modelAt[slot]!;
+      const model = modelId < 0 ? null : this.models[modelId]!;
+      const timestamp = this.timestamps[slot]!;
       off.push({
-        cause: cause ?? ownCause(sidechain),
+        cause: cause ?? ownCause((flags & SIDECHAIN) !== 0),
         usage,
         file,
-        line,
-        ...(call.model ? { model: call.model } : {}),
-        ...(call.timestamp ? { timestamp: call.timestamp } : {}),
-        ...(call.responseKey !== null ? { callKey: callKeyOf(call.responseKey, call.timestamp) } : {}),
+        line: this.lineAt[slot]!,
+        ...(model ? { model } : {}),
+        ...(timestamp ? { timestamp } : {}),
+        ...((flags & RESPONSE) !== 0 ? { callKey: callKeyOf(this.keys.key(key), timestamp) } : {}),
       });
     }
     return off;

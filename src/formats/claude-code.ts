@@ -30,8 +30,9 @@ import { z } from '../lazy-zod.js';
 import { InputError } from '../errors.js';
 import type { AnyMessage, ContentBlock, Diagnostic, Message, RecordedCompaction, Session } from '../session/model.js';
 import { anthropicBlocks, anthropicContentSchema, anthropicUsageSchema, isNullishBoolean, isNullishString, isPlainContent, isPlainRecord, isPlainUsage, unknownTypesWarning } from './anthropic-content.js';
+import { CallKeys } from './claude-code-call-keys.js';
 import type { ChatLine } from './claude-code-messages.js';
-import { MessageAssembler, pickBuilt, rebuildMessages } from './claude-code-messages.js';
+import { MessageAssembler, rebuildMessages } from './claude-code-messages.js';
 import type { BilledLine } from './claude-code-spend.js';
 import { billedRecord, forkedFromSchema, responseKeyOf, SessionSpend, SYNTHETIC_MODEL } from './claude-code-spend.js';
 import { subagentTranscriptsOf, transcriptCause } from './claude-code-subagents.js';
@@ -187,11 +188,12 @@ function cutterFor(options: ReadOptions | undefined): LineCutter {
  */
 async function readLines(
   file: string,
+  keys: CallKeys,
   spend: SessionSpend,
   cutter: LineCutter,
   onChat: (parsed: ParsedChat, line: number) => void,
 ): Promise<{ lines: ChainLines; warnings: Diagnostic[] }> {
-  const lines = new ChainLines();
+  const lines = new ChainLines(keys);
   const linkWarnings: Diagnostic[] = [];
   let mainChat = false;
   const warnings = await forEachJsonLine(
@@ -262,7 +264,7 @@ function summaryText(blocks: readonly ContentBlock[]): string {
 
 /** The planned messages parsed again, when those built while reading do not fit the chain. */
 async function rebuild(file: string, plan: Plan, cutter: LineCutter): Promise<Message[]> {
-  const wanted = new Set(plan.messages.flat());
+  const wanted = new Set(plan.messages.all());
   const chats = new Map<number, ChatLine>();
   await forEachJsonLine(
     file,
@@ -302,24 +304,46 @@ async function readTranscriptSpend(path: string, spend: SessionSpend): Promise<D
   return warnings;
 }
 
+/**
+ * The index of the message with each of `ids` (the ids are unique), from one pass over the
+ * messages: a table of every message's id (about 100,000 in a 1 GB session) cost 10 MB or more
+ * while the whole read was still held, for the few heads of preserved segments it was asked for.
+ */
+function indexesOf(ids: readonly string[], messages: readonly AnyMessage[]): ReadonlyMap<string, number> {
+  const found = new Map<string, number>();
+  if (ids.length === 0) return found;
+  const wanted = new Set(ids);
+  for (let index = 0; index < messages.length && found.size < wanted.size; index++) {
+    const { id } = messages[index]!;
+    if (wanted.has(id)) found.set(id, index);
+  }
+  return found;
+}
+
 export async function readClaudeCode(file: string, options?: ReadOptions): Promise<Session<AnyMessage>> {
   const assembler = new MessageAssembler(options?.keep);
-  const spend = new SessionSpend();
+  const keys = new CallKeys();
+  const spend = new SessionSpend(keys);
   const cutter = cutterFor(options);
-  const { lines, warnings } = await readLines(file, spend, cutter, ({ chat, sidechain }, line) => {
+  const { lines, warnings } = await readLines(file, keys, spend, cutter, ({ chat, sidechain }, line) => {
     if (chat.model !== SYNTHETIC_MODEL) assembler.add(chat, line, sidechain);
   });
   assembler.finish();
   const chain = lines.currentChain(file, warnings);
   const plan = lines.plan(chain.chain, file);
-  const built = pickBuilt(plan.messages, assembler);
-  // Built messages already went through `keep`; rebuilt ones go through it here.
-  const messages = built ? withUniqueIds(built) : keepEach(withUniqueIds(await rebuild(file, plan, cutter)), options);
-  const indexById = new Map(messages.map((message, index) => [message.id, index]));
+  const built = assembler.pick(plan.messages);
+  // Built messages already went through `keep`; rebuilt ones go through it here. Ids the chain
+  // knows to be unique need no table of them to be checked (100,000 in a 1 GB session).
+  const unique = <M extends AnyMessage>(messages: M[]): M[] => (lines.uniqueIds ? messages : withUniqueIds(messages));
+  const messages = built ? unique(built) : keepEach(unique(await rebuild(file, plan, cutter)), options);
+  const preservedAt = indexesOf(
+    plan.compactions.flatMap(({ boundary }) => boundary?.preservedHead ?? []),
+    messages,
+  );
   const recordedCompactions: RecordedCompaction[] = plan.compactions.map(({ boundary, atIndex, line }) => {
     // Newer versions keep a preserved segment from before the boundary in the new context.
     const head = boundary?.preservedHead;
-    const preserved = head === undefined ? undefined : indexById.get(head);
+    const preserved = head === undefined ? undefined : preservedAt.get(head);
     const preTokens = boundary?.preTokens;
     return {
       firstKeptIndex: preserved !== undefined && preserved < atIndex ? preserved : atIndex,
@@ -334,7 +358,7 @@ export async function readClaudeCode(file: string, options?: ReadOptions): Promi
   if (unknown) warnings.push({ file, message: unknown });
   for (const transcript of subagentTranscriptsOf(file)) warnings.push(...(await readTranscriptSpend(transcript, spend)));
   // Calls on the other side of the file than the conversation are its subagents'.
-  const offContext = spend.offContext(plan.calls, (sidechain) => (sidechain === chain.sidechain ? 'abandoned-branch' : 'subagent'));
+  const offContext = spend.offContext(plan.inContext, (sidechain) => (sidechain === chain.sidechain ? 'abandoned-branch' : 'subagent'));
   const model = lastModel(messages);
   return {
     path: file,

@@ -60,6 +60,11 @@ export class UuidTable {
     return this.entries + this.others.size;
   }
 
+  /** How many keys are not uuids in their usual spelling. */
+  get otherKeys(): number {
+    return this.others.size;
+  }
+
   get(key: string): number | undefined {
     if (!uuidWords(key, this.key)) return this.others.get(key);
     const entry = this.find();
