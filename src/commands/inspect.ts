@@ -5,8 +5,6 @@
  */
 import type { CommandModule } from 'yargs';
 import { stablePrefixTokens } from '../replay/cache.js';
-import type { CostSplit } from '../cost/billing.js';
-import { addCost, ZERO_COST } from '../cost/billing.js';
 import type { Ledger, Ledgers } from '../ledgers/ledgers.js';
 import { spendCallKeys, withCallsBilledElsewhere } from '../ledgers/ledgers.js';
 import type { Breach } from '../gates/check.js';
@@ -79,8 +77,8 @@ interface Inspection {
   readonly turns: readonly TurnUsage[];
   readonly growth: GrowthReport;
   readonly pricing: Pricing;
-  /** Per turn (the context's calls), each null when a call of it has no price. */
-  readonly turnCosts: readonly (CostSplit | null)[];
+  /** Per turn (the context's calls), its cost in dollars; null when a call of it has no price. */
+  readonly turnCosts: readonly (number | null)[];
   readonly ledgers: Ledgers;
   readonly overhead: number;
   readonly breaches: readonly Breach[];
@@ -176,7 +174,7 @@ function inspectJson(path: string, inspection: Inspection, top: number) {
         estimated: turn.estimated,
         aborted: turn.aborted,
         ...turnGrowthJson(growth.turns[i]),
-        cost_usd: turnCosts[i]?.total ?? null,
+        cost_usd: turnCosts[i] ?? null,
         over_trigger: overTrigger(turn.baselineInputTokens, inspection.policy),
       };
     }),
@@ -243,14 +241,14 @@ async function pricedTurns(
   calls: readonly ProviderCall[],
   groups: readonly Turn[],
   options: InspectOptions,
-): Promise<{ pricing: Pricing; ledgers: Ledgers; turnCosts: (CostSplit | null)[]; spend: SessionSpend }> {
+): Promise<{ pricing: Pricing; ledgers: Ledgers; turnCosts: (number | null)[]; spend: SessionSpend }> {
   // Each call's turn by its message's index. A turn's calls are in `calls` order, the order
-  // priceSession hands them over, so each turn's sum adds its costs as sumCosts would.
+  // priceSession hands them over, so each turn's sum adds its costs' totals as sumCosts would.
   const turnAt = new Int32Array(session.messages.length).fill(-1);
   groups.forEach((turn, position) => {
     for (const call of turn.calls) turnAt[call.index] = position;
   });
-  const turnCosts: (CostSplit | null)[] = groups.map(() => ZERO_COST);
+  const turnCosts: (number | null)[] = groups.map(() => 0);
   const spend = new SpendByDay(session);
   const { pricing, ledgers } = await priceSession(
     session,
@@ -261,7 +259,7 @@ async function pricedTurns(
       const position = call.index === null ? -1 : (turnAt[call.index] ?? -1);
       if (position < 0) return;
       const sum = turnCosts[position]!;
-      turnCosts[position] = sum === null || cost === null ? null : addCost(sum, cost);
+      turnCosts[position] = sum === null || cost === null ? null : sum + cost.total;
     },
   );
   return { pricing, ledgers, turnCosts, spend: spend.spend() };

@@ -7,7 +7,7 @@
 import type { Argv } from 'yargs';
 import type { CostSplit } from '../cost/billing.js';
 import type { BilledCall, Ledgers } from '../ledgers/ledgers.js';
-import { billedCost, eachBilledCall, LedgersSum } from '../ledgers/ledgers.js';
+import { billedCost, billedModels, eachBilledCall, LedgersSum } from '../ledgers/ledgers.js';
 import { DEFAULT_CONTEXT_LIMIT } from '../compaction/policy.js';
 import { UsageError } from '../errors.js';
 import type { CatalogModel, Rate, Rates } from '../pricing/catalog.js';
@@ -145,8 +145,7 @@ export async function priceSession(
   options: { readonly model: string | undefined; readonly overrides: PriceOverrides; readonly contextLimit: number | undefined },
   visit?: (call: BilledCall, cost: CostSplit | null) => void,
 ): Promise<PricedSession> {
-  const models = new Set<string | null>();
-  eachBilledCall(session, calls, options.model, (call) => models.add(call.model));
+  const models = billedModels(session, calls, options.model);
   const pricing = await resolvePricing(session, options.model, options.overrides, options.contextLimit, models);
   const rates = ratesFor(pricing);
   const ledgers = new LedgersSum();

@@ -84,6 +84,13 @@ class HeaviestOutputs {
   readonly kept: ToolOutput[] = [];
   constructor(private readonly limit: number) {}
 
+  /** Whether an output this heavy would be kept: one that would not is never built. */
+  takes(carried: number, tokens: number): boolean {
+    const last = this.kept.length < this.limit ? undefined : this.kept[this.limit - 1];
+    // heaviestFirst(last, output) > 0: it sorts before the last kept one.
+    return last === undefined || (carried - last.carried || tokens - last.tokens) > 0;
+  }
+
   offer(output: ToolOutput): void {
     const { kept } = this;
     // It goes after every kept output it does not sort before (a stable sort's place: it came last).
@@ -166,10 +173,13 @@ export function growthFromFacts(
         total.tokens += tokens;
         tools.set(tool, total);
         const callsAfter = calls.length - callsSeen;
-        const target = request ? (facts.targets.get(request.id) ?? '') : '';
-        const output = { turn: turn.turn, messageId: message.id, tool, target, tokens, callsAfter, carried: tokens * callsAfter };
-        if (heaviest) heaviest.offer(output);
-        else outputs.push(output);
+        const carried = tokens * callsAfter;
+        if (!heaviest || heaviest.takes(carried, tokens)) {
+          const target = request ? (facts.targets.get(request.id) ?? '') : '';
+          const output = { turn: turn.turn, messageId: message.id, tool, target, tokens, callsAfter, carried };
+          if (heaviest) heaviest.offer(output);
+          else outputs.push(output);
+        }
         const op = request ? classifyToolRequest(request) : null;
         if (op?.kind !== 'read') continue;
         for (const path of op.paths) {

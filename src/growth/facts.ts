@@ -7,7 +7,7 @@
  */
 import type { Message, ToolRequestBlock } from '../session/model.js';
 import type { TextCounter } from '../tokens/estimate.js';
-import { blockText, heuristicCounter } from '../tokens/estimate.js';
+import { blockText, CHARS_PER_TOKEN, heuristicCounter } from '../tokens/estimate.js';
 import { classifyToolRequest } from '../session/tool-files.js';
 
 /** Targets kept one copy of (the rest are kept as they come). */
@@ -59,13 +59,18 @@ export class GrowthFacts {
     this.textLengthsOnly = count === heuristicCounter;
   }
 
-  observe(message: Message): void {
+  /** `lengths`: each block's text length (read/index.ts MessageObserver), used when the count is chars/4. */
+  observe(message: Message, lengths?: readonly number[]): void {
     this.resultStarts.push(this.results.length);
+    const sized = this.textLengthsOnly ? lengths : undefined;
     let text = 0;
     let thinking = 0;
     let toolCalls = 0;
-    for (const block of message.content) {
-      const tokens = this.count(blockText(block));
+    const { content } = message;
+    for (let position = 0; position < content.length; position++) {
+      const block = content[position]!;
+      const length = sized?.[position];
+      const tokens = length === undefined ? this.count(blockText(block)) : Math.ceil(length / CHARS_PER_TOKEN);
       switch (block.type) {
         case 'text':
           text += tokens;

@@ -18,7 +18,7 @@ import type { Rates } from '../pricing/catalog.js';
 import type { AnyMessage, Session, SpendCause } from '../session/model.js';
 import type { ProviderCall } from '../tokens/provider-calls.js';
 import type { BilledTokens, CostSplit } from '../cost/billing.js';
-import { addCost, callCost, recordedTokens, usageTokens, ZERO_COST } from '../cost/billing.js';
+import { callCost, CostSum, recordedTokens, usageTokens, ZERO_COST } from '../cost/billing.js';
 
 /** Why a call is in one ledger and not the other: a spend cause (spend only), or `estimated` or `copied` (context only). */
 export type LedgerDifference = SpendCause | 'estimated' | 'copied';
@@ -101,6 +101,18 @@ export function eachBilledCall(session: Session<AnyMessage>, calls: readonly Pro
   }
 }
 
+/**
+ * The model each billed call is priced at, in eachBilledCall's order, without building the calls:
+ * a session's models are known before any call is priced.
+ */
+export function billedModels(session: Session<AnyMessage>, calls: readonly ProviderCall[], model: string | undefined): Set<string | null> {
+  const models = new Set<string | null>();
+  const named = (own: string | undefined) => model ?? own ?? session.model ?? null;
+  for (const call of calls) models.add(named(session.messages[call.index]?.model));
+  for (const call of session.offContext) models.add(named(call.model));
+  return models;
+}
+
 /** The price of a model's calls, or null when it has none. */
 export type RatesFor = (model: string | null) => Rates | null;
 
@@ -156,8 +168,10 @@ export class LedgerSum {
   private cacheWriteTokens = 0;
   private cacheWrite1hTokens = 0;
   private outputTokens = 0;
-  private cost: CostSplit | null = ZERO_COST;
-  private pricedCost: CostSplit = ZERO_COST;
+  /** The cost of every call so far, while each had a price (`priced` false from the first that had none: the cost is then unknown). */
+  private readonly cost = new CostSum();
+  private priced = true;
+  private readonly pricedCost = new CostSum();
   private unpricedRequests = 0;
   private readonly unpriced = new Set<string | null>();
 
@@ -172,8 +186,11 @@ export class LedgerSum {
     if (cost === null) {
       this.unpriced.add(call.model);
       this.unpricedRequests++;
-    } else this.pricedCost = addCost(this.pricedCost, cost);
-    this.cost = cost && this.cost && addCost(this.cost, cost);
+      this.priced = false;
+      return;
+    }
+    this.pricedCost.add(cost);
+    if (this.priced) this.cost.add(cost);
   }
 
   /** A whole ledger, as if its calls were added one by one. */
@@ -184,15 +201,17 @@ export class LedgerSum {
     this.cacheWriteTokens += ledger.cacheWriteTokens;
     this.cacheWrite1hTokens += ledger.cacheWrite1hTokens;
     this.outputTokens += ledger.outputTokens;
-    this.cost = ledger.cost && this.cost && addCost(this.cost, ledger.cost);
-    this.pricedCost = addCost(this.pricedCost, ledger.pricedCost);
+    if (ledger.cost === null) this.priced = false;
+    else if (this.priced) this.cost.add(ledger.cost);
+    this.pricedCost.add(ledger.pricedCost);
     this.unpricedRequests += ledger.unpricedRequests;
     for (const model of ledger.unpriced) this.unpriced.add(model);
   }
 
   ledger(): Ledger {
-    const { requests, inputTokens, cacheReadTokens, cacheWriteTokens, cacheWrite1hTokens, outputTokens, cost, pricedCost, unpricedRequests } = this;
-    return { requests, inputTokens, cacheReadTokens, cacheWriteTokens, cacheWrite1hTokens, outputTokens, cost, unpriced: [...this.unpriced], pricedCost, unpricedRequests };
+    const { requests, inputTokens, cacheReadTokens, cacheWriteTokens, cacheWrite1hTokens, outputTokens, unpricedRequests } = this;
+    const cost = this.priced ? this.cost.split() : null;
+    return { requests, inputTokens, cacheReadTokens, cacheWriteTokens, cacheWrite1hTokens, outputTokens, cost, unpriced: [...this.unpriced], pricedCost: this.pricedCost.split(), unpricedRequests };
   }
 }
 

@@ -93,11 +93,20 @@ export function sessionSpend(session: Session<AnyMessage>, billed: readonly Bill
   return sum.spend();
 }
 
+/** One day's and model's spend in a session, as it is summed. */
+interface SpendSum {
+  readonly day: string | null;
+  readonly model: string | null;
+  readonly sum: LedgerSum;
+}
+
 /** sessionSpend call by call (each with its cost, in billedCalls' order), so no list of them is held. */
 export class SpendByDay {
   private readonly started: string | null;
   private readonly project: string;
-  private readonly sums = new Map<string, { day: string | null; model: string | null; sum: LedgerSum }>();
+  private readonly sums = new Map<string, SpendSum>();
+  /** The sum the last call went to: a session's calls come in runs of one day and model. */
+  private last: SpendSum | null = null;
 
   constructor(session: Session<AnyMessage>) {
     this.started = startDay(session);
@@ -107,9 +116,14 @@ export class SpendByDay {
   add(call: BilledCall, cost: CostSplit | null): void {
     if (!isSpend(call)) return;
     const day = utcDay(call.timestamp) ?? this.started;
-    const key = JSON.stringify([day, call.model]);
-    let entry = this.sums.get(key);
-    if (!entry) this.sums.set(key, (entry = { day, model: call.model, sum: new LedgerSum() }));
+    let entry = this.last;
+    if (entry === null || entry.day !== day || entry.model !== call.model) {
+      const key = JSON.stringify([day, call.model]);
+      const known = this.sums.get(key);
+      entry = known ?? { day, model: call.model, sum: new LedgerSum() };
+      if (!known) this.sums.set(key, entry);
+      this.last = entry;
+    }
     entry.sum.add(call, cost);
   }
 

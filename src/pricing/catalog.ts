@@ -52,6 +52,13 @@ function rateOf(value: ModelPrice[string]): Rate | null {
 }
 
 /**
+ * Lookups whose answer is the same at any date, by name: a name the catalog does not match, or a
+ * model with one price list for all time. A batch looks its few models up once a session (the
+ * prices in force when it ran), and each lookup prices a call to find them (about 60 µs).
+ */
+const timelessLookups = new Map<string, CatalogModel | null>();
+
+/**
  * Looks a model name up as sessions record it (`claude-opus-4-1-20250805`, `gpt-5-codex`, or
  * `provider/model`). `at` picks the prices in force then (the catalog dates its price changes).
  * A provider that lists no cache prices bills cached tokens as plain input: OpenAI has no
@@ -59,6 +66,8 @@ function rateOf(value: ModelPrice[string]): Rate | null {
  * one-hour write price gets oneHourWriteRate.
  */
 export async function lookupModel(name: string, at?: Date): Promise<CatalogModel | null> {
+  const timeless = timelessLookups.get(name);
+  if (timeless !== undefined) return timeless;
   catalog ??= import('@pydantic/genai-prices');
   const { calcPrice } = await catalog;
   const slash = name.indexOf('/');
@@ -73,7 +82,7 @@ export async function lookupModel(name: string, at?: Date): Promise<CatalogModel
     if (!found) continue;
     const price = found.model_price;
     const input = rateOf(price['input_mtok']) ?? flatRate(0);
-    return {
+    const model: CatalogModel = {
       id: found.model.id,
       provider: found.provider.id,
       contextWindow: found.model.context_window ?? null,
@@ -85,6 +94,11 @@ export async function lookupModel(name: string, at?: Date): Promise<CatalogModel
         cacheWrite1h: rateOf(price['cache_write_1h_mtok']) ?? oneHourWriteRate(input),
       },
     };
+    // Prices listed without a date or time they apply from are the same at any date.
+    if (!Array.isArray(found.model.prices)) timelessLookups.set(name, model);
+    return model;
   }
+  // The catalog matches a name whatever the date.
+  timelessLookups.set(name, null);
   return null;
 }

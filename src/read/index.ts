@@ -29,7 +29,7 @@ import { allFull } from '../session/model.js';
 import { loadSidecar, sidecarPath } from '../sidecar/store.js';
 import { checkFreshness } from '../sidecar/staleness.js';
 import type { TextCounter } from '../tokens/estimate.js';
-import { estimateAll, estimateMessageTokens, heuristicCounter } from '../tokens/estimate.js';
+import { blockLengths, estimateAll, estimateFromLengths, estimateMessageTokens, heuristicCounter } from '../tokens/estimate.js';
 import type { SessionInput, SessionSource } from './input.js';
 import { sessionInput } from './input.js';
 import { slimmer } from './slim.js';
@@ -89,7 +89,11 @@ export type MessagesOf<Options extends LoadOptions> = Options extends { readonly
  * read drops it (inspect: growth attribution). Shown every message once, in session order.
  */
 export interface MessageObserver {
-  observe(message: Message): void;
+  /**
+   * `lengths`, when given: each block's text length (tokens/estimate.ts blockLengths), taken
+   * once for the message's estimate too (a tool call's arguments are serialized to size them).
+   */
+  observe(message: Message, lengths?: readonly number[]): void;
   /** True when `observe` reads nothing of text, thinking and tool output but its length (ReadOptions.textLengthsOnly). */
   readonly textLengthsOnly?: boolean;
   /**
@@ -146,12 +150,19 @@ async function readLean(
   const hash = hashAt !== null ? lazyCrypto().createHash('sha256') : null;
   let stillHashing = hash !== null;
   const slim = slimmer();
+  // With chars/4 estimates an observer is handed the block lengths the estimate was taken from.
+  const lengths: number[] | null = observer && count === heuristicCounter ? [] : null;
   const keep = (message: Message): AnyMessage => {
     const index = kept.length;
     const stored = slim(message);
     kept.push(stored);
-    keptTokens.push(estimateMessageTokens(message, count));
-    observer?.observe(message);
+    if (lengths) {
+      keptTokens.push(estimateFromLengths(message, blockLengths(message, lengths)));
+      observer!.observe(message, lengths);
+    } else {
+      keptTokens.push(estimateMessageTokens(message, count));
+      observer?.observe(message);
+    }
     if (hash && stillHashing) {
       if (message.id === hashAt) {
         digests.set(index, digestOf(hash.copy()));

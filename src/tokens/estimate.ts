@@ -33,6 +33,22 @@ export function messageChars(message: Message): number {
   return chars;
 }
 
+/**
+ * The length of each block's text (blockText), in block order, into `into` (emptied first): what
+ * chars/4 divides, taken once for a message's estimate and for a reader of each block's size.
+ */
+export function blockLengths(message: Message, into: number[]): number[] {
+  into.length = 0;
+  for (const block of message.content) into.push(blockText(block).length);
+  return into;
+}
+
+/** estimateMessageTokens by chars/4 from the message's blockLengths. */
+export function estimateFromLengths(message: Message, lengths: readonly number[]): number {
+  if (message.knownTokens !== undefined) return message.knownTokens;
+  return Math.ceil(sum(lengths) / CHARS_PER_TOKEN);
+}
+
 /** Estimated tokens of one message: all its blocks, counted together (or its known size). */
 export function estimateMessageTokens(message: Message, count: TextCounter = heuristicCounter): number {
   if (message.knownTokens !== undefined) return message.knownTokens;
