@@ -38,6 +38,7 @@ import { breachLine, gateLimits, requirePricesForCostGate, withGates } from './g
 import { billedOnce } from '../pipeline/billed-once.js';
 import type { Printed } from '../pipeline/output.js';
 import { printedJson } from '../pipeline/output.js';
+import { JsonList } from '../report/json-pieces.js';
 import type { SessionInput } from '../read/index.js';
 import { loadSession } from '../read/index.js';
 import type { CommonArgs, PolicyArgs } from './options.js';
@@ -164,7 +165,9 @@ function inspectJson(path: string, inspection: Inspection, top: number) {
     format: inspection.format,
     model: inspection.model,
     messages: inspection.messages,
-    turns: turns.map((turn, i) => {
+    // Each turn becomes its JSON object only as it is written (a long session has tens of thousands).
+    turns: new JsonList(Array.from(turns.keys()), (i) => {
+      const turn = turns[i]!;
       return {
         turn: turn.turn,
         baseline_input_tokens: turn.baselineInputTokens,

@@ -156,12 +156,12 @@ export function growthFromFacts(
     for (let index = start; index < end; index++) {
       const message = messages[index]!;
       while (callsSeen < calls.length && calls[callsSeen]!.index <= index) callsSeen++;
-      added[textKind(message.role)] += facts.text[index]!;
-      added.thinking += facts.thinking[index]!;
-      added.toolCalls += facts.toolCalls[index]!;
+      added[textKind(message.role)] += facts.text.at(index)!;
+      added.thinking += facts.thinking.at(index)!;
+      added.toolCalls += facts.toolCalls.at(index)!;
       for (const block of message.content) {
         if (block.type !== 'tool_result') continue;
-        const tokens = facts.results[resultsSeen++]!;
+        const tokens = facts.results.at(resultsSeen++)!;
         added.toolResults += tokens;
         const request = requests.get(block.tool_request_id);
         const tool = request?.name ?? '(unknown tool)';

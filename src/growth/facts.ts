@@ -9,6 +9,7 @@ import type { Message, ToolRequestBlock } from '../session/model.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import { blockText, CHARS_PER_TOKEN, heuristicCounter } from '../tokens/estimate.js';
 import { classifyToolRequest } from '../session/tool-files.js';
+import { CountColumn } from './count-column.js';
 
 /** Targets kept one copy of (the rest are kept as they come). */
 const DISTINCT_TARGETS = 10_000;
@@ -29,20 +30,20 @@ export function toolTarget(request: ToolRequestBlock | undefined): string {
 }
 
 /**
- * Growth facts of a session, message by message in session order (`observe`). Columns of plain
- * numbers rather than an object a message: a long session has hundreds of thousands.
+ * Growth facts of a session, message by message in session order (`observe`). Columns of whole
+ * numbers (CountColumn) rather than an object a message: a long session has hundreds of thousands.
  */
 export class GrowthFacts {
   /** Per message: tokens of its text blocks (user, assistant or system text, by its role). */
-  text: number[] = [];
+  text = new CountColumn();
   /** Per message: tokens of its thinking blocks. */
-  thinking: number[] = [];
+  thinking = new CountColumn();
   /** Per message: tokens of its tool calls (name + arguments). */
-  toolCalls: number[] = [];
+  toolCalls = new CountColumn();
   /** Per tool result block, in session and block order: its tokens. */
-  results: number[] = [];
+  results = new CountColumn();
   /** Per message: where its tool results start in `results` (for `select`). */
-  private resultStarts: number[] = [];
+  private resultStarts = new CountColumn();
   /** Tool call id → its target (toolTarget); a repeated id keeps the last call's, as lookups do. */
   readonly targets = new Map<string, string>();
   /**
@@ -101,16 +102,16 @@ export class GrowthFacts {
 
   select(order: readonly number[]): void {
     const starts = this.resultStarts;
-    const results: number[] = [];
-    const resultStarts: number[] = [];
+    const results = new CountColumn();
+    const resultStarts = new CountColumn();
     for (const index of order) {
       resultStarts.push(results.length);
-      const end = index + 1 < starts.length ? starts[index + 1]! : this.results.length;
-      for (let i = starts[index]!; i < end; i++) results.push(this.results[i]!);
+      const end = index + 1 < starts.length ? starts.at(index + 1)! : this.results.length;
+      for (let i = starts.at(index)!; i < end; i++) results.push(this.results.at(i)!);
     }
-    this.text = order.map((index) => this.text[index]!);
-    this.thinking = order.map((index) => this.thinking[index]!);
-    this.toolCalls = order.map((index) => this.toolCalls[index]!);
+    this.text = this.text.pick(order);
+    this.thinking = this.thinking.pick(order);
+    this.toolCalls = this.toolCalls.pick(order);
     this.results = results;
     this.resultStarts = resultStarts;
   }
