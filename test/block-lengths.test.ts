@@ -40,6 +40,6 @@ describe('block lengths taken once', () => {
       handed.observe(message, blockLengths(message, lengths));
     }
     expect(handed).toEqual(measured);
-    expect(handed.toolCalls[1]).toBeGreaterThan(0);
+    expect(handed.toolCalls.at(1)).toBeGreaterThan(0);
   });
 });
