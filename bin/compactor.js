@@ -1,5 +1,11 @@
 #!/usr/bin/env node
-// The command line as bundled by scripts/build-cli.js (one file and a few chunks, not ~75 modules).
-import { main } from '../dist/cli-bundle.js';
+'use strict';
+// The command line as bundled by scripts/build-cli.js, compiled with a V8 code cache (code-cache.js).
+const { join } = require('node:path');
+const { requireCached } = require('./code-cache.js');
 
-await main();
+/** Each command's runs share a cache; anything else (--version, --help, flags first) shares `other`. */
+const first = process.argv[2];
+const label = first !== undefined && /^[a-z]{1,16}$/.test(first) ? first : 'other';
+const isCommand = (cli) => label === 'other' || Object.hasOwn(cli.COMMANDS, label);
+requireCached(join(__dirname, '..', 'dist', 'cli-bundle.cjs'), label, isCommand).main();
