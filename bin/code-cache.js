@@ -1,6 +1,8 @@
 'use strict';
 /**
- * Runs a CommonJS file (the command line's bundle, scripts/build-cli.js) compiled with a V8 code
+ * Runs a CommonJS module (the command line's bundle, scripts/build-cli.js), whose file holds its
+ * body already wrapped as Node wraps one (`(function (exports, require, module, __filename,
+ * __dirname) {…})`: no copy of the text is made here), compiled with a V8 code
  * cache kept outside the user's tree: ${XDG_CACHE_HOME:-~/.cache}/session-compactor/code-cache/.
  * Node 20 parses and compiles the whole bundle at every start otherwise (ES modules, its
  * earlier form, cannot be given a cache at all before Node 22's module.enableCompileCache).
@@ -108,7 +110,7 @@ function requireCached(file, label, keep = () => true) {
   const key = folder === null ? '' : cacheKey(file);
   const cachePath = folder === null ? null : join(folder, `${pathHash(file)}-${label}.bin`);
   const cachedData = cachePath === null ? undefined : readCache(cachePath, key);
-  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData });
+  const script = new Script(source, { filename: file, cachedData });
   if (cachePath !== null && (cachedData === undefined || script.cachedDataRejected)) {
     // At exit the script holds every function this run compiled, not only its top level.
     process.once('exit', () => {
