@@ -84,10 +84,12 @@ function readCache(path, key) {
   return line.slice(0, space) === key && line.slice(space + 1) === checksum(data) ? data : undefined;
 }
 
-function writeCache(path, key, data) {
+/** `made()` gives the cache's bytes: asked for only once its folder exists (making one takes a while). */
+function writeCache(path, key, made) {
   const temporary = `${path}.${process.pid}.tmp`;
   try {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    const data = made();
     writeFileSync(temporary, Buffer.concat([header(key, data), data]), { mode: 0o600 });
     renameSync(temporary, path);
   } catch {
@@ -114,7 +116,7 @@ function requireCached(file, label, keep = () => true) {
   if (cachePath !== null && (cachedData === undefined || script.cachedDataRejected)) {
     // At exit the script holds every function this run compiled, not only its top level.
     process.once('exit', () => {
-      if (keep(module.exports)) writeCache(cachePath, key, script.createCachedData());
+      if (keep(module.exports)) writeCache(cachePath, key, () => script.createCachedData());
     });
   }
   const module = new Module(file, null);
