@@ -2,50 +2,34 @@
 /**
  * Runs a CommonJS module (the command line's bundle, scripts/build-cli.js), whose file holds its
  * body already wrapped as Node wraps one (`(function (exports, require, module, __filename,
- * __dirname) {…})`: no copy of the text is made here), compiled with a V8 code
- * cache kept outside the user's tree: ${XDG_CACHE_HOME:-~/.cache}/session-compactor/code-cache/.
+ * __dirname) {…})`: no copy of the text is made here), compiled with a V8 code cache.
  * Node 20 parses and compiles the whole bundle at every start otherwise (ES modules, its
  * earlier form, cannot be given a cache at all before Node 22's module.enableCompileCache).
- * Each command has a cache of its own, made by its first run once that run is over, so it holds
- * the functions that run compiled. The cache is only ever a shortcut: one that is missing,
- * unreadable, made by another Node or for another build of the file, or that V8 rejects, is
- * ignored (and rewritten); one that cannot be written is not written. A new cache is written to
- * a temporary name and renamed, so a run never reads half of one.
+ *
+ * The caches are made by the build, never by a user's run: a run writes nothing outside the
+ * tree it was given, not even a cache. They sit beside the bundle (dist/code-cache/<command>.bin),
+ * one per command, each made by a run of that command at its exit, so it holds the functions
+ * that run compiled. A cache is only ever a shortcut: one that is missing, unreadable, made by
+ * another Node or for another build of the bundle, damaged, or that V8 rejects is ignored and
+ * the bundle compiled from its text.
  */
-const { mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } = require('node:fs');
+const { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } = require('node:fs');
 const Module = require('node:module');
-const { homedir } = require('node:os');
-const { dirname, isAbsolute, join } = require('node:path');
+const { dirname, join } = require('node:path');
 const { Script } = require('node:vm');
 
-/** The cache folder; null when there is no home to put it in. XDG says a relative XDG_CACHE_HOME is ignored. */
-function cacheFolder() {
-  const xdg = process.env.XDG_CACHE_HOME;
-  if (xdg && isAbsolute(xdg)) return join(xdg, 'session-compactor', 'code-cache');
-  let home = '';
-  try {
-    home = homedir();
-  } catch {
-    return null;
-  }
-  return isAbsolute(home) ? join(home, '.cache', 'session-compactor', 'code-cache') : null;
-}
-
-/** A short name for the file's path (FNV-1a), so that each install has its own caches. */
-function pathHash(path) {
-  let hash = 0x811c9dc5;
-  for (let index = 0; index < path.length; index++) hash = Math.imul(hash ^ path.charCodeAt(index), 0x01000193) >>> 0;
-  return hash.toString(16).padStart(8, '0');
-}
+/** Set by scripts/build-cli.js alone, for the runs that make the caches. */
+const MAKING = process.env.COMPACTOR_MAKE_CODE_CACHE === '1';
 
 /**
- * What a cache was made for: the Node that made it and the file's path, size and modification
- * time (a build rewrites the file). V8 checks its own version and flags, and the source's
- * length, and rejects a cache that fails them.
+ * What a cache was made for: the Node that made it and the build of the bundle, whose last line
+ * the build writes as `// build <hash of the rest>`. V8 checks its own version and flags, and the
+ * source's length, and rejects a cache that fails them; a bundle of the same length is another
+ * build all the same.
  */
-function cacheKey(file) {
-  const { size, mtimeMs } = statSync(file);
-  return JSON.stringify([process.version, process.arch, file, size, mtimeMs]);
+function cacheKey(source) {
+  const build = /\/\/ build ([0-9a-f]+)\n?$/.exec(source.slice(-200));
+  return build === null ? null : JSON.stringify([process.version, process.arch, build[1]]);
 }
 
 /**
@@ -84,39 +68,39 @@ function readCache(path, key) {
   return line.slice(0, space) === key && line.slice(space + 1) === checksum(data) ? data : undefined;
 }
 
-/** `made()` gives the cache's bytes: asked for only once its folder exists (making one takes a while). */
-function writeCache(path, key, made) {
+/** Writes a cache through a temporary name and a rename, so that no run reads half of one. */
+function writeCache(path, key, data) {
   const temporary = `${path}.${process.pid}.tmp`;
   try {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    const data = made();
-    writeFileSync(temporary, Buffer.concat([header(key, data), data]), { mode: 0o600 });
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(temporary, Buffer.concat([header(key, data), data]));
     renameSync(temporary, path);
-  } catch {
+  } catch (error) {
     try {
       unlinkSync(temporary);
     } catch {
       // Nothing was written.
     }
+    throw error;
   }
 }
 
 /**
  * Runs `file` as a CommonJS module and returns its exports; `label` names the cache (one per
- * command: what a run compiles depends on the command). A new cache is written at exit only if
- * `keep(exports)` says so (not for a mistyped command, say).
+ * command: what a run compiles depends on the command). In the build's cache-making runs, the
+ * cache is written at exit if `keep(exports)` says so (not for a mistyped command, say).
  */
 function requireCached(file, label, keep = () => true) {
   const source = readFileSync(file, 'utf8');
-  const folder = cacheFolder();
-  const key = folder === null ? '' : cacheKey(file);
-  const cachePath = folder === null ? null : join(folder, `${pathHash(file)}-${label}.bin`);
-  const cachedData = cachePath === null ? undefined : readCache(cachePath, key);
+  const key = cacheKey(source);
+  const cachePath = join(dirname(file), 'code-cache', `${label}.bin`);
+  const cachedData = key === null || MAKING ? undefined : readCache(cachePath, key);
   const script = new Script(source, { filename: file, cachedData });
-  if (cachePath !== null && (cachedData === undefined || script.cachedDataRejected)) {
+  lastCache = cachedData === undefined ? 'none' : script.cachedDataRejected ? 'rejected' : 'used';
+  if (MAKING && key !== null) {
     // At exit the script holds every function this run compiled, not only its top level.
     process.once('exit', () => {
-      if (keep(module.exports)) writeCache(cachePath, key, () => script.createCachedData());
+      if (keep(module.exports)) writeCache(cachePath, key, script.createCachedData());
     });
   }
   const module = new Module(file, null);
@@ -128,4 +112,7 @@ function requireCached(file, label, keep = () => true) {
   return module.exports;
 }
 
-module.exports = { requireCached };
+/** What the last requireCached did with its cache: 'used', 'rejected' (by V8) or 'none' (none fit). */
+let lastCache = 'none';
+
+module.exports = { requireCached, lastCache: () => lastCache };

@@ -21,8 +21,11 @@
  * into which output file: test/startup-modules.test.ts reads it to tell what a command loaded.
  */
 import { build } from 'esbuild';
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -155,7 +158,48 @@ for (const { start, outputs, folder, bundled } of WORKER_STARTS) {
   }
 }
 
+// The bundle's last line names its build by a hash of the rest: bin/code-cache.js uses a cache
+// only with the build that made it (V8 itself checks no more than the text's length).
+const finished = readFileSync(CLI_BUNDLE, 'utf8');
+writeFileSync(CLI_BUNDLE, `${finished}\n// build ${createHash('sha256').update(finished).digest('hex').slice(0, 16)}\n`);
+
+/**
+ * The code caches (bin/code-cache.js), made here so that no user's run ever writes one: each
+ * command run once on a bundled fixture, in a run that writes nothing else, and its cache
+ * written at its exit with the functions that run compiled. `fork` writes a file and has none:
+ * it compiles from the text. Without the fixtures (an installed package) no cache is made.
+ */
+const CACHES = join(DIST, 'code-cache');
+rmSync(CACHES, { recursive: true, force: true });
+const SAMPLE = join(ROOT, 'fixtures', 'formats', 'claude-code.jsonl');
+const CACHE_RUNS = [
+  ['estimate', SAMPLE],
+  ['inspect', SAMPLE],
+  ['compact', '--dry-run', '--strategy', 'truncate', SAMPLE],
+  ['replay', '--strategy', 'truncate', SAMPLE],
+  ['context', SAMPLE],
+  ['audit', SAMPLE],
+  ['--help'],
+];
+if (existsSync(SAMPLE)) {
+  const home = mkdtempSync(join(tmpdir(), 'build-cli-'));
+  try {
+    for (const args of CACHE_RUNS) {
+      const run = spawnSync(process.execPath, [join(ROOT, 'bin', 'compactor.js'), ...args], {
+        cwd: home,
+        // No user's settings: an empty home and config folder.
+        env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: home, CI: 'true', NO_COLOR: '1', COMPACTOR_MAKE_CODE_CACHE: '1' },
+        encoding: 'utf8',
+      });
+      if (run.status !== 0) throw new Error(`build-cli: making the code cache, compactor ${args.join(' ')} exited ${run.status}: ${run.stderr}`);
+    }
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
 const outputs = { ...cli.metafile.outputs, ...worker.metafile.outputs };
 writeFileSync(join(DIST, 'cli-meta.json'), `${JSON.stringify({ outputs })}\n`);
 const files = readdirSync(CHUNKS).filter((name) => name.endsWith('.js')).length;
-process.stdout.write(`build-cli: dist/cli-bundle.cjs, dist/worker-bundle.js and ${files} chunks in ${relative(ROOT, CHUNKS)}/\n`);
+const caches = existsSync(CACHES) ? readdirSync(CACHES).length : 0;
+process.stdout.write(`build-cli: dist/cli-bundle.cjs, dist/worker-bundle.js, ${files} chunks in ${relative(ROOT, CHUNKS)}/ and ${caches} code caches\n`);
