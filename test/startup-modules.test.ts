@@ -1,18 +1,22 @@
 /**
- * Start-up loads only what the command line needs (README "Performance"): `--version` loads no
- * command and not yargs; a command loads its own module, not the others'; text output loads no
+ * Start-up loads only what the command line needs (README "Performance"): `--version` loads
+ * not even the bundle; a command loads its own module, not the others'; text output loads no
  * NDJSON writer and no progress bar in a pipe; a valid session loads no zod (its schemas' plain
  * checks accept it, src/lazy-zod.ts: zod is for the errors). Checked by what a child process has loaded (the
- * CommonJS cache and the ES modules a loader hook saw), never by timing. The command line is a
- * bundle (scripts/build-cli.js): a bundle file loaded counts as every module esbuild put in it.
+ * CommonJS cache and the ES modules a loader hook saw), never by timing. The command line is one
+ * CommonJS bundle (scripts/build-cli.js) in which esbuild wraps each module in a function run
+ * on its first import: a module of the bundle counts as loaded when V8's coverage of the child
+ * saw that function run.
  */
 import { execa } from 'execa';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { BIN, FIXTURES, ROOT } from './helpers/cli.js';
+
+const CLI_BUNDLE = 'dist/cli-bundle.cjs';
 
 /** esbuild's account of the CLI bundle (scripts/build-cli.js): which modules each output file holds. */
 function bundleInputs(): Map<string, string[]> {
@@ -20,10 +24,28 @@ function bundleInputs(): Map<string, string[]> {
   return new Map(Object.entries(meta.outputs).map(([output, { inputs }]) => [output, Object.keys(inputs)]));
 }
 
+/** The bundle's modules that esbuild wrapped in a function named by the module's path (`"dist/x.js"() {…}`). */
+function wrappedModules(): Set<string> {
+  const source = readFileSync(join(ROOT, CLI_BUNDLE), 'utf8');
+  return new Set([...source.matchAll(/^ {2}"((?:dist|node_modules)\/[^"]+)"\(/gm)].map((match) => match[1]!));
+}
+
+/** The names of the bundle's functions that ran, from the V8 coverage Node wrote into `folder`. */
+function bundleFunctionsRun(folder: string): Set<string> {
+  const url = pathToFileURL(join(ROOT, CLI_BUNDLE)).href;
+  const run = new Set<string>();
+  for (const file of readdirSync(folder)) {
+    const coverage = JSON.parse(readFileSync(join(folder, file), 'utf8')) as { result: { url: string; functions: { functionName: string; ranges: { count: number }[] }[] }[] };
+    for (const script of coverage.result.filter((entry) => entry.url === url)) {
+      for (const fn of script.functions) if (fn.ranges[0]!.count > 0) run.add(fn.functionName);
+    }
+  }
+  return run;
+}
+
 /**
  * Runs bin/compactor.js in a child and returns the files it loaded, relative to the repo: each
- * bundle file (dist/cli-bundle.js, dist/cli-chunks/…) followed by the dist/ modules and package
- * files it holds, and every node_modules file loaded from node_modules.
+ * file (bin/, dist/, node_modules/), and after the bundle the modules in it whose code ran.
  */
 async function loadedBy(argv: readonly string[]): Promise<string[]> {
   // The hook runs on the loaders' thread: it reports each ES module on stderr as it loads; the
@@ -36,27 +58,39 @@ async function loadedBy(argv: readonly string[]): Promise<string[]> {
     register(${JSON.stringify(hook)});
     process.on('exit', () => { for (const path of Object.keys(createRequire(${JSON.stringify(BIN)}).cache)) process.stderr.write('MODULE file://' + path + '\\n'); });
   `;
-  const result = await execa('node', ['--import', `data:text/javascript,${encodeURIComponent(setup)}`, BIN, ...argv], { cwd: ROOT, env: { CI: 'true', NO_COLOR: '1' }, reject: false });
-  const urls = String(result.stderr)
-    .split('\n')
-    .filter((line) => line.startsWith('MODULE '))
-    .map((line) => line.slice('MODULE '.length));
-  const root = pathToFileURL(ROOT).href + '/';
-  const inputs = bundleInputs();
-  return urls.map((url) => url.replace(root, '')).flatMap((file) => {
-    // A file of tsc's own output loaded directly means the command line is not the bundle.
-    if (file.startsWith('dist/') && !inputs.has(file)) throw new Error(`${file} is not part of the CLI bundle`);
-    return [file, ...(inputs.get(file) ?? [])];
-  });
+  const coverage = mkdtempSync(join(tmpdir(), 'startup-coverage-'));
+  try {
+    const result = await execa('node', ['--import', `data:text/javascript,${encodeURIComponent(setup)}`, BIN, ...argv], {
+      cwd: ROOT,
+      env: { CI: 'true', NO_COLOR: '1', NODE_V8_COVERAGE: coverage },
+      reject: false,
+    });
+    const urls = String(result.stderr)
+      .split('\n')
+      .filter((line) => line.startsWith('MODULE '))
+      .map((line) => line.slice('MODULE '.length));
+    const root = pathToFileURL(ROOT).href + '/';
+    const inputs = bundleInputs();
+    const wrapped = wrappedModules();
+    const run = bundleFunctionsRun(coverage);
+    return urls.map((url) => url.replace(root, '')).flatMap((file) => {
+      // A file of tsc's own output loaded directly means the command line is not the bundle.
+      if (file.startsWith('dist/') && !inputs.has(file) && file !== 'dist/cli-import.cjs') throw new Error(`${file} is not part of the CLI bundle`);
+      const modules = inputs.get(file) ?? [];
+      return [file, ...(file === CLI_BUNDLE ? modules.filter((module) => !wrapped.has(module) || run.has(module)) : modules)];
+    });
+  } finally {
+    rmSync(coverage, { recursive: true, force: true });
+  }
 }
 
 const matching = (files: readonly string[], pattern: RegExp) => files.filter((file) => pattern.test(file));
 
 describe('start-up loads what the command needs', () => {
-  it('--version: no command module, no yargs', async () => {
+  it('--version: not the bundle, so no command module and no yargs', async () => {
     const files = await loadedBy(['--version']);
-    expect(files).toContain('dist/cli-bundle.js');
-    expect(files).toContain('dist/cli.js');
+    expect(files).toContain('bin/compactor.js');
+    expect(files).not.toContain(CLI_BUNDLE);
     expect(matching(files, /dist\/commands\/(estimate|inspect|compact|replay|context|audit)\.js$/)).toEqual([]);
     expect(matching(files, /node_modules\/(yargs|zod|cli-progress|ndjson)\//)).toEqual([]);
   }, 60_000);
@@ -98,9 +132,9 @@ describe('start-up loads what the command needs', () => {
     const inputs = bundleInputs();
     expect(inputs.get('dist/worker-bundle.js')).toContain('dist/worker.js');
     const pools = [...inputs].filter(([, modules]) => modules.includes('dist/workers/pool.js')).map(([output]) => output);
-    expect(pools).toHaveLength(1);
-    const source = readFileSync(join(ROOT, pools[0]!), 'utf8');
-    expect(source).toContain('new URL("../worker-bundle.js", import.meta.url)');
-    expect(source).not.toContain('new URL("../worker.js", import.meta.url)');
+    expect(pools).toContain(CLI_BUNDLE);
+    const source = readFileSync(join(ROOT, CLI_BUNDLE), 'utf8');
+    expect(source).toContain('new URL("./worker-bundle.js", bundleUrl)');
+    expect(source).not.toContain('new URL("../worker.js"');
   });
 });
