@@ -8,6 +8,8 @@
  * the table answers exactly as a Map of the strings would. Keys are only added, never removed.
  */
 
+import { grown } from './grown.js';
+
 /** Each hex digit's value by its character code (lowercase only: 'A' and 'a' are other strings), else -1. */
 const HEX_VALUE = new Int8Array(128).fill(-1);
 for (let digit = 0; digit < 16; digit++) HEX_VALUE['0123456789abcdef'.charCodeAt(digit)] = digit;
@@ -117,12 +119,8 @@ export class UuidTable {
   }
 
   private growEntries(): void {
-    const words = new Int32Array(this.words.length * 2);
-    words.set(this.words);
-    this.words = words;
-    const values = new Int32Array(this.values.length * 2);
-    values.set(this.values);
-    this.values = values;
+    this.words = grown(this.words, this.words.length * 2);
+    this.values = grown(this.values, this.values.length * 2);
   }
 
   private growSlots(): void {

@@ -1,3 +1,5 @@
+import { grown } from '../formats/grown.js';
+
 /**
  * A column of token counts appended one at a time (growth facts, a few a message): 4 bytes a
  * count while every count is a 32-bit whole number, where a number[] grown by push takes 8 and
@@ -15,11 +17,7 @@ export class CountColumn {
   push(count: number): void {
     let values = this.values;
     if (values instanceof Int32Array && (count | 0) !== count) values = Float64Array.from(values);
-    if (this.size === values.length) {
-      const grown = values instanceof Int32Array ? new Int32Array(values.length * 2) : new Float64Array(values.length * 2);
-      grown.set(values);
-      values = grown;
-    }
+    if (this.size === values.length) values = grown(values, values.length * 2);
     values[this.size++] = count;
     this.values = values;
   }
