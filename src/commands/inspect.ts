@@ -166,8 +166,7 @@ function inspectJson(path: string, inspection: Inspection, top: number) {
     model: inspection.model,
     messages: inspection.messages,
     // Each turn becomes its JSON object only as it is written (a long session has tens of thousands).
-    turns: new JsonList(Array.from(turns.keys()), (i) => {
-      const turn = turns[i]!;
+    turns: new JsonList(turns, (turn, i) => {
       return {
         turn: turn.turn,
         baseline_input_tokens: turn.baselineInputTokens,

@@ -7,18 +7,18 @@
  */
 
 /**
- * A list whose items become JSON objects one at a time (`map`), for `jsonPieces`. To
- * `JSON.stringify` it is the mapped array (toJSON), so a record holding one serializes to the
- * same text either way.
+ * A list whose items become JSON objects one at a time (`map`, given each item and its index),
+ * for `jsonPieces`. To `JSON.stringify` it is the mapped array (toJSON), so a record holding one
+ * serializes to the same text either way.
  */
 export class JsonList<Item> {
   constructor(
     readonly items: readonly Item[],
-    readonly map: (item: Item) => unknown,
+    readonly map: (item: Item, index: number) => unknown,
   ) {}
 
   toJSON(): unknown[] {
-    return this.items.map((item) => this.map(item));
+    return this.items.map((item, index) => this.map(item, index));
   }
 }
 
@@ -59,7 +59,7 @@ function write(value: unknown, levels: number, out: Pieces): void {
   if (value instanceof JsonList) {
     out.add('[');
     value.items.forEach((item, i) => {
-      out.add(`${i > 0 ? ',' : ''}${JSON.stringify(value.map(item)) ?? 'null'}`);
+      out.add(`${i > 0 ? ',' : ''}${JSON.stringify(value.map(item, i)) ?? 'null'}`);
     });
     out.add(']');
     return;
