@@ -22,6 +22,7 @@ import type { InputError } from '../errors.js';
 import type { Diagnostic } from '../session/model.js';
 import type { CallKeys } from './claude-code-call-keys.js';
 import { callKey } from './claude-code-spend.js';
+import { sortUnlessOrdered } from './convert.js';
 import { grown } from './grown.js';
 import { UuidTable } from './uuid-table.js';
 
@@ -121,12 +122,6 @@ export interface Plan {
   readonly unknownTypes: readonly string[];
   /** Whether the call with this number (CallKeys) is one the messages stand for: the context's part of the spend. */
   readonly inContext: (call: number) => boolean;
-}
-
-/** Whether `list` is in ascending order. */
-function ascending(list: Int32Array): boolean {
-  for (let index = 1; index < list.length; index++) if (list[index - 1]! > list[index]!) return false;
-  return true;
 }
 
 /** The lines of a file that can be links of the chain, in file order (a line's index is its place here). */
@@ -499,7 +494,7 @@ export class ChainLines {
     const byMessage = new MessageLines(starts.slice(0, messages + 1), lines);
     for (let message = 0; message < messages; message++) {
       const own = byMessage.of(message);
-      if (own.length > 1 && !ascending(own)) own.sort();
+      sortUnlessOrdered(own, (a, b) => a - b);
     }
     return { messages: byMessage, compactions, summaries, unknownTypes, inContext: (call) => call < inContext.length && inContext[call] === 1 };
   }

@@ -36,11 +36,18 @@ export function callKeyOf(id: unknown, timestamp: unknown): string | undefined {
 }
 
 /** The id of a message that has none in its file: `L<line>` (plus a part for several per line). */
+/** An array or a typed array: what sortUnlessOrdered reads and sorts. */
+interface Sortable<T> {
+  readonly length: number;
+  readonly [index: number]: T;
+  sort(compare: (a: T, b: T) => number): unknown;
+}
+
 /**
  * Sorts `list` in place by `compare`, unless it is in order already: the readers' lists mostly
  * are (a file is written in order), and a sort allocates its work array even then.
  */
-export function sortUnlessOrdered<T>(list: T[], compare: (a: T, b: T) => number): void {
+export function sortUnlessOrdered<T>(list: Sortable<T>, compare: (a: T, b: T) => number): void {
   for (let index = 1; index < list.length; index++) {
     if (compare(list[index - 1]!, list[index]!) > 0) {
       list.sort(compare);
