@@ -27,6 +27,7 @@ export * from './tokens/provider-calls.js';
 export * from './compaction/policy.js';
 export { policyJson } from './config/policy.js';
 export * from './compaction/cut-point.js';
+export * from './compaction/cut-sites.js';
 export * from './compaction/file-ops.js';
 export * from './session/tool-files.js';
 export * from './compaction/serialize.js';

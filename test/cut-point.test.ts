@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { findCutPoint, isValidCutPoint, splitTurnStart } from '../src/compaction/cut-point.js';
+import { findCutPoint, splitTurnStart } from '../src/compaction/cut-point.js';
+import { isValidCutPoint } from '../src/compaction/cut-sites.js';
 import type { Message } from '../src/session/model.js';
 import { estimateAll, sum } from '../src/tokens/estimate.js';
 import { assistant, resetIds, toolCall, turn, user } from './support/sessions.js';

@@ -15,7 +15,8 @@ import { OPENCODE_PRUNE } from '../src/compaction/prune.js';
 import { replaySession } from '../src/replay/simulate.js';
 import type { CompactionSubject } from '../src/compaction/compact.js';
 import { runCompaction } from '../src/compaction/compact.js';
-import { findCutPoint, insideToolPairs } from '../src/compaction/cut-point.js';
+import { findCutPoint } from '../src/compaction/cut-point.js';
+import { CutSiteIndex, insideToolPairs, scannedCutSites } from '../src/compaction/cut-sites.js';
 import { toolRequestsById } from '../src/compaction/facts.js';
 import type { CompactionPolicy } from '../src/compaction/policy.js';
 import { SessionIndex } from '../src/compaction/session-index.js';
@@ -28,7 +29,7 @@ import type { CompactionStrategy, PruneStrategy, Strategy } from '../src/compact
 import { truncateStrategy } from '../src/strategies/truncate.js';
 import { estimateAll, estimateContextTokens, sum } from '../src/tokens/estimate.js';
 import { providerCalls } from '../src/tokens/provider-calls.js';
-import { RangeSums } from '../src/tokens/range-sums.js';
+import { RangeSums, scannedSums } from '../src/tokens/range-sums.js';
 
 const RUNS = 300;
 
@@ -128,12 +129,88 @@ describe('RangeSums', () => {
   });
 });
 
+describe('the searches of a cut', () => {
+  const counts = fc.array(fc.oneof(fc.constant(0), fc.nat({ max: 5 }), fc.nat({ max: 3_000 })), { maxLength: 60 });
+  const amount = fc.oneof(fc.nat({ max: 10_000 }), fc.double({ min: -5, max: 10_000, noNaN: true }), fc.constant(0));
+
+  it('reach back and forward exactly as the scans do, through point updates', () => {
+    fc.assert(
+      fc.property(counts, fc.array(fc.tuple(fc.nat(), fc.nat({ max: 3_000 })), { maxLength: 8 }), fc.array(fc.tuple(fc.nat(), fc.nat(), amount), { minLength: 1, maxLength: 20 }), (values, updates, asks) => {
+        const sums = new RangeSums(values);
+        const mirror = [...values];
+        const check = () => {
+          const scans = scannedSums(mirror);
+          for (const [a, b, wanted] of asks) {
+            const start = a % (mirror.length + 2);
+            const end = b % (mirror.length + 2);
+            expect(sums.reachBack(start, end, wanted)).toBe(scans.reachBack(start, end, wanted));
+            expect(sums.reachForward(start, end, wanted)).toBe(scans.reachForward(start, end, wanted));
+          }
+        };
+        check();
+        for (const [at, size] of updates) {
+          if (mirror.length === 0) break;
+          const index = at % mirror.length;
+          // A prune only takes a count down, never below zero.
+          const delta = -Math.min(size, mirror[index]!);
+          sums.add(index, delta);
+          mirror[index]! += delta;
+          check();
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('find the same cut sites indexed as scanned, under both rules', () => {
+    fc.assert(
+      fc.property(sessionArb, fc.nat(), fc.nat(), ({ messages }, a, b) => {
+        const index = new CutSiteIndex(messages);
+        for (const rule of ['conservative', 'tool-safe'] as const) {
+          const indexed = index.forRule(rule);
+          const scanned = scannedCutSites(messages, rule);
+          for (let at = -1; at <= messages.length; at++) {
+            const other = (a + b * at) % (messages.length + 2);
+            expect(indexed.latest(other - 1, at)).toBe(scanned.latest(other - 1, at));
+            expect(indexed.earliest(at, other)).toBe(scanned.earliest(at, other));
+            if (at >= 0 && at < messages.length) expect(indexed.inside(at)).toBe(scanned.inside(at));
+          }
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('give findCutPoint the cut the scans give, for every option', () => {
+    const options = fc.record({
+      keepRecentTokens: fc.nat({ max: 3_000 }),
+      force: fc.boolean(),
+      forcePastPreviousCut: fc.boolean(),
+      cutRule: fc.constantFrom('conservative' as const, 'tool-safe' as const),
+      minSummarizedTokens: fc.oneof(fc.constant(0), fc.nat({ max: 4_000 }), fc.double({ min: 0, max: 4_000, noNaN: true })),
+    });
+    fc.assert(
+      fc.property(sessionArb, options, fc.nat(), fc.nat(), fc.boolean(), ({ messages, tokens }, option, a, b, afterCompaction) => {
+        const index = new CutSiteIndex(messages);
+        const sums = new RangeSums(tokens);
+        const start = a % messages.length;
+        const end = start + 1 + (b % (messages.length - start));
+        const range = { start, end, afterCompaction };
+        expect(findCutPoint(messages, sums, option, range, index)).toEqual(findCutPoint(messages, tokens, option, range));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
 describe('SessionIndex and providerCalls', () => {
   it('answer, at every end, what the direct scans answer over the prefix', () => {
     fc.assert(
       fc.property(sessionArb, ({ messages, tokens, recorded }) => {
         const index = new SessionIndex(messages, new RangeSums(tokens));
-        expect(index.insidePairs).toEqual(insideToolPairs(messages));
+        const inside = insideToolPairs(messages);
+        const sites = index.cutSites.forRule('conservative');
+        expect(messages.map((_, at) => sites.inside(at))).toEqual(inside);
         const ids = [...toolRequestsById(messages).keys(), 'missing'];
         for (let end = 0; end <= messages.length; end++) {
           const prefix = messages.slice(0, end);
@@ -291,6 +368,37 @@ describe('replaySession reads', () => {
       expect(long.perMessage).toBeLessThan(30);
     });
   }
+});
+
+/**
+ * One prompt, then `loops` tool loops in a row, each call reporting a prompt over TIGHT's trigger
+ * and under its limit: every call asks for a compaction, and under the conservative rule no cut
+ * after the prompt is valid, so none is ever made.
+ */
+function oneLongTurn(loops: number): Message[] {
+  const steps: Step[] = [{ kind: 'user', chars: 200 }];
+  for (let k = 0; k < loops; k++) steps.push({ kind: 'tool', tool: k % TOOLS.length, path: k % 3, output: 1, reuseId: false, usage: 15_000 });
+  return buildMessages(steps);
+}
+
+describe('replaySession reads, when no cut is found', () => {
+  // Each attempt searched the span since the last cut for a valid one, which here is the whole
+  // session: 4x the session was about 4x the reads per message.
+  it('each message a bounded number of times, however long the turn', async () => {
+    const policy: ReplayPolicy = { ...customPolicy(TIGHT), check: 'every-call' };
+    const perMessage = async (loops: number) => {
+      const session = oneLongTurn(loops);
+      const messages = counted(session);
+      const result = await replaySession({ sessionName: 's', messages: messages.items, tokens: estimateAll(session), policy, strategy: truncateStrategy });
+      expect(result.totals.compactions).toBe(0);
+      expect(result.totals.requests).toBe(loops);
+      return messages.reads() / session.length;
+    };
+    const short = await perMessage(100);
+    const long = await perMessage(400);
+    expect(long).toBeLessThan(short * 1.1);
+    expect(long).toBeLessThan(30);
+  });
 });
 
 describe('dropped outputs of the simulated states', () => {

@@ -269,7 +269,7 @@ export async function runGuardedCompaction(
       const minSummarizedTokens = current.cut.tokensToSummarize + (after - ceiling);
       const cut =
         attempt < MAX_CUT_ATTEMPTS
-          ? findCutPoint(subject.messages, subject.tokens, { ...cutOptions, minSummarizedTokens }, range, options.index?.insidePairs)
+          ? findCutPoint(subject.messages, subject.tokens, { ...cutOptions, minSummarizedTokens }, range, options.index?.cutSites)
           : null;
       if (cut?.kind !== 'cut') return { kind: 'would-thrash', state, tokensBefore: before, tokensAfter: after };
       current = { ...current, cut };

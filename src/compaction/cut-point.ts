@@ -11,47 +11,13 @@
  * keeps fewer messages. What the trigger is and how much is needed are the callers' (policy.ts).
  */
 import type { AnyMessage } from '../session/model.js';
-import { hasToolRequests, isToolResultMessage, isTurnStart } from '../session/model.js';
-import { sum } from '../tokens/estimate.js';
+import { isToolResultMessage, isTurnStart } from '../session/model.js';
+import type { SpanSums } from '../tokens/range-sums.js';
+import { scannedSums } from '../tokens/range-sums.js';
+import type { CutSiteIndex, CutSites } from './cut-sites.js';
+import { isValidCutPoint, scannedCutSites } from './cut-sites.js';
 import type { CutRule } from './policy.js';
 import { FORCE_KEEP_MESSAGES, MIN_TURN_PREFIX_MESSAGES } from './policy.js';
-
-/**
- * For each index c, whether cutting at c would separate a tool request before c from its
- * result at c or later. The rules below assume results follow their request at once; real
- * transcripts also interleave (Codex runs calls in parallel, a provider-side tool sits between),
- * so every cut is checked against the actual pairs. A result answers the latest earlier request
- * with its id; requests without a result (interrupted calls) constrain nothing.
- */
-export function insideToolPairs(messages: readonly AnyMessage[]): boolean[] {
-  const depth = new Array<number>(messages.length + 1).fill(0);
-  const open = new Map<string, number>();
-  messages.forEach((message, index) => {
-    for (const block of message.content) {
-      if (block.type === 'tool_request') open.set(block.id, index);
-      if (block.type !== 'tool_result') continue;
-      const request = open.get(block.tool_request_id);
-      if (request === undefined || request === index) continue;
-      open.delete(block.tool_request_id);
-      // Cuts in (request, result] separate the pair.
-      depth[request + 1]!++;
-      depth[index + 1]!--;
-    }
-  });
-  const inside: boolean[] = [];
-  let level = 0;
-  for (let i = 0; i < messages.length; i++) {
-    level += depth[i]!;
-    inside.push(level > 0);
-  }
-  return inside;
-}
-
-export function isValidCutPoint(message: AnyMessage, rule: CutRule = 'conservative'): boolean {
-  if (message.role === 'user') return !isToolResultMessage(message);
-  if (message.role === 'assistant') return rule === 'tool-safe' || !hasToolRequests(message);
-  return false;
-}
 
 export interface CutRange {
   /** First message that may be summarized: 0, or the first kept message of a previous compaction. */
@@ -126,23 +92,27 @@ export interface CutOptions {
 }
 
 /**
- * Finds the cut for a keep budget over messages [range.start, range.end). `inside` is
- * insideToolPairs(messages), for a caller that cuts the same session many times (replay).
+ * Finds the cut for a keep budget over messages [range.start, range.end). `tokens`: each message's
+ * estimate, or sums over them (RangeSums); `index`: the session's cut sites. Both are for a caller
+ * that cuts the same session many times (replay); without them each search scans its span. Token
+ * counts are never negative: the span a cut summarizes only grows as the cut moves later.
  */
 export function findCutPoint(
   messages: readonly AnyMessage[],
-  tokens: readonly number[],
+  tokens: readonly number[] | SpanSums,
   options: CutOptions,
   range: CutRange = { start: 0, end: messages.length },
-  inside: readonly boolean[] = insideToolPairs(messages),
+  index?: CutSiteIndex,
 ): CutPoint {
   const { start, end } = range;
   const { keepRecentTokens, force = false, forcePastPreviousCut = false, cutRule = 'conservative' } = options;
   const needed = Math.max(0, options.minSummarizedTokens ?? 0);
-  const describe = (index: number, how: { forced?: boolean; pastKeepBudget?: boolean }) =>
-    describeCut(messages, tokens, start, end, index, how.forced ?? false, how.pastKeepBudget ?? false);
-  const walked = walkBack(messages, tokens, keepRecentTokens, start, end, cutRule, inside);
-  if (typeof walked === 'number' && sum(tokens, start, walked) >= needed) return describe(walked, {});
+  const sums = isCounts(tokens) ? scannedSums(tokens) : tokens;
+  const sites = index?.forRule(cutRule) ?? scannedCutSites(messages, cutRule);
+  const describe = (cut: number, how: { forced?: boolean; pastKeepBudget?: boolean }) =>
+    describeCut(messages, sums, start, end, cut, how.forced ?? false, how.pastKeepBudget ?? false);
+  const walked = walkBack(messages, sums, sites, keepRecentTokens, start, end, cutRule);
+  if (typeof walked === 'number' && sums.sum(start, walked) >= needed) return describe(walked, {});
   // After a compaction of ours force takes only the budget's cut, or a second `compact --force`
   // would summarize a little more each time it ran.
   const afterCompaction = range.afterCompaction ?? start > 0;
@@ -151,75 +121,57 @@ export function findCutPoint(
   // earliest cut there is. Both search forward from the start (the walk found no valid cut
   // between the start and the budget, or one that summarizes too little).
   if (needed === 0 && !forcing) return { kind: 'none', reason: walked as NoCutReason };
-  const later = earliestValidCut(messages, tokens, start, end, cutRule, inside, needed);
-  const last = forcing ? forcedCut(messages, start, end, inside) : undefined;
-  const lastFits = last !== undefined && sum(tokens, start, last) >= needed;
+  const later = earliestValidCut(sums, sites, start, end, needed);
+  const last = forcing ? forcedCut(messages, sites, start, end) : undefined;
+  const lastFits = last !== undefined && sums.sum(start, last) >= needed;
   // The last-messages fallback when it keeps more than the earliest valid cut (or there is none).
   if (lastFits && (later === undefined || last < later)) return describe(last, { forced: true });
   if (later !== undefined) return describe(later, forcing ? { forced: true } : { pastKeepBudget: true });
   if (needed === 0) return { kind: 'none', reason: walked as NoCutReason };
-  const anyCut = last !== undefined || hasValidCut(messages, start, end, cutRule, inside);
+  const anyCut = last !== undefined || sites.earliest(start + 1, end) >= 0;
   return { kind: 'none', reason: anyCut ? 'cannot-get-under' : 'no-valid-cut' };
 }
 
-/** The earliest rule-valid cut in (start, end) whose span [start, cut) holds at least `needed` tokens. */
-function earliestValidCut(
-  messages: readonly AnyMessage[],
-  tokens: readonly number[],
-  start: number,
-  end: number,
-  rule: CutRule,
-  inside: readonly boolean[],
-  needed: number,
-): number | undefined {
-  let summarized = tokens[start] ?? 0;
-  for (let j = start + 1; j < end; j++) {
-    if (summarized >= needed && isValidCutPoint(messages[j]!, rule) && !inside[j]) return j;
-    summarized += tokens[j] ?? 0;
-  }
-  return undefined;
+const isCounts = (tokens: readonly number[] | SpanSums): tokens is readonly number[] => Array.isArray(tokens);
+
+/** The earliest valid cut in (start, end) whose span [start, cut) holds at least `needed` tokens. */
+function earliestValidCut(sums: SpanSums, sites: CutSites, start: number, end: number, needed: number): number | undefined {
+  const cut = sites.earliest(sums.reachForward(start, end, needed), end);
+  return cut >= 0 ? cut : undefined;
 }
 
-function hasValidCut(messages: readonly AnyMessage[], start: number, end: number, rule: CutRule, inside: readonly boolean[]): boolean {
-  return earliestValidCut(messages, [], start, end, rule, inside, 0) !== undefined;
-}
 /** The rule-based walk. Returns the cut index, or why there is none. */
 function walkBack(
   messages: readonly AnyMessage[],
-  tokens: readonly number[],
+  sums: SpanSums,
+  sites: CutSites,
   keep: number,
   start: number,
   end: number,
   rule: CutRule,
-  inside: readonly boolean[],
 ): number | NoCutReason {
-  let kept = 0;
-  for (let i = end - 1; i >= start; i--) {
-    kept += tokens[i] ?? 0;
-    if (kept < keep) continue;
-    // Budget reached at i: keep i and everything after, moving back to a valid cut.
-    for (let j = i; j > start; j--) {
-      if (isValidCutPoint(messages[j]!, rule) && !inside[j]) return j;
-    }
-    if (i === start) return 'fits';
-    return start > 0 && isValidCutPoint(messages[start]!, rule) ? 'at-previous-cut' : 'no-valid-cut';
-  }
-  return 'fits';
+  // The budget is reached at i: keep i and everything after, moving back to a valid cut.
+  const reached = sums.reachBack(start, end, keep);
+  if (reached < start) return 'fits';
+  const cut = sites.latest(start, reached);
+  if (cut >= 0) return cut;
+  if (reached === start) return 'fits';
+  return start > 0 && isValidCutPoint(messages[start]!, rule) ? 'at-previous-cut' : 'no-valid-cut';
 }
 
 /**
  * The force fallback: all but the last 2 messages. We move back past tool results so the
  * forced cut still never separates a tool call from its result (a departure the README notes).
  */
-function forcedCut(messages: readonly AnyMessage[], start: number, end: number, inside: readonly boolean[]): number | undefined {
+function forcedCut(messages: readonly AnyMessage[], sites: CutSites, start: number, end: number): number | undefined {
   let index = end - FORCE_KEEP_MESSAGES;
-  while (index > start && (isToolResultMessage(messages[index]!) || inside[index])) index--;
+  while (index > start && (isToolResultMessage(messages[index]!) || sites.inside(index))) index--;
   return index > start ? index : undefined;
 }
 
 function describeCut(
   messages: readonly AnyMessage[],
-  tokens: readonly number[],
+  sums: SpanSums,
   start: number,
   end: number,
   index: number,
@@ -232,11 +184,10 @@ function describeCut(
     splitTurnStart: splitTurnStart(messages, start, index),
     forced,
     pastKeepBudget,
-    tokensToSummarize: sum(tokens, start, index),
-    tokensKept: sum(tokens, index, end),
+    tokensToSummarize: sums.sum(start, index),
+    tokensKept: sums.sum(index, end),
   };
 }
-
 /**
  * The split-turn rule: a cut that does not land on a turn start splits that turn. When the part of the
  * turn being summarized is long enough, it gets its own summary.

@@ -15,7 +15,7 @@ import { estimateContextTokens, reportsPrompt } from '../tokens/estimate.js';
 import { RangeSums } from '../tokens/range-sums.js';
 import type { ViewRepair } from '../session/view-repair.js';
 import { planViewRepair } from '../session/view-repair.js';
-import { insideToolPairs } from './cut-point.js';
+import { CutSiteIndex } from './cut-sites.js';
 
 /**
  * Where the calls with one id are: the index of the message holding it, or (an id used again,
@@ -37,7 +37,7 @@ function lastRequestIn(message: AnyMessage, id: string): ToolRequestBlock | unde
  * messages, so the type checker allows it only on `SessionIndex<Message>`.
  */
 export class SessionIndex<M extends AnyMessage = Message> {
-  private pairs: readonly boolean[] | null = null;
+  private sites: CutSiteIndex | null = null;
   private requests: Map<string, RequestsAt> | null = null;
   private lastReportedBefore: Int32Array | null = null;
   private hasher: ((end: number) => string) | null = null;
@@ -52,9 +52,9 @@ export class SessionIndex<M extends AnyMessage = Message> {
     this.lookups = { sum: (from, to) => tokens.sum(from, to), lastReported: (end) => this.lastReported(end) };
   }
 
-  /** insideToolPairs(messages). */
-  get insidePairs(): readonly boolean[] {
-    return (this.pairs ??= insideToolPairs(this.messages));
+  /** Where a cut may fall (cut-sites.ts), for every cut made in the session. */
+  get cutSites(): CutSiteIndex {
+    return (this.sites ??= new CutSiteIndex(this.messages));
   }
 
   /** planViewRepair(messages, from): replay asks for each compaction, and `from` changes only at the agent's own compactions. */

@@ -338,7 +338,7 @@ class Simulation {
     const tokensBefore = this.prompt(call);
     const forcePastPreviousCut = trigger === 'overflow';
     const minSummarizedTokens = tokensOverTrigger(tokensBefore, rules);
-    const cut = findCutPoint(messages, this.current.values, { ...rules, forcePastPreviousCut, minSummarizedTokens }, { start, end, afterCompaction: this.previous !== null }, this.index.insidePairs);
+    const cut = findCutPoint(messages, this.current, { ...rules, forcePastPreviousCut, minSummarizedTokens }, { start, end, afterCompaction: this.previous !== null }, this.index.cutSites);
     if (cut.kind === 'none') {
       return cut.reason === 'cannot-get-under' ? { refused: 'would-thrash', trigger, turn, tokensBefore, tokensAfter: null, summarizer: null } : null;
     }

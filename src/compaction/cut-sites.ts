@@ -1,0 +1,126 @@
+/**
+ * Where a cut may fall: the cut rules for one message, which messages sit inside a tool call's
+ * pair, and the searches a cut makes over them (the latest valid cut before a point, the earliest
+ * after one). One cut of a session scans for them (`scannedCutSites`); replay cuts the same
+ * session at every simulated compaction, and scanning the span since the last cut each time made
+ * it quadratic in the session's length, so a `CutSiteIndex` answers from two arrays a rule. Pure.
+ */
+import type { AnyMessage } from '../session/model.js';
+import { hasToolRequests, isToolResultMessage } from '../session/model.js';
+import type { CutRule } from './policy.js';
+
+/**
+ * For each index c, whether cutting at c would separate a tool request before c from its
+ * result at c or later. The rules below assume results follow their request at once; real
+ * transcripts also interleave (Codex runs calls in parallel, a provider-side tool sits between),
+ * so every cut is checked against the actual pairs. A result answers the latest earlier request
+ * with its id; requests without a result (interrupted calls) constrain nothing.
+ */
+export function insideToolPairs(messages: readonly AnyMessage[]): boolean[] {
+  const depth = new Array<number>(messages.length + 1).fill(0);
+  const open = new Map<string, number>();
+  messages.forEach((message, index) => {
+    for (const block of message.content) {
+      if (block.type === 'tool_request') open.set(block.id, index);
+      if (block.type !== 'tool_result') continue;
+      const request = open.get(block.tool_request_id);
+      if (request === undefined || request === index) continue;
+      open.delete(block.tool_request_id);
+      // Cuts in (request, result] separate the pair.
+      depth[request + 1]!++;
+      depth[index + 1]!--;
+    }
+  });
+  const inside: boolean[] = [];
+  let level = 0;
+  for (let i = 0; i < messages.length; i++) {
+    level += depth[i]!;
+    inside.push(level > 0);
+  }
+  return inside;
+}
+
+/** The cut rules for one message (tool pairs apart): a turn's start, or an assistant message without tool requests. */
+export function isValidCutPoint(message: AnyMessage, rule: CutRule = 'conservative'): boolean {
+  if (message.role === 'user') return !isToolResultMessage(message);
+  if (message.role === 'assistant') return rule === 'tool-safe' || !hasToolRequests(message);
+  return false;
+}
+
+/** The searches of one cut, under one rule. A valid cut is a valid cut point not inside a tool pair. */
+export interface CutSites {
+  /** Whether cutting at `index` separates a tool pair (insideToolPairs). */
+  inside(index: number): boolean;
+  /** The latest valid cut in (after, at], or -1. */
+  latest(after: number, at: number): number;
+  /** The earliest valid cut in [from, end), or -1. */
+  earliest(from: number, end: number): number;
+}
+
+/** CutSites by scanning the messages: each answer costs the distance it covers. */
+export function scannedCutSites(messages: readonly AnyMessage[], rule: CutRule, inside: readonly boolean[] = insideToolPairs(messages)): CutSites {
+  const valid = (index: number) => isValidCutPoint(messages[index]!, rule) && !inside[index];
+  return {
+    inside: (index) => inside[index] === true,
+    latest(after, at) {
+      for (let index = Math.min(at, messages.length - 1); index > Math.max(after, -1); index--) if (valid(index)) return index;
+      return -1;
+    },
+    earliest(from, end) {
+      for (let index = Math.max(from, 0); index < Math.min(end, messages.length); index++) if (valid(index)) return index;
+      return -1;
+    },
+  };
+}
+
+/**
+ * CutSites of one session for every cut made in it: per rule, for each index the latest valid cut
+ * at or before it and the earliest at or after it, made on the rule's first use (8 bytes a
+ * message a rule, where the pairs as booleans took 8 alone).
+ */
+export class CutSiteIndex {
+  private readonly pairs: Uint8Array;
+  private readonly rules = new Map<CutRule, CutSites>();
+
+  constructor(private readonly messages: readonly AnyMessage[]) {
+    this.pairs = Uint8Array.from(insideToolPairs(messages), Number);
+  }
+
+  /** The sites under `rule`. */
+  forRule(rule: CutRule): CutSites {
+    let sites = this.rules.get(rule);
+    if (sites === undefined) {
+      sites = this.build(rule);
+      this.rules.set(rule, sites);
+    }
+    return sites;
+  }
+
+  private build(rule: CutRule): CutSites {
+    const { messages, pairs } = this;
+    const count = messages.length;
+    const latestAt = new Int32Array(count);
+    const earliestAt = new Int32Array(count);
+    let latest = -1;
+    for (let index = 0; index < count; index++) {
+      if (isValidCutPoint(messages[index]!, rule) && pairs[index] === 0) latest = index;
+      latestAt[index] = latest;
+    }
+    let earliest = -1;
+    for (let index = count - 1; index >= 0; index--) {
+      if (latestAt[index] === index) earliest = index;
+      earliestAt[index] = earliest;
+    }
+    return {
+      inside: (index) => pairs[index] === 1,
+      latest(after, at) {
+        const found = at < 0 ? -1 : latestAt[Math.min(at, count - 1)]!;
+        return found > after ? found : -1;
+      },
+      earliest(from, end) {
+        const found = from >= count ? -1 : earliestAt[Math.max(from, 0)]!;
+        return found >= 0 && found < end ? found : -1;
+      },
+    };
+  }
+}
