@@ -7,8 +7,12 @@
 import { z } from '../lazy-zod.js';
 import { InputError } from '../errors.js';
 import type { AnyMessage, ContentBlock, Diagnostic, Message, Role, Session, Usage } from '../session/model.js';
+import { CanonicalMeasuringCutter } from './canonical-lengths.js';
 import { forEachJsonLine, isJsonObject, jsonKind } from './jsonl-lines.js';
 import type { FormatReader } from './reader.js';
+
+/** For a read that only measures text (ReadOptions.textLengthsOnly): long texts are sized from their bytes. */
+const MEASURED_TEXTS = new CanonicalMeasuringCutter();
 
 const blockSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text'), text: z.string() }),
@@ -197,7 +201,8 @@ export const canonicalReader: FormatReader = {
 
   async read(path, options) {
     const reader = new LineReader(path, options?.keep);
-    const readWarnings = await forEachJsonLine(path, (value, line) => reader.read(value, line));
+    const cutter = options?.textLengthsOnly === true && options.keep !== undefined ? MEASURED_TEXTS : undefined;
+    const readWarnings = await forEachJsonLine(path, (value, line) => reader.read(value, line), cutter);
     const warnings = [...readWarnings, ...reader.warnings].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
     const messages = reader.messages;
     const model = messages.find((message) => message.model)?.model;
