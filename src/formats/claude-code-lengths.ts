@@ -352,8 +352,8 @@ function mayHaveSpans(type: string | null): boolean {
 export class MeasuringCutter implements LineCutter {
   constructor(private readonly cutter: KeyCutter) {}
 
-  skip(bytes: Buffer): SkippedLine | null {
-    return this.cutter.skip(bytes);
+  skip(bytes: Buffer, utf8: boolean): SkippedLine | null {
+    return this.cutter.skip(bytes, utf8);
   }
 
   cut(bytes: Buffer, utf8: boolean): string | MeasuredCut | null {

@@ -156,11 +156,16 @@ function addBoundary(value: Record<string, unknown>, line: number, lines: ChainL
   });
 }
 
+/** The keys that link a line into the parent chain. */
+const LINK_KEYS = ['uuid', 'parentUuid', 'logicalParentUuid'] as const;
+
 /**
  * Top-level values this reader never reads, cut before parsing (json-cut.ts): the tool output's
  * duplicate, and the bodies of progress, attachment and file-history-snapshot lines. Lines that
  * carry no usage and no context and are no link of the chain (snapshots, queue operations,
  * summaries, last prompts without a uuid or parent) are not parsed at all: their bytes prove it.
+ * Nor are those that are links (progress lines, attachments): readLines reads nothing of them
+ * but their type and link keys, which are taken from their bytes when these can be followed.
  */
 const UNREAD_VALUES = new KeyCutter(
   {
@@ -171,6 +176,8 @@ const UNREAD_VALUES = new KeyCutter(
   },
   // parentUuid first: a linked line names it first, so a line that is no skip is known at once.
   { types: ['file-history-snapshot', 'queue-operation', 'summary', 'last-prompt', 'progress'], unlessKeys: ['parentUuid', 'uuid', 'logicalParentUuid'] },
+  // What readLines reads of a line that is neither a message nor a system line.
+  { types: ['progress', 'attachment', 'file-history-snapshot', 'queue-operation', 'summary', 'last-prompt'], keys: [...LINK_KEYS, 'isSidechain'] },
 );
 
 /** For a read that only measures text (ReadOptions.textLengthsOnly): long texts are sized from their bytes. */
@@ -222,9 +229,6 @@ async function readLines(
   );
   return { lines, warnings: [...warnings, ...linkWarnings] };
 }
-
-/** The keys that link a line into the parent chain. */
-const LINK_KEYS = ['uuid', 'parentUuid', 'logicalParentUuid'] as const;
 
 const stringOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
