@@ -135,7 +135,7 @@ describe('KeyCutter.skip: lines the reader reads nothing of, proven from their b
     expect(skip('{"type":"summary","summary":"cut off')).toBeNull();
     expect(skip('\ufeff{"type":"summary"}')).toBeNull();
     expect(skip('{"type":"assistant","message":{}}')).toBeNull();
-    expect(new KeyCutter({}).skip(Buffer.from('{"type":"summary"}'))).toBeNull();
+    expect(new KeyCutter({}).skip(Buffer.from('{"type":"summary"}'), true)).toBeNull();
   });
 
   it('reads a Claude Code session the same with its skippable lines as without them, tricky lines included', async () => {
