@@ -222,10 +222,10 @@ describe('the Claude Code reader, measuring or decoding', () => {
     expect(cutter.cut(Buffer.from(`{"type":"user","uuid":"u","message":{"role":"user","cont\\u0065nt":"${long}"}}`), true)).toBeNull();
     expect(cutter.cut(Buffer.from(`{"type":"user","message":{"content":"${long}"},"message":{"content":"x"}}`), true)).toBeNull();
     expect(cutter.cut(Buffer.from(`{"type":"user","uuid":"u","message":{"role":"user","content": "${long}"}}`), true)).toBeNull();
-    // An assistant line keeps its text; only its thinking's signature goes.
+    // An assistant line is parsed whole, its thinking's signature too: walking it to cut the signature cost more than parsing it.
     const assistant = `{"type":"assistant","message":{"content":[{"type":"thinking","thinking":"${long}","signature":"${long}"},{"type":"text","text":"${long}"}]}}`;
-    expect(cutter.cut(Buffer.from(assistant), true)).toMatchObject({ text: assistant.replace(`"signature":"${long}"`, '"signature":""') });
-    expect(cutter.cut(Buffer.from(assistant.replace(`"signature":"${long}`, `"signature":"${long}\\x`)), true)).toBeNull();
+    expect(cutter.cut(Buffer.from(assistant), true)).toBeNull();
+    expect(cutter.cut(Buffer.from(`{"parentUuid":null,"message":{"type":"message","content":[{"type":"thinking","thinking":"${long}","signature":"${long}"}]},"type":"assistant"}`), true)).toBeNull();
   });
 });
 

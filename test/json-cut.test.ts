@@ -106,7 +106,7 @@ describe('KeyCutter', () => {
 
 describe('KeyCutter.skip: lines the reader reads nothing of, proven from their bytes', () => {
   const skipper = new KeyCutter({}, { types: ['queue-operation', 'summary', 'progress', 'file-history-snapshot'], unlessKeys: ['uuid', 'parentUuid', 'logicalParentUuid'] });
-  const skip = (line: string) => skipper.skip(Buffer.from(line));
+  const skip = (line: string) => skipper.skip(Buffer.from(line), true);
 
   it('skips a line of a skipped type, its type key first or not, with escaped quotes in its values', () => {
     expect(skip('{"type":"queue-operation","operation":"enqueue","content":"say \\"hi\\" {]"}')).toEqual({ type: 'queue-operation' });
@@ -135,7 +135,7 @@ describe('KeyCutter.skip: lines the reader reads nothing of, proven from their b
     expect(skip('{"type":"summary","summary":"cut off')).toBeNull();
     expect(skip('\ufeff{"type":"summary"}')).toBeNull();
     expect(skip('{"type":"assistant","message":{}}')).toBeNull();
-    expect(new KeyCutter({}).skip(Buffer.from('{"type":"summary"}'))).toBeNull();
+    expect(new KeyCutter({}).skip(Buffer.from('{"type":"summary"}'), true)).toBeNull();
   });
 
   it('reads a Claude Code session the same with its skippable lines as without them, tricky lines included', async () => {
@@ -185,6 +185,90 @@ describe('KeyCutter.skip: lines the reader reads nothing of, proven from their b
       expect((await readSession(file, 'claude-code')).messages).toHaveLength(1);
       writeFileSync(file, `${first}\n{"type":"queue-operation","uuid":"q","content":"x",}\n`);
       await expect(readSession(file, 'claude-code')).rejects.toBeInstanceOf(InputError);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('KeyCutter.links: link lines read from their bytes, as JSON.parse would give their type and links', () => {
+  const cutter = new KeyCutter({}, undefined, { types: ['progress', 'attachment'], keys: ['uuid', 'parentUuid', 'logicalParentUuid', 'isSidechain'] });
+  const links = (line: string, utf8 = true) => cutter.skip(Buffer.from(line), utf8);
+  /** What a reader reads of the parsed line: its type and the link keys it has. */
+  const parsedLinks = (line: string) => {
+    const value = JSON.parse(line) as Record<string, unknown>;
+    return Object.fromEntries(['type', 'uuid', 'parentUuid', 'logicalParentUuid', 'isSidechain'].filter((key) => key in value).map((key) => [key, value[key]]));
+  };
+
+  it('takes the type and the link keys of the top-level object, whatever the other values hold', () => {
+    const lines = [
+      '{"parentUuid":"a","isSidechain":false,"type":"progress","data":{"type":"hook_progress","uuid":"nested","parentUuid":"x"},"toolUseID":"t","uuid":"b","timestamp":"2025"}',
+      '{"parentUuid":null,"isSidechain":true,"type":"attachment","attachment":{"content":"say \\"}\\" [{"},"uuid":"c"}\r',
+      '{"type":"progress","uuid":"u","n":-1.5e3,"ok":true,"none":null,"list":[1,"]",{"a":[]}],"empty":{}}',
+      // A key written twice: JSON.parse keeps the last, and so does this.
+      '{"type":"progress","uuid":"first","isSidechain":true,"uuid":"second","isSidechain":false}',
+      // A link that is no string (the reader warns of it) but a boolean or null.
+      '{"type":"progress","uuid":true,"parentUuid":null,"logicalParentUuid":false}',
+      '{"type":"progress","uuid":"é → ├──"}',
+    ];
+    for (const line of lines) expect(links(line)).toEqual(parsedLinks(line));
+  });
+
+  it('leaves to JSON.parse a line it cannot follow, a link it cannot take, another top-level type', () => {
+    const parsed = [
+      '{"type":"progress","uuid":"a\\u0062"}',
+      '{"type":"progress","uuid":1}',
+      '{"type":"progress","uuid":["a"]}',
+      '{"type":"progress","uuid":{"a":1}}',
+      '{"type":"progress","uuid":"a\tb"}',
+      '{"type":"progress", "uuid":"a"}',
+      '{"type":"progress","uuid" :"a"}',
+      '{"type":"progress","uu\\u0069d":"a"}',
+      '{"type":"progress","uuid":"a"} x',
+      '{"type":"progress","uuid":"a"',
+      '{"type":"progress","uuid":"a","data":{"x":"unterminated}',
+      '{"type":"progress","uuid":"a",}',
+      '{"type":"progress","type":"user","uuid":"a"}',
+      '{"data":{"type":"progress"},"uuid":"a"}',
+      '{"data":{"type":"progress"},"type":"system","uuid":"a"}',
+      '{}',
+    ];
+    for (const line of parsed) expect(links(line), line).toBeNull();
+    // Not valid UTF-8: decoded (with replacements) and parsed, not read from the bytes.
+    expect(links('{"type":"progress","uuid":"a"}', false)).toBeNull();
+    // A cutter given no link types reads every line.
+    expect(new KeyCutter({}).skip(Buffer.from('{"type":"progress","uuid":"a"}'), true)).toBeNull();
+  });
+
+  it('reads a Claude Code session the same from the link lines\' bytes as parsed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'compactor-links-'));
+    try {
+      const base = { sessionId: 's', isSidechain: false, userType: 'external' };
+      const user = { ...base, type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'hi' } };
+      const progress = { ...base, type: 'progress', uuid: 'p1', parentUuid: 'u1', data: { type: 'hook_progress', uuid: 'nested', parentUuid: 'zz' } };
+      const attachment = { ...base, type: 'attachment', uuid: 'p2', parentUuid: 'p1', attachment: { type: 'file', content: 'x' } };
+      // A link of a kind the reader warns of: a number where a uuid goes.
+      const odd = { ...base, type: 'progress', uuid: 'p3', parentUuid: 'p2', logicalParentUuid: 7, data: {} };
+      const assistant = {
+        ...base,
+        uuid: 'a1',
+        parentUuid: 'p3',
+        requestId: 'r1',
+        message: { id: 'm1', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn', usage: { input_tokens: 10, output_tokens: 5 } },
+        type: 'assistant',
+      };
+      const lines = [user, progress, attachment, odd, assistant].map((line) => JSON.stringify(line));
+      const bytes = join(dir, 'bytes.jsonl');
+      // The same lines written with a space after each colon: no line can be followed from its bytes, all are parsed.
+      const spaced = join(dir, 'spaced.jsonl');
+      writeFileSync(bytes, `${lines.join('\n')}\n`);
+      writeFileSync(spaced, `${lines.map((line) => JSON.stringify(JSON.parse(line), null, 1).replace(/\n */g, '')).join('\n')}\n`);
+      const read = await readSession(bytes, 'claude-code');
+      const reference = await readSession(spaced, 'claude-code');
+      expect(read.messages).toEqual(reference.messages);
+      expect(read.warnings).toEqual(reference.warnings.map((warning) => ({ ...warning, file: bytes })));
+      expect(read.messages.map((message) => message.id)).toEqual(['u1', 'a1']);
+      expect(read.warnings.map((warning) => warning.message)).toEqual(['logicalParentUuid: expected a string, got a number; the line is not linked into the conversation']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -14,7 +14,7 @@
  * proof from its bytes. Which keys and lines a format may lose is its reader's call; parsing and
  * error messages are jsonl-lines.ts's.
  */
-import { CLOSE_BRACE, CLOSE_BRACKET, COMMA, lastSignificant, nestedValueEnd, OPEN_BRACE, OPEN_BRACKET, QUOTE, stringEnd } from './json-bytes.js';
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, lastSignificant, nestedValueEnd, OPEN_BRACE, OPEN_BRACKET, QUOTE, SPACE, stringEnd } from './json-bytes.js';
 
 /**
  * How many containers are opened between `from` and `to` and not closed (strings skipped), or
@@ -38,10 +38,39 @@ function netDepth(bytes: Buffer, from: number, to: number): number {
 
 /**
  * What a skipped line stands for: the reader is handed `{ type }` instead of the parsed line (the
- * line's own type, and nothing else, which is all a reader that skips it reads of it).
+ * line's own type, and nothing else, which is all a reader that skips it reads of it), or for a
+ * line read for its links (`KeyCutter` `links`) the type and those keys' values as JSON.parse
+ * would give them.
  */
 export interface SkippedLine {
   readonly type: string;
+  readonly [link: string]: string | boolean | null;
+}
+
+/** The value of a link key taken from the bytes: a string without escapes, null, true or false; undefined: anything else. */
+function linkValue(bytes: Buffer, from: number, to: number): string | boolean | null | undefined {
+  const first = bytes[from];
+  if (first === QUOTE) {
+    // Raw control characters (JSON.parse refuses them) and escapes (decoding's business) are left to the parse.
+    for (let at = from + 1; at < to - 1; at++) if (bytes[at]! < SPACE || bytes[at] === BACKSLASH) return undefined;
+    return bytes.toString('utf8', from + 1, to - 1);
+  }
+  const length = to - from;
+  if (length === 4 && first === 0x6e && bytes[from + 1] === 0x75 && bytes[from + 2] === 0x6c && bytes[from + 3] === 0x6c) return null;
+  if (length === 4 && first === 0x74 && bytes[from + 1] === 0x72 && bytes[from + 2] === 0x75 && bytes[from + 3] === 0x65) return true;
+  if (length === 5 && first === 0x66 && bytes[from + 1] === 0x61 && bytes[from + 2] === 0x6c && bytes[from + 3] === 0x73 && bytes[from + 4] === 0x65) return false;
+  return undefined;
+}
+
+/** Index of the name bytes [from, to) spell among `names`, or -1. */
+function nameIndex(bytes: Buffer, from: number, to: number, names: readonly Buffer[]): number {
+  next: for (let index = 0; index < names.length; index++) {
+    const name = names[index]!;
+    if (name.length !== to - from) continue;
+    for (let at = 0; at < name.length; at++) if (bytes[from + at] !== name[at]) continue next;
+    return index;
+  }
+  return -1;
 }
 
 /**
@@ -55,8 +84,8 @@ export interface MeasuredCut {
 
 /** What jsonl-lines.ts asks of a reader's cutter, line by line. */
 export interface LineCutter {
-  /** The stand-in for a line the reader reads nothing of but its type, or null to read it. */
-  skip(bytes: Buffer): SkippedLine | null;
+  /** The stand-in for a line the reader reads nothing of but its type (and links), or null to read it; `utf8`: the line is valid UTF-8. */
+  skip(bytes: Buffer, utf8: boolean): SkippedLine | null;
   /** The text to parse instead of the whole line, or null to parse it whole; `utf8`: the line is valid UTF-8. */
   cut(bytes: Buffer, utf8: boolean): string | MeasuredCut | null;
 }
@@ -82,16 +111,30 @@ export class KeyCutter implements LineCutter {
   private readonly skipped: ReadonlyMap<string, SkippedLine>;
   /** Keys whose presence anywhere in a line keeps it from being skipped (as `"key"`). */
   private readonly keepers: readonly Buffer[];
+  /** Line types read for their links only; `type` and the link keys, as bytes and as names (`links`). */
+  private readonly linkTypes: ReadonlySet<string>;
+  private readonly linkNames: readonly string[];
+  private readonly linkBytes: readonly Buffer[];
 
   /**
    * `skip`: line types the reader reads nothing of but their type, as long as none of the
    * `unlessKeys` is on the line (e.g. the keys that would link it into a chain). Such a line is
-   * not decoded or parsed at all (see `skip`).
+   * not decoded or parsed at all (see `skip`). `links`: line types the reader reads nothing of
+   * but their type and the link `keys` (those of a chain: a progress line's uuid and parent); a
+   * line of such a type that is not skipped is not parsed either when its top-level keys can be
+   * followed from its bytes (see `links`).
    */
-  constructor(keyByType: Readonly<Record<string, string>>, skip: { readonly types: readonly string[]; readonly unlessKeys: readonly string[] } = { types: [], unlessKeys: [] }) {
+  constructor(
+    keyByType: Readonly<Record<string, string>>,
+    skip: { readonly types: readonly string[]; readonly unlessKeys: readonly string[] } = { types: [], unlessKeys: [] },
+    links: { readonly types: readonly string[]; readonly keys: readonly string[] } = { types: [], keys: [] },
+  ) {
     this.needles = new Map(Object.entries(keyByType).map(([type, key]) => [type, Buffer.from(`,${JSON.stringify(key)}:`)]));
     this.skipped = new Map(skip.types.map((type) => [type, Object.freeze({ type })]));
     this.keepers = skip.unlessKeys.map((key) => Buffer.from(JSON.stringify(key)));
+    this.linkTypes = new Set(links.types);
+    this.linkNames = ['type', ...links.keys];
+    this.linkBytes = this.linkNames.map((name) => Buffer.from(name));
   }
 
   /**
@@ -102,10 +145,16 @@ export class KeyCutter implements LineCutter {
    * anywhere on it. What the skipped line held is not checked: a syntax error on it goes
    * unreported, as inside a cut value.
    */
-  skip(bytes: Buffer): SkippedLine | null {
-    if (this.skipped.size === 0 || bytes[0] !== OPEN_BRACE) return null;
+  skip(bytes: Buffer, utf8: boolean): SkippedLine | null {
+    if (bytes[0] !== OPEN_BRACE) return null;
     const type = this.headType(bytes);
-    const skipped = type === null ? undefined : this.skipped.get(type);
+    if (type === null) return null;
+    return this.skipWhole(bytes, type) ?? (utf8 && this.linkTypes.has(type) ? this.links(bytes) : null);
+  }
+
+  /** `{ type }` for a line of a skipped type that certainly names no key that keeps it (see `skip`). */
+  private skipWhole(bytes: Buffer, type: string): SkippedLine | null {
+    const skipped = this.skipped.get(type);
     if (!skipped) return null;
     const at = this.typeAt;
     const from = at + TYPE_KEY.length;
@@ -120,6 +169,57 @@ export class KeyCutter implements LineCutter {
     // The type's value ends there (no escape inside it), and the key sits at depth one.
     if (stringEnd(bytes, from - 1) !== to + 1 || netDepth(bytes, 0, at) !== 1) return null;
     return skipped;
+  }
+
+  /**
+   * A link type's line as the reader reads it: its `type` and link keys with the values JSON.parse
+   * would give them (the last of a key written twice), or null to parse it. The top-level object
+   * is followed key by key from its bytes (strings by their quotes, nested values by their
+   * brackets), so a nested key of the same name is never taken for one. Parsed instead: anything
+   * unexpected (a space between tokens, a key with an escape, a line that goes on after its
+   * object), a link value that is not a string without escapes, null or a boolean (the reader
+   * warns of it), a top-level type that is no link type. As with a skipped line or a cut value,
+   * what the other values hold is not checked: a syntax error in them goes unreported.
+   */
+  links(bytes: Buffer): SkippedLine | null {
+    const names = this.linkBytes;
+    const found: Record<string, string | boolean | null> = {};
+    let at = 1;
+    if (bytes[at] === CLOSE_BRACE) return null;
+    for (;;) {
+      // A key: its quotes, no escape or control character inside, then a colon.
+      if (bytes[at] !== QUOTE) return null;
+      const keyFrom = at + 1;
+      let keyTo = keyFrom;
+      for (let byte = bytes[keyTo]; byte !== QUOTE; byte = bytes[++keyTo]) if (byte === undefined || byte === BACKSLASH || byte < SPACE) return null;
+      if (bytes[keyTo + 1] !== COLON) return null;
+      const valueFrom = keyTo + 2;
+      const first = bytes[valueFrom];
+      let valueTo: number;
+      if (first === QUOTE || first === OPEN_BRACE || first === OPEN_BRACKET) valueTo = nestedValueEnd(bytes, valueFrom);
+      else {
+        // A number, true, false or null: up to the next separator.
+        valueTo = valueFrom;
+        for (let byte = bytes[valueTo]; byte !== undefined && byte !== COMMA && byte !== CLOSE_BRACE; byte = bytes[++valueTo]) if (byte <= SPACE || byte === QUOTE || byte === CLOSE_BRACKET) return null;
+        if (valueTo === valueFrom) return null;
+      }
+      if (valueTo < 0) return null;
+      const name = nameIndex(bytes, keyFrom, keyTo, names);
+      if (name >= 0) {
+        const value = linkValue(bytes, valueFrom, valueTo);
+        if (value === undefined) return null;
+        found[this.linkNames[name]!] = value;
+      }
+      const next = bytes[valueTo];
+      at = valueTo + 1;
+      if (next === CLOSE_BRACE) break;
+      if (next !== COMMA) return null;
+    }
+    // Nothing but a line end after the object, and a type this reads lines of.
+    if (lastSignificant(bytes) !== at - 1) return null;
+    const type = found['type'];
+    if (typeof type !== 'string' || !this.linkTypes.has(type)) return null;
+    return found as SkippedLine;
   }
 
   /** The line `headType` last looked at (its bytes' view: a new one for each line), and what it found. */

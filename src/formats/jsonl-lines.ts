@@ -44,7 +44,7 @@ function parseRawLine(raw: RawLine, file: string, warn: (diagnostic: Diagnostic)
   const utf8 = isUtf8(bytes);
   if (!utf8) warn({ file, line, message: 'invalid UTF-8; the bad bytes were replaced with U+FFFD' });
   // A line the reader reads nothing of but its type, proven from its bytes: never decoded.
-  const skipped = cutter?.skip(bytes);
+  const skipped = cutter?.skip(bytes, utf8);
   if (skipped) return { line, value: skipped };
   const cut = cutter?.cut(bytes, utf8);
   if (cut) {
