@@ -13,6 +13,9 @@ import type { ContentBlock, Message, SlimBlock, SlimMessage, ToolRequestBlock } 
 import { TEXT_LEFT_OUT } from '../session/model.js';
 import { classifyToolRequest, PATH_ARGUMENTS, PATCH_FILE_LINE } from '../session/tool-files.js';
 
+/** What a slim message without tool blocks holds: one empty, frozen list (32 bytes a message less). */
+const NO_BLOCKS: readonly SlimBlock[] = Object.freeze([]);
+
 /** Most tool calls are not file calls: they share one empty, frozen arguments object. */
 const NO_ARGUMENTS: Readonly<Record<string, unknown>> = Object.freeze({});
 
@@ -106,7 +109,8 @@ export function slimmer(): (message: Message) => SlimMessage {
       if (block.type === 'tool_request') calls.get(block.id);
     }
     // Copied out at its exact size: an array grown by push reserves 17 slots, 150 bytes a message.
-    const content = scratch.slice();
+    // A message without tool blocks (a prompt, a reply in text) shares one empty list.
+    const content = scratch.length === 0 ? NO_BLOCKS : scratch.slice();
     scratch.length = 0;
     const { id, role, line, usage, model, timestamp } = message;
     // The two shapes most messages have (a user line, an assistant response with its call) as
