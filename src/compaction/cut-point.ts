@@ -17,14 +17,20 @@ import type { CutRule } from './policy.js';
 import { FORCE_KEEP_MESSAGES, MIN_TURN_PREFIX_MESSAGES } from './policy.js';
 
 /**
+ * A mark a message: 1 where a cut would separate a tool call from its result, else 0. A byte
+ * each, where a list of booleans took 8 (1.6 MB held through a long session's replay).
+ */
+export type PairMarks = Readonly<Uint8Array>;
+
+/**
  * For each index c, whether cutting at c would separate a tool request before c from its
  * result at c or later. The rules below assume results follow their request at once; real
  * transcripts also interleave (Codex runs calls in parallel, a provider-side tool sits between),
  * so every cut is checked against the actual pairs. A result answers the latest earlier request
  * with its id; requests without a result (interrupted calls) constrain nothing.
  */
-export function insideToolPairs(messages: readonly AnyMessage[]): boolean[] {
-  const depth = new Array<number>(messages.length + 1).fill(0);
+export function insideToolPairs(messages: readonly AnyMessage[]): PairMarks {
+  const depth = new Int32Array(messages.length + 1);
   const open = new Map<string, number>();
   messages.forEach((message, index) => {
     for (const block of message.content) {
@@ -38,11 +44,11 @@ export function insideToolPairs(messages: readonly AnyMessage[]): boolean[] {
       depth[index + 1]!--;
     }
   });
-  const inside: boolean[] = [];
+  const inside = new Uint8Array(messages.length);
   let level = 0;
   for (let i = 0; i < messages.length; i++) {
     level += depth[i]!;
-    inside.push(level > 0);
+    inside[i] = level > 0 ? 1 : 0;
   }
   return inside;
 }
@@ -134,7 +140,7 @@ export function findCutPoint(
   tokens: readonly number[],
   options: CutOptions,
   range: CutRange = { start: 0, end: messages.length },
-  inside: readonly boolean[] = insideToolPairs(messages),
+  inside: PairMarks = insideToolPairs(messages),
 ): CutPoint {
   const { start, end } = range;
   const { keepRecentTokens, force = false, forcePastPreviousCut = false, cutRule = 'conservative' } = options;
@@ -169,7 +175,7 @@ function earliestValidCut(
   start: number,
   end: number,
   rule: CutRule,
-  inside: readonly boolean[],
+  inside: PairMarks,
   needed: number,
 ): number | undefined {
   let summarized = tokens[start] ?? 0;
@@ -180,7 +186,7 @@ function earliestValidCut(
   return undefined;
 }
 
-function hasValidCut(messages: readonly AnyMessage[], start: number, end: number, rule: CutRule, inside: readonly boolean[]): boolean {
+function hasValidCut(messages: readonly AnyMessage[], start: number, end: number, rule: CutRule, inside: PairMarks): boolean {
   return earliestValidCut(messages, [], start, end, rule, inside, 0) !== undefined;
 }
 /** The rule-based walk. Returns the cut index, or why there is none. */
@@ -191,7 +197,7 @@ function walkBack(
   start: number,
   end: number,
   rule: CutRule,
-  inside: readonly boolean[],
+  inside: PairMarks,
 ): number | NoCutReason {
   let kept = 0;
   for (let i = end - 1; i >= start; i--) {
@@ -211,7 +217,7 @@ function walkBack(
  * The force fallback: all but the last 2 messages. We move back past tool results so the
  * forced cut still never separates a tool call from its result (a departure the README notes).
  */
-function forcedCut(messages: readonly AnyMessage[], start: number, end: number, inside: readonly boolean[]): number | undefined {
+function forcedCut(messages: readonly AnyMessage[], start: number, end: number, inside: PairMarks): number | undefined {
   let index = end - FORCE_KEEP_MESSAGES;
   while (index > start && (isToolResultMessage(messages[index]!) || inside[index])) index--;
   return index > start ? index : undefined;

@@ -15,6 +15,7 @@ import { estimateContextTokens, reportsPrompt } from '../tokens/estimate.js';
 import { RangeSums } from '../tokens/range-sums.js';
 import type { ViewRepair } from '../session/view-repair.js';
 import { planViewRepair } from '../session/view-repair.js';
+import type { PairMarks } from './cut-point.js';
 import { insideToolPairs } from './cut-point.js';
 
 /**
@@ -37,7 +38,7 @@ function lastRequestIn(message: AnyMessage, id: string): ToolRequestBlock | unde
  * messages, so the type checker allows it only on `SessionIndex<Message>`.
  */
 export class SessionIndex<M extends AnyMessage = Message> {
-  private pairs: readonly boolean[] | null = null;
+  private pairs: PairMarks | null = null;
   private requests: Map<string, RequestsAt> | null = null;
   private lastReportedBefore: Int32Array | null = null;
   private hasher: ((end: number) => string) | null = null;
@@ -53,7 +54,7 @@ export class SessionIndex<M extends AnyMessage = Message> {
   }
 
   /** insideToolPairs(messages). */
-  get insidePairs(): readonly boolean[] {
+  get insidePairs(): PairMarks {
     return (this.pairs ??= insideToolPairs(this.messages));
   }
 
