@@ -170,14 +170,29 @@ describe('lists held once', () => {
     expect(sums.sum(0, 4)).toBe(21);
   });
 
-  it('slim messages without tool blocks share one frozen empty list', () => {
+  it('slim messages without tool blocks share one empty list', () => {
     const slim = slimmer();
     const [first, second, tool] = session().map(slim);
     expect(first!.content).toHaveLength(0);
     expect(second!.content).not.toHaveLength(0);
     const text = slim({ id: 'x', role: 'assistant', content: [{ type: 'text', text: 'hi' }], line: 1 });
     expect(text.content).toBe(first!.content);
-    expect(Object.isFrozen(text.content)).toBe(true);
     expect(tool!.content).toHaveLength(1);
+  });
+
+  it("tool calls naming the same files share one arguments object, and keep each call's own", () => {
+    const slim = slimmer();
+    const call = (id: string, args: Record<string, unknown>) =>
+      slim({ id, role: 'assistant', content: [{ type: 'tool_request', id, name: 'Edit', arguments: args }], line: 1 }).content[0] as { arguments: object };
+    const first = call('a', { file_path: '/src/a.ts', old_string: 'x', new_string: 'y' });
+    const again = call('b', { file_path: '/src/a.ts', old_string: 'z', new_string: 'w' });
+    const other = call('c', { file_path: '/src/b.ts' });
+    const edit = call('d', { command: 'view', path: '/src/a.ts' });
+    expect(first.arguments).toEqual({ file_path: '/src/a.ts' });
+    expect(again.arguments).toBe(first.arguments);
+    expect(other.arguments).toEqual({ file_path: '/src/b.ts' });
+    expect(edit.arguments).toEqual({ command: 'view', path: '/src/a.ts' });
+    expect(call('e', { path: '/src/a.ts', command: 'view' }).arguments).toEqual({ path: '/src/a.ts', command: 'view' });
+    expect(call('f', { command: 'view', path: '/src/a.ts' }).arguments).toBe(edit.arguments);
   });
 });
