@@ -11,8 +11,8 @@ import { cacheExpiry, cacheLifetime } from '../replay/cache.js';
 import { checkGates } from '../gates/check.js';
 import type { ReplayPolicy } from '../replay/presets.js';
 import { CUSTOM_POLICY_NAME, customPolicy, isPresetName, presetPolicy, PRESET_NAMES } from '../replay/presets.js';
-import type { ReplayReport } from '../replay/simulate.js';
-import { replayReport } from '../replay/simulate.js';
+import type { ReplayColumns, ReplayEvent } from '../replay/simulate.js';
+import { replayColumns } from '../replay/simulate.js';
 import { policyCosts } from '../replay/savings.js';
 import { detectThrash } from '../replay/thrash.js';
 import { UsageError } from '../errors.js';
@@ -187,7 +187,8 @@ interface ReplayedSession {
 
 /** The session's replays under every policy, and what pricing them needs from its read. */
 interface Simulated {
-  readonly results: readonly ReplayReport[];
+  /** Each policy's replay, its calls and refusals still columns: objects once the messages are garbage. */
+  readonly results: readonly ReplayColumns<ReplayEvent>[];
   readonly format: string;
   readonly model: string | null;
   readonly pricing: Pricing;
@@ -201,7 +202,7 @@ interface Simulated {
 /**
  * The session read and replayed under every policy asked for. A full read when the replay reads
  * text (the simulated compactions run the relevance filter and prunes over it), else a lean one.
- * The simulated states are not reported, so none is kept (replayReport). The read stays in
+ * The simulated states are not reported, so none is kept (replayColumns). The read stays in
  * here: its messages are garbage before the replays are priced.
  */
 async function simulateAll(input: SessionInput, ctx: ReplayContext): Promise<Simulated> {
@@ -212,10 +213,10 @@ async function simulateAll(input: SessionInput, ctx: ReplayContext): Promise<Sim
   const { recordedCompactions } = loaded.session;
   const { pricing, ledgers, recorded, lifetime, expired } = await recordedCalls(loaded, ctx);
   requirePricesForCostGate(ctx.limits, pricing.rates !== null, input.path);
-  const results: ReplayReport[] = [];
+  const results: ReplayColumns<ReplayEvent>[] = [];
   for (const policy of replayPolicies(ctx.names, ctx.policy, pricing.window.tokens)) {
     results.push(
-      await replayReport({
+      await replayColumns({
         sessionName: loaded.subject.sessionName,
         messages: loaded.session.messages,
         tokens: loaded.tokens,
@@ -245,7 +246,9 @@ async function simulateAll(input: SessionInput, ctx: ReplayContext): Promise<Sim
  * beside the messages were the replay's peak).
  */
 async function replayAll(input: SessionInput, ctx: ReplayContext): Promise<ReplayedSession> {
-  const { results, format, model, pricing, ledgers, recorded, lifetime, expired, warnings } = await simulateAll(input, ctx);
+  const simulated = await simulateAll(input, ctx);
+  const { format, model, pricing, ledgers, recorded, lifetime, expired, warnings } = simulated;
+  const results = simulated.results.map((columns) => columns.report());
   // The policies replay the session's own conversation at its model's rates.
   const rates = pricing.rates;
   const policyOutcomes: PolicyOutcome[] = results.map((result) => {

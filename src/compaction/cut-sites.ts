@@ -10,14 +10,20 @@ import { hasToolRequests, isToolResultMessage } from '../session/model.js';
 import type { CutRule } from './policy.js';
 
 /**
+ * A mark a message: 1 where a cut would separate a tool call from its result, else 0. A byte
+ * each, where a list of booleans took 8 (1.6 MB held through a long session's replay).
+ */
+export type PairMarks = Readonly<Uint8Array>;
+
+/**
  * For each index c, whether cutting at c would separate a tool request before c from its
  * result at c or later. The rules below assume results follow their request at once; real
  * transcripts also interleave (Codex runs calls in parallel, a provider-side tool sits between),
  * so every cut is checked against the actual pairs. A result answers the latest earlier request
  * with its id; requests without a result (interrupted calls) constrain nothing.
  */
-export function insideToolPairs(messages: readonly AnyMessage[]): boolean[] {
-  const depth = new Array<number>(messages.length + 1).fill(0);
+export function insideToolPairs(messages: readonly AnyMessage[]): PairMarks {
+  const depth = new Int32Array(messages.length + 1);
   const open = new Map<string, number>();
   messages.forEach((message, index) => {
     for (const block of message.content) {
@@ -31,11 +37,11 @@ export function insideToolPairs(messages: readonly AnyMessage[]): boolean[] {
       depth[index + 1]!--;
     }
   });
-  const inside: boolean[] = [];
+  const inside = new Uint8Array(messages.length);
   let level = 0;
   for (let i = 0; i < messages.length; i++) {
     level += depth[i]!;
-    inside.push(level > 0);
+    inside[i] = level > 0 ? 1 : 0;
   }
   return inside;
 }
@@ -58,10 +64,10 @@ export interface CutSites {
 }
 
 /** CutSites by scanning the messages: each answer costs the distance it covers. */
-export function scannedCutSites(messages: readonly AnyMessage[], rule: CutRule, inside: readonly boolean[] = insideToolPairs(messages)): CutSites {
-  const valid = (index: number) => isValidCutPoint(messages[index]!, rule) && !inside[index];
+export function scannedCutSites(messages: readonly AnyMessage[], rule: CutRule, inside: PairMarks = insideToolPairs(messages)): CutSites {
+  const valid = (index: number) => isValidCutPoint(messages[index]!, rule) && inside[index] !== 1;
   return {
-    inside: (index) => inside[index] === true,
+    inside: (index) => inside[index] === 1,
     latest(after, at) {
       for (let index = Math.min(at, messages.length - 1); index > Math.max(after, -1); index--) if (valid(index)) return index;
       return -1;
@@ -76,14 +82,14 @@ export function scannedCutSites(messages: readonly AnyMessage[], rule: CutRule, 
 /**
  * CutSites of one session for every cut made in it: per rule, for each index the latest valid cut
  * at or before it and the earliest at or after it, made on the rule's first use (8 bytes a
- * message a rule, where the pairs as booleans took 8 alone).
+ * message a rule, beside the pairs' one).
  */
 export class CutSiteIndex {
-  private readonly pairs: Uint8Array;
+  private readonly pairs: PairMarks;
   private readonly rules = new Map<CutRule, CutSites>();
 
   constructor(private readonly messages: readonly AnyMessage[]) {
-    this.pairs = Uint8Array.from(insideToolPairs(messages), Number);
+    this.pairs = insideToolPairs(messages);
   }
 
   /** The sites under `rule`. */

@@ -15,6 +15,9 @@
  * Compactions the agent recorded itself are already in the reported inputs ("before"); ours
  * apply on top of them, summarizing only from the agent's window start, and one the agent
  * compacted past stops counting. Each turn lists the recorded ones that happened in it.
+ *
+ * While it runs, the simulation holds the provider calls, its simulated calls, refusals and
+ * turns' numbers as columns (columns.ts), made into objects by `ReplayColumns.report()`.
  */
 import type { Refusal } from '../compaction/compact.js';
 import { runGuardedCompaction, tokensSaved } from '../compaction/compact.js';
@@ -40,6 +43,7 @@ import type { RecordedCompactionEffect } from '../growth/recorded.js';
 import { effectsInTurn, recordedCompactionEffects } from '../growth/recorded.js';
 import type { Turn } from '../growth/turns.js';
 import { groupTurns } from '../growth/turns.js';
+import { CallColumns, RefusalColumns, TurnColumns } from './columns.js';
 
 export type CompactionTrigger = 'proactive' | 'overflow';
 
@@ -86,6 +90,12 @@ export interface ReplayRefusal {
   /** What the refused attempts cost the summarizer (custom with a summarizer only), else null. */
   readonly summarizer: SummarizerCall | null;
 }
+
+/** What the simulation reads of a provider call. */
+type CallAt = Pick<ProviderCall, 'index' | 'input' | 'output'>;
+
+/** What the simulation reads of a turn. */
+type TurnAt = Pick<Turn, 'turn' | 'startIndex'>;
 
 /** The simulation's carried tokens once a compaction applies. */
 interface Applied {
@@ -283,12 +293,12 @@ class Simulation {
     return Math.min(this.userTokens.sum(0, end), budget);
   }
 
-  prompt(call: ProviderCall): number {
+  prompt(call: CallAt): number {
     return this.promptWith(call, this);
   }
 
   /** The agent compacted past our cut: its own summary replaced ours, as the reported inputs show. */
-  followAgent(call: ProviderCall): void {
+  followAgent(call: CallAt): void {
     const windowStart = windowStartAt(this.input.recorded ?? [], call.index);
     if (this.firstKept === 0 || this.firstKept >= windowStart) return;
     this.prunedActive -= this.prunedSum(0, windowStart);
@@ -302,7 +312,7 @@ class Simulation {
     this.pendingUnchanged = Math.min(this.pendingUnchanged ?? Infinity, unchanged);
   }
 
-  prune(turn: Turn, call: ProviderCall): ReplayPrune | null {
+  prune(turn: TurnAt, call: CallAt): ReplayPrune | null {
     const rules = this.input.policy.prune;
     if (!rules) return null;
     const range = { start: this.firstKept, end: turn.startIndex };
@@ -329,7 +339,7 @@ class Simulation {
    * runGuardedCompaction): the same cut and the same checks as `compact`, measured on the
    * simulated prompt. A refused one changes nothing and is returned as a refusal.
    */
-  async compact(call: ProviderCall, position: number, turn: number, rules: CompactionPolicy, trigger: CompactionTrigger): Promise<ReplayCompaction | ReplayRefusal | null> {
+  async compact(call: CallAt, position: number, turn: number, rules: CompactionPolicy, trigger: CompactionTrigger): Promise<ReplayCompaction | ReplayRefusal | null> {
     const { messages, strategy } = this.input;
     const recorded = this.input.recorded ?? [];
     const windowStart = windowStartAt(recorded, call.index);
@@ -394,7 +404,7 @@ class Simulation {
     };
   }
 
-  private promptWith(call: ProviderCall, applied: Omit<Applied, 'carried'>): number {
+  private promptWith(call: CallAt, applied: Omit<Applied, 'carried'>): number {
     return Math.max(0, call.input - applied.removed + applied.summaryTokens - applied.prunedActive);
   }
 
@@ -422,8 +432,8 @@ class Simulation {
 }
 
 /** Replays the session, keeping each simulated compaction's state (what a sidecar written then would hold). */
-export function replaySession(request: ReplayInput): Promise<ReplayResult> {
-  return simulate(request, (compaction) => compaction);
+export async function replaySession(request: ReplayInput): Promise<ReplayResult> {
+  return (await simulate(request, (compaction) => compaction)).report();
 }
 
 /**
@@ -432,47 +442,132 @@ export function replaySession(request: ReplayInput): Promise<ReplayResult> {
  * at nearly every call (95,706 times on a 1 GB Claude Code session), and holding every state to
  * the end took 70 MB.
  */
-export function replayReport(request: ReplayInput): Promise<ReplayReport> {
+export async function replayReport(request: ReplayInput): Promise<ReplayReport> {
+  return (await replayColumns(request)).report();
+}
+
+/**
+ * replayReport with its calls and refusals left as columns until `report()`: a caller that
+ * drops the session's messages first (commands/replay.ts) never holds them beside the objects.
+ */
+export function replayColumns(request: ReplayInput): Promise<ReplayColumns<ReplayEvent>> {
   return simulate(request, withoutState);
 }
 
-/** What every turn without such events keeps: one empty list. */
+/** What every turn without such events is given: one empty list. */
 const NONE: readonly never[] = Object.freeze([]);
-
-/**
- * A turn's list of events as kept to the end of the replay: the one empty list, or a copy at its
- * exact size. An array grown by push reserves 17 slots, and a list of its own for every turn,
- * empty or not, held about 5 MB over the 17,784 turns of a long canonical session.
- */
-function kept<Event>(list: readonly Event[]): readonly Event[] {
-  return list.length === 0 ? NONE : list.slice();
-}
 
 /** A replay whose turns keep their compactions as `record` gives them. */
 type Simulated<Event extends ReplayEvent> = Omit<ReplayResult, 'turns'> & { readonly turns: readonly TurnWith<Event>[] };
 
-async function simulate<Event extends ReplayEvent>(request: ReplayInput, record: (compaction: ReplayCompaction) => Event): Promise<Simulated<Event>> {
-  const policy = 'compaction' in request.policy ? request.policy : customPolicy(request.policy);
-  const input = { ...request, policy };
-  const { messages, tokens } = input;
-  const recorded = input.recorded ?? [];
+/**
+ * The replayed turns as the simulation keeps them: their numbers in columns, turn t's refusals
+ * the positions [refusalsFrom[t], refusalsFrom[t + 1]) of the refusal columns, and its other
+ * events by turn position, only for the turns that have any.
+ */
+interface PackedTurns<Event extends ReplayEvent> {
+  readonly sums: TurnColumns;
+  readonly refusalsFrom: Int32Array;
+  readonly compactions: ReadonlyMap<number, readonly Event[]>;
+  readonly prunes: ReadonlyMap<number, readonly ReplayPrune[]>;
+  readonly recorded: ReadonlyMap<number, readonly RecordedCompactionEffect[]>;
+}
+
+/** A replay with its simulated calls and refusals still in columns (columns.ts). */
+export class ReplayColumns<Event extends ReplayEvent> {
+  constructor(
+    readonly policy: ReplayPolicy,
+    readonly stablePrefix: number,
+    private readonly calls: CallColumns,
+    private readonly turns: PackedTurns<Event>,
+    private readonly refusals: RefusalColumns,
+  ) {}
+
+  /** The replay as objects, as reports read it (the ones the simulation kept before columns). */
+  report(): Simulated<Event> {
+    const cursor = { summarizers: 0 };
+    const { sums, refusalsFrom, compactions, prunes, recorded } = this.turns;
+    const turns = new Array<TurnWith<Event>>(sums.length);
+    for (let position = 0; position < sums.length; position++) {
+      const turn = sums.at(position);
+      const from = refusalsFrom[position]!;
+      const to = refusalsFrom[position + 1]!;
+      turns[position] = {
+        // groupTurns numbers turns from 1, in order.
+        turn: position + 1,
+        requests: turn.requests,
+        baselineBefore: turn.baselineBefore,
+        baselineAfter: turn.baselineAfter,
+        inputTokensBefore: turn.inputTokensBefore,
+        inputTokensAfter: turn.inputTokensAfter,
+        outputTokens: turn.outputTokens,
+        compactions: compactions.get(position) ?? NONE,
+        refusals: to > from ? this.refusals.objects(from, to, cursor) : NONE,
+        prunes: prunes.get(position) ?? NONE,
+        recorded: recorded.get(position) ?? NONE,
+      };
+    }
+    return { policy: this.policy, stablePrefix: this.stablePrefix, calls: this.calls.objects(), turns, totals: totalsOf(turns) };
+  }
+}
+
+/**
+ * The session's provider calls by turn, as the simulation walks them. Made from the calls and
+ * turns as objects (about 100 bytes a call), which are garbage once this returns: the simulation
+ * holds a call's message index, prompt and output (in `calls`, beside each call's simulated
+ * prompt) and each turn's first message and first call.
+ */
+function callPlan(messages: readonly AnyMessage[], tokens: readonly number[], recorded: readonly RecordedCompaction[]) {
   const allCalls = providerCalls(messages, tokens, recorded);
   const turns = groupTurns(messages, allCalls);
   const effects = recordedCompactionEffects(messages, tokens, recorded, allCalls);
-  const stablePrefix = stablePrefixTokens(allCalls, tokens);
-  const sim = new Simulation(input, stablePrefix);
-  const calls: SimulatedCall[] = [];
-  const results: TurnWith<Event>[] = [];
+  const calls = new CallColumns(allCalls.length);
+  const turnStarts = new Int32Array(turns.length);
+  /** Turn t's calls are positions [firstCalls[t], firstCalls[t + 1]) of `calls`. */
+  const firstCalls = new Int32Array(turns.length + 1);
+  /** The agent's own compactions by turn position, for the turns that have any. */
+  const recordedByTurn = new Map<number, readonly RecordedCompactionEffect[]>();
+  turns.forEach((turn, position) => {
+    turnStarts[position] = turn.startIndex;
+    firstCalls[position] = calls.length;
+    for (const call of turn.calls) calls.push({ index: call.index, turn: turn.turn, before: call.input, after: 0, output: call.output, unchanged: null });
+    const inTurn = effectsInTurn(effects, turns, position);
+    if (inTurn.length > 0) recordedByTurn.set(position, inTurn);
+  });
+  firstCalls[turns.length] = calls.length;
+  return { calls, turnStarts, firstCalls, recordedByTurn, stablePrefix: stablePrefixTokens(allCalls, tokens) };
+}
 
-  for (const [turnPosition, turn] of turns.entries()) {
+async function simulate<Event extends ReplayEvent>(request: ReplayInput, record: (compaction: ReplayCompaction) => Event): Promise<ReplayColumns<Event>> {
+  const policy = 'compaction' in request.policy ? request.policy : customPolicy(request.policy);
+  const input = { ...request, policy };
+  const { messages, tokens } = input;
+  const { calls, turnStarts, firstCalls, recordedByTurn, stablePrefix } = callPlan(messages, tokens, input.recorded ?? []);
+  const sim = new Simulation(input, stablePrefix);
+  const refusals = new RefusalColumns();
+  const turns: PackedTurns<Event> & { compactions: Map<number, readonly Event[]>; prunes: Map<number, readonly ReplayPrune[]> } = {
+    sums: new TurnColumns(turnStarts.length),
+    refusalsFrom: new Int32Array(turnStarts.length + 1),
+    compactions: new Map(),
+    prunes: new Map(),
+    recorded: recordedByTurn,
+  };
+
+  for (let turnPosition = 0; turnPosition < turnStarts.length; turnPosition++) {
+    // groupTurns numbers turns from 1, in order.
+    const turn = { turn: turnPosition + 1, startIndex: turnStarts[turnPosition]! };
+    const first = firstCalls[turnPosition]!;
+    const end = firstCalls[turnPosition + 1]!;
     const compactions: Event[] = [];
-    const refusals: ReplayRefusal[] = [];
+    turns.refusalsFrom[turnPosition] = refusals.length;
     const prunes: ReplayPrune[] = [];
     let inputBefore = 0;
     let inputAfter = 0;
     let outputTokens = 0;
     let baselineAfter = 0;
-    for (const [position, call] of turn.calls.entries()) {
+    for (let at = first; at < end; at++) {
+      const position = at - first;
+      const call = calls.call(at);
       const keep = (event: ReplayCompaction | ReplayRefusal | null) => {
         if (!event) return;
         if ('refused' in event) refusals.push(event);
@@ -484,33 +579,31 @@ async function simulate<Event extends ReplayEvent>(request: ReplayInput, record:
         if (pruned) prunes.push(pruned);
       }
       if ((position === 0 || policy.check === 'every-call') && shouldCompact(sim.prompt(call), policy.compaction)) {
-        keep(await sim.compact(call, calls.length, turn.turn, policy.compaction, 'proactive'));
+        keep(await sim.compact(call, at, turn.turn, policy.compaction, 'proactive'));
       }
       if (sim.prompt(call) > policy.compaction.contextLimit) {
-        keep(await sim.compact(call, calls.length, turn.turn, emergencyPolicy(policy.compaction), 'overflow'));
+        keep(await sim.compact(call, at, turn.turn, emergencyPolicy(policy.compaction), 'overflow'));
       }
       const sent = sim.prompt(call);
       if (position === 0) baselineAfter = sent;
-      calls.push({ index: call.index, turn: turn.turn, before: call.input, after: sent, output: call.output, unchanged: sim.takeUnchanged() });
+      calls.sent(at, sent, sim.takeUnchanged());
       inputBefore += call.input;
       inputAfter += sent;
       outputTokens += call.output;
     }
-    results.push({
-      turn: turn.turn,
-      requests: turn.calls.length,
-      baselineBefore: turn.calls[0]?.input ?? 0,
+    turns.sums.push({
+      requests: end - first,
+      baselineBefore: first < end ? calls.call(first).input : 0,
       baselineAfter,
       inputTokensBefore: inputBefore,
       inputTokensAfter: inputAfter,
       outputTokens,
-      compactions: kept(compactions),
-      refusals: kept(refusals),
-      prunes: kept(prunes),
-      recorded: kept(effectsInTurn(effects, turns, turnPosition)),
     });
+    if (compactions.length > 0) turns.compactions.set(turnPosition, compactions.slice());
+    if (prunes.length > 0) turns.prunes.set(turnPosition, prunes.slice());
   }
-  return { policy, stablePrefix, calls, turns: results, totals: totalsOf(results) };
+  turns.refusalsFrom[turnStarts.length] = refusals.length;
+  return new ReplayColumns(policy, stablePrefix, calls, turns, refusals);
 }
 
 function totalsOf(turns: readonly TurnWith<ReplayEvent>[]): ReplayTotals {

@@ -18,7 +18,7 @@
  *   empty ones;
  * - a call id used by an earlier call gets a new id in the view (`<id>@<n>`), with its result.
  * A result answers the latest earlier call with its id, as the cut point pairs them
- * (compaction/cut-point.ts insideToolPairs), so cuts never fall between a call and its result and
+ * (compaction/cut-sites.ts insideToolPairs), so cuts never fall between a call and its result and
  * the repair of a span is the repair of the whole window, cut. A result whose call sits before
  * the span is therefore our cut's fault, not the session's: it is left as it is, for the
  * validator to report.

@@ -55,7 +55,12 @@ export function scannedSums(counts: readonly number[]): SpanSums {
 }
 
 export class RangeSums implements SpanSums {
-  private readonly counts: number[];
+  /**
+   * The counts: the caller's own array until the first `add` copies it. Most sums never change
+   * (only a pruning replay adds), and a copy of a long session's estimates is 8 bytes a message.
+   */
+  private counts: readonly number[];
+  private copied = false;
   /** tree[k] (1-based) holds the sum of counts (k - lowbit(k), k]. */
   private readonly tree: Float64Array;
   private magnitude = 0;
@@ -65,7 +70,7 @@ export class RangeSums implements SpanSums {
   private readonly topStep: number;
 
   constructor(values: readonly number[]) {
-    this.counts = [...values];
+    this.counts = values;
     this.tree = new Float64Array(values.length + 1);
     for (let k = 1; k <= values.length; k++) {
       const value = this.counts[k - 1] ?? 0;
@@ -80,14 +85,18 @@ export class RangeSums implements SpanSums {
     this.topStep = values.length === 0 ? 0 : step;
   }
 
-  /** The counts as they are now (a live view: `add` changes it). */
+  /** The counts as they are now (a live view once `add` has been called: later adds change it). */
   get values(): readonly number[] {
     return this.counts;
   }
 
   /** Adds `delta` to the count at `index`. */
   add(index: number, delta: number): void {
-    this.counts[index] = (this.counts[index] ?? 0) + delta;
+    if (!this.copied) {
+      this.counts = [...this.counts];
+      this.copied = true;
+    }
+    (this.counts as number[])[index] = (this.counts[index] ?? 0) + delta;
     this.note(delta);
     if ((this.counts[index] ?? 0) < 0) this.growing = false;
     for (let k = index + 1; k < this.tree.length; k += k & -k) this.tree[k]! += delta;
