@@ -3,7 +3,8 @@
  * pair, and the searches a cut makes over them (the latest valid cut before a point, the earliest
  * after one). One cut of a session scans for them (`scannedCutSites`); replay cuts the same
  * session at every simulated compaction, and scanning the span since the last cut each time made
- * it quadratic in the session's length, so a `CutSiteIndex` answers from two arrays a rule. Pure.
+ * it quadratic in the session's length, so a `CutSiteIndex` lists the valid cuts once a rule and
+ * bisects them. Pure.
  */
 import type { AnyMessage } from '../session/model.js';
 import { hasToolRequests, isToolResultMessage } from '../session/model.js';
@@ -79,10 +80,22 @@ export function scannedCutSites(messages: readonly AnyMessage[], rule: CutRule, 
   };
 }
 
+/** The index of the first of `sorted`'s values at or above `value` (its length when there is none). */
+function firstAtOrAbove(sorted: Int32Array, value: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (sorted[middle]! < value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
 /**
- * CutSites of one session for every cut made in it: per rule, for each index the latest valid cut
- * at or before it and the earliest at or after it, made on the rule's first use (8 bytes a
- * message a rule, beside the pairs' one).
+ * CutSites of one session for every cut made in it: per rule, the valid cuts in order, made on
+ * the rule's first use and searched by bisection (4 bytes a valid cut, beside the pairs' byte a
+ * message).
  */
 export class CutSiteIndex {
   private readonly pairs: PairMarks;
@@ -104,27 +117,22 @@ export class CutSiteIndex {
 
   private build(rule: CutRule): CutSites {
     const { messages, pairs } = this;
-    const count = messages.length;
-    const latestAt = new Int32Array(count);
-    const earliestAt = new Int32Array(count);
-    let latest = -1;
-    for (let index = 0; index < count; index++) {
-      if (isValidCutPoint(messages[index]!, rule) && pairs[index] === 0) latest = index;
-      latestAt[index] = latest;
+    const found = new Int32Array(messages.length);
+    let count = 0;
+    for (let index = 0; index < messages.length; index++) {
+      if (pairs[index] === 0 && isValidCutPoint(messages[index]!, rule)) found[count++] = index;
     }
-    let earliest = -1;
-    for (let index = count - 1; index >= 0; index--) {
-      if (latestAt[index] === index) earliest = index;
-      earliestAt[index] = earliest;
-    }
+    const cuts = found.slice(0, count);
     return {
       inside: (index) => pairs[index] === 1,
       latest(after, at) {
-        const found = at < 0 ? -1 : latestAt[Math.min(at, count - 1)]!;
+        const next = firstAtOrAbove(cuts, at + 1);
+        const found = next > 0 ? cuts[next - 1]! : -1;
         return found > after ? found : -1;
       },
       earliest(from, end) {
-        const found = from >= count ? -1 : earliestAt[Math.max(from, 0)]!;
+        const next = firstAtOrAbove(cuts, from);
+        const found = next < cuts.length ? cuts[next]! : -1;
         return found >= 0 && found < end ? found : -1;
       },
     };
