@@ -14,10 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalReader } from '../src/formats/canonical.js';
 import { CanonicalMeasuringCutter } from '../src/formats/canonical-lengths.js';
 import { MEASURED_MIN_BYTES } from '../src/formats/claude-code-lengths.js';
-import { slimmer } from '../src/read/slim.js';
-import type { Message } from '../src/session/model.js';
-import { estimateMessageTokens } from '../src/tokens/estimate.js';
 import { FIXTURES, runCli } from './helpers/cli.js';
+import { readKept } from './helpers/measured-read.js';
 
 /** A small deterministic generator, so a failure can be run again. */
 function random(seed: number): () => number {
@@ -191,21 +189,7 @@ describe('the canonical reader, measuring or decoding', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  async function read(path: string, textLengthsOnly: boolean) {
-    const seen: Message[] = [];
-    const tokens: number[] = [];
-    const slim = slimmer();
-    const session = await canonicalReader.read(path, {
-      textLengthsOnly,
-      keep: (message) => {
-        seen.push(message);
-        tokens.push(estimateMessageTokens(message));
-        return slim(message);
-      },
-    });
-    const lengths = seen.map((message) => message.content.map((block) => (block.type === 'text' || block.type === 'thinking' ? block.text.length : block.type === 'tool_result' ? block.output.length : JSON.stringify(block).length)));
-    return { session, seen, tokens, lengths };
-  }
+  const read = (path: string, textLengthsOnly: boolean) => readKept((file, options) => canonicalReader.read(file, options), path, textLengthsOnly);
 
   it('gives the same messages, lengths and estimates, with the long texts measured', async () => {
     const path = join(dir, 's.jsonl');

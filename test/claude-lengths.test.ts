@@ -16,10 +16,8 @@ import { MEASURED_MIN_BYTES, MeasuringCutter } from '../src/formats/claude-code-
 import { readClaudeCode } from '../src/formats/claude-code.js';
 import { jsonStringLength } from '../src/formats/json-bytes.js';
 import { KeyCutter } from '../src/formats/json-cut.js';
-import { slimmer } from '../src/read/slim.js';
-import type { Message } from '../src/session/model.js';
-import { estimateMessageTokens } from '../src/tokens/estimate.js';
 import { FIXTURES, runCli } from './helpers/cli.js';
+import { readKept } from './helpers/measured-read.js';
 
 /** JSON.parse's length of a JSON string literal's text, or -1 when it refuses it. */
 function parsedLength(text: string): number {
@@ -178,21 +176,7 @@ describe('the Claude Code reader, measuring or decoding', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  async function read(path: string, textLengthsOnly: boolean) {
-    const seen: Message[] = [];
-    const tokens: number[] = [];
-    const slim = slimmer();
-    const session = await readClaudeCode(path, {
-      textLengthsOnly,
-      keep: (message) => {
-        seen.push(message);
-        tokens.push(estimateMessageTokens(message));
-        return slim(message);
-      },
-    });
-    const lengths = seen.map((message) => message.content.map((block) => (block.type === 'text' || block.type === 'thinking' ? block.text.length : block.type === 'tool_result' ? block.output.length : JSON.stringify(block).length)));
-    return { session, seen, tokens, lengths };
-  }
+  const read = (path: string, textLengthsOnly: boolean) => readKept((file, options) => readClaudeCode(file, options), path, textLengthsOnly);
 
   it('gives the same messages, lengths and estimates, and measures the long user strings only', async () => {
     const path = join(dir, `${SESSION}.jsonl`);

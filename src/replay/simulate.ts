@@ -43,6 +43,7 @@ import type { RecordedCompactionEffect } from '../growth/recorded.js';
 import { effectsInTurn, recordedCompactionEffects } from '../growth/recorded.js';
 import type { Turn } from '../growth/turns.js';
 import { groupTurns } from '../growth/turns.js';
+import type { TurnSums } from './columns.js';
 import { CallColumns, RefusalColumns, TurnColumns } from './columns.js';
 
 export type CompactionTrigger = 'proactive' | 'overflow';
@@ -124,14 +125,8 @@ export interface SimulatedCall {
   readonly unchanged: number | null;
 }
 
-export interface ReplayTurn {
+export interface ReplayTurn extends TurnSums {
   readonly turn: number;
-  readonly requests: number;
-  readonly baselineBefore: number;
-  readonly baselineAfter: number;
-  readonly inputTokensBefore: number;
-  readonly inputTokensAfter: number;
-  readonly outputTokens: number;
   readonly compactions: readonly ReplayCompaction[];
   /** Compactions the policy's guards refused in this turn (none for the presets). */
   readonly refusals: readonly ReplayRefusal[];
