@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalReader } from '../src/formats/canonical.js';
 import { CanonicalMeasuringCutter } from '../src/formats/canonical-lengths.js';
-import { MEASURED_MIN_BYTES } from '../src/formats/claude-code-lengths.js';
+import { MEASURED_MIN_BYTES } from '../src/formats/json-walk.js';
 import { FIXTURES, runCli } from './helpers/cli.js';
 import { readKept } from './helpers/measured-read.js';
 

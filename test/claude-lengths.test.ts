@@ -12,7 +12,8 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MEASURED_MIN_BYTES, MeasuringCutter } from '../src/formats/claude-code-lengths.js';
+import { MeasuringCutter } from '../src/formats/claude-code-lengths.js';
+import { MEASURED_MIN_BYTES } from '../src/formats/json-walk.js';
 import { readClaudeCode } from '../src/formats/claude-code.js';
 import { jsonStringLength } from '../src/formats/json-bytes.js';
 import { KeyCutter } from '../src/formats/json-cut.js';

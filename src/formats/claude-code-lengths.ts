@@ -19,23 +19,11 @@
  * twice in an object where it matters, a line that does not end where its object does, a string
  * JSON.parse would refuse) leaves the line to be read as before (json-cut.ts's KeyCutter).
  */
-import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, jsonStringLength, lastSignificant, nestedValueEnd, OPEN_BRACE, OPEN_BRACKET, QUOTE, SPACE, stringEnd } from './json-bytes.js';
+import { COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json-bytes.js';
 import { asRecord, sortUnlessOrdered } from './convert.js';
 import type { KeyCutter, LineCutter, MeasuredCut, SkippedLine } from './json-cut.js';
-
-/** Strings shorter than this (in bytes) are parsed as they are: measuring them saves nothing. */
-export const MEASURED_MIN_BYTES = 256;
-
-const EMPTY_STRING = '""';
-
-/**
- * A string of `length` UTF-16 units standing for a text that was measured, not read. V8 builds
- * `repeat` by doubling a rope, so it holds a few dozen nodes, not `length` characters, until
- * something reads its characters (nothing does in a measured read: see the header).
- */
-export function measuredText(length: number): string {
-  return ' '.repeat(length);
-}
+import type { Candidate, LeftOut } from './json-walk.js';
+import { equalBytes, JsonWalk, measuredText, textWithout, UNCERTAIN } from './json-walk.js';
 
 /** Where a measured string goes back once the line is parsed: message.content, or a block's key, or a part's text. */
 interface Placement {
@@ -45,22 +33,13 @@ interface Placement {
   readonly length: number;
 }
 
-/** A byte range of the line left out of the parsed text (replaced by `""`, or by nothing for `drop`). */
-interface Span {
-  readonly from: number;
-  readonly to: number;
-  readonly drop: boolean;
+/** A byte range of the line left out of the parsed text, and where its stand-in goes (none for a dropped one). */
+interface Span extends LeftOut {
   readonly placement: Placement | null;
 }
 
 /** Spans by where they start. */
 const byStart = (a: Span, b: Span): number => a.from - b.from;
-
-/** The candidate strings of a block or part, by key, until its type is known. */
-interface Candidate {
-  readonly from: number;
-  readonly to: number;
-}
 
 const KEY = {
   message: Buffer.from('message'),
@@ -80,105 +59,12 @@ const TEXT = 1;
 const THINKING = 2;
 const CONTENT = 3;
 
-class Uncertain extends Error {}
-const UNCERTAIN = new Uncertain();
-
-/** Whether bytes [from, to) spell `name` (keys are short: a loop beats Buffer.compare's call). */
-function equalBytes(bytes: Buffer, from: number, to: number, name: Buffer): boolean {
-  if (to - from !== name.length) return false;
-  for (let index = 0; index < name.length; index++) if (bytes[from + index] !== name[index]) return false;
-  return true;
-}
-
 /** Follows one Claude Code line; throws UNCERTAIN at anything it does not expect. */
-class LineWalk {
-  private at = 0;
+class LineWalk extends JsonWalk {
   readonly spans: Span[] = [];
   /** The top-level `type`'s text, bytes [from, to). */
   private typeFrom = -1;
   private typeTo = -1;
-
-  constructor(private readonly bytes: Buffer) {}
-
-  private expect(byte: number): void {
-    if (this.bytes[this.at] !== byte) throw UNCERTAIN;
-    this.at++;
-  }
-
-  /** A key and its colon; returns the key's text range (no escapes allowed in it). */
-  private key(): [number, number] {
-    const from = this.at;
-    if (this.bytes[from] !== QUOTE) throw UNCERTAIN;
-    const end = this.bytes.indexOf(QUOTE, from + 1);
-    if (end < 0) throw UNCERTAIN;
-    const backslash = this.bytes.indexOf(BACKSLASH, from + 1);
-    if (backslash >= 0 && backslash < end) throw UNCERTAIN;
-    this.at = end + 1;
-    this.expect(COLON);
-    return [from + 1, end];
-  }
-
-  /** Skips a value of any kind; returns where it began. */
-  private skipValue(): number {
-    const from = this.at;
-    const first = this.bytes[from];
-    let end: number;
-    if (first === QUOTE || first === OPEN_BRACE || first === OPEN_BRACKET) end = nestedValueEnd(this.bytes, from);
-    else {
-      // A number, true, false or null: up to the next separator (JSON.parse checks its spelling).
-      end = from;
-      for (let byte = this.bytes[end]; byte !== undefined && byte !== COMMA && byte !== CLOSE_BRACE && byte !== CLOSE_BRACKET; byte = this.bytes[++end]) {
-        if (byte <= SPACE || byte === QUOTE) throw UNCERTAIN;
-      }
-      if (end === from) throw UNCERTAIN;
-    }
-    if (end < 0) throw UNCERTAIN;
-    this.at = end;
-    return from;
-  }
-
-  /** A string value (or null when the value is something else, then skipped). */
-  private stringValue(): Candidate | null {
-    if (this.bytes[this.at] !== QUOTE) {
-      this.skipValue();
-      return null;
-    }
-    const from = this.at;
-    const end = stringEnd(this.bytes, from);
-    if (end < 0) throw UNCERTAIN;
-    this.at = end;
-    return { from, to: end };
-  }
-
-  /** The members of an object, `visit` called with each key's range; the value is the visitor's to consume. */
-  private object(visit: (from: number, to: number) => void): void {
-    this.expect(OPEN_BRACE);
-    if (this.bytes[this.at] === CLOSE_BRACE) {
-      this.at++;
-      return;
-    }
-    for (;;) {
-      const [from, to] = this.key();
-      visit(from, to);
-      const next = this.bytes[this.at++];
-      if (next === CLOSE_BRACE) return;
-      if (next !== COMMA) throw UNCERTAIN;
-    }
-  }
-
-  private array(visit: (index: number) => void): void {
-    this.expect(OPEN_BRACKET);
-    if (this.bytes[this.at] === CLOSE_BRACKET) {
-      this.at++;
-      return;
-    }
-    for (let index = 0; ; index++) {
-      visit(index);
-      const next = this.bytes[this.at++];
-      if (next === CLOSE_BRACKET) return;
-      if (next !== COMMA) throw UNCERTAIN;
-    }
-  }
 
   /** The whole line, a user one (else it throws): its spans, sorted. */
   line(): void {
@@ -213,8 +99,7 @@ class LineWalk {
       } else if (equalBytes(bytes, from, to, KEY.isCompactSummary)) throw UNCERTAIN;
       else this.skipValue();
     });
-    // Nothing but a line end after the object.
-    if (lastSignificant(this.bytes) >= this.at) throw UNCERTAIN;
+    this.ended();
     if (!equalBytes(this.bytes, this.typeFrom, this.typeTo, KEY.user)) throw UNCERTAIN;
     this.spans.push(...messageSpans);
     if (cut) this.spans.push(cut);
@@ -245,10 +130,8 @@ class LineWalk {
 
   /** A string at a measured place: a span, when it is long enough and JSON.parse would take it. */
   private measure(spans: Span[], value: Candidate, block: number, key: string, part: number): void {
-    if (value.to - value.from < MEASURED_MIN_BYTES) return;
-    const length = jsonStringLength(this.bytes, value.from + 1, value.to - 1);
-    if (length < 0) throw UNCERTAIN;
-    spans.push({ from: value.from, to: value.to, drop: false, placement: { block, key, part, length } });
+    const length = this.measuredLength(value);
+    if (length !== null) spans.push({ from: value.from, to: value.to, drop: false, placement: { block, key, part, length } });
   }
 
   /** One content block: its type decides which of its strings are measured. */
@@ -368,16 +251,7 @@ export class MeasuringCutter implements LineCutter {
     }
     const { spans } = walk;
     if (spans.length === 0) return this.cutter.cut(bytes);
-    let text = '';
-    let from = 0;
-    const placements: Placement[] = [];
-    for (const span of spans) {
-      text += bytes.toString('utf8', from, span.from);
-      if (!span.drop) text += EMPTY_STRING;
-      if (span.placement) placements.push(span.placement);
-      from = span.to;
-    }
-    text += bytes.toString('utf8', from, bytes.length);
-    return { text, restore: (value) => placeAll(value, placements) };
+    const placements = spans.flatMap((span) => (span.placement ? [span.placement] : []));
+    return { text: textWithout(bytes, spans), restore: (value) => placeAll(value, placements) };
   }
 }
