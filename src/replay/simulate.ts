@@ -484,18 +484,12 @@ export class ReplayColumns<Event extends ReplayEvent> {
     const { sums, refusalsFrom, compactions, prunes, recorded } = this.turns;
     const turns = new Array<TurnWith<Event>>(sums.length);
     for (let position = 0; position < sums.length; position++) {
-      const turn = sums.at(position);
       const from = refusalsFrom[position]!;
       const to = refusalsFrom[position + 1]!;
       turns[position] = {
         // groupTurns numbers turns from 1, in order.
         turn: position + 1,
-        requests: turn.requests,
-        baselineBefore: turn.baselineBefore,
-        baselineAfter: turn.baselineAfter,
-        inputTokensBefore: turn.inputTokensBefore,
-        inputTokensAfter: turn.inputTokensAfter,
-        outputTokens: turn.outputTokens,
+        ...sums.at(position),
         compactions: compactions.get(position) ?? NONE,
         refusals: to > from ? this.refusals.objects(from, to, cursor) : NONE,
         prunes: prunes.get(position) ?? NONE,
