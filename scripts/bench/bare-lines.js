@@ -6,6 +6,7 @@
  * files (a few MB each). `parseEveryLineInPieces` reads 1 MiB at a time into one reused Buffer,
  * as our own reader does: for a single 1 GB session, allocating and faulting in a 1 GB Buffer
  * made the yardstick's wall move by a third from run to run while the rows' walls held still.
+ * `parseUsageLines` reads the whole file too but parses only the lines that hold `"usage":`.
  */
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 
@@ -16,6 +17,24 @@ export function parseEveryLine(file, onValue) {
     let end = buffer.indexOf(0x0a, from);
     if (end < 0) end = buffer.length;
     if (end > from) onValue(JSON.parse(buffer.toString('utf8', from, end)));
+    from = end + 1;
+  }
+}
+
+const USAGE_KEY = Buffer.from('"usage":');
+
+export function parseUsageLines(file, onValue) {
+  const buffer = readFileSync(file);
+  let from = 0;
+  // The first `"usage":` at or after the line's start; a line is parsed when it holds it.
+  let usage = buffer.indexOf(USAGE_KEY);
+  while (from < buffer.length) {
+    let end = buffer.indexOf(0x0a, from);
+    if (end < 0) end = buffer.length;
+    if (usage >= 0 && usage < end) {
+      onValue(JSON.parse(buffer.toString('utf8', from, end)));
+      usage = buffer.indexOf(USAGE_KEY, end);
+    }
     from = end + 1;
   }
 }

@@ -2,8 +2,12 @@
 /**
  * The benchmark's yardstick, run as its own process: read each file into a Buffer, find
  * newlines with indexOf, JSON.parse every line. Prints lines and keys parsed so the work cannot
- * be optimized away. Usage: node bare-loop.js FILE_LIST [THREADS] [pieces] (one path a line);
- * `pieces` reads each file 1 MiB at a time instead of whole.
+ * be optimized away. Usage: node bare-loop.js FILE_LIST [THREADS] [pieces | usage-lines] (one
+ * path a line); `pieces` reads each file 1 MiB at a time instead of whole. `usage-lines` parses
+ * only the lines that carry a `"usage":` key, and nothing of the others but their newline: the
+ * least a report of what a Claude Code corpus spent must do in JavaScript (ccusage's report
+ * reads nothing else). It is the floor under the Claude Code target: no row that also sizes
+ * every message's text can come nearer to ccusage's native binary than this loop does.
  *
  * THREADS 2 is the two-core yardstick: the main thread and one worker thread each take a share
  * of the files, dealt biggest first to the lighter share, as our pool deals sessions. Rows that
@@ -12,10 +16,11 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { parseEveryLine, parseEveryLineInPieces } from './bare-lines.js';
+import { parseEveryLine, parseEveryLineInPieces, parseUsageLines } from './bare-lines.js';
 
-function parseAll(files, pieces) {
-  const parse = pieces ? parseEveryLineInPieces : parseEveryLine;
+/** `mode`: 'pieces', 'usage-lines' or '' (every line, each file read whole). */
+function parseAll(files, mode) {
+  const parse = mode === 'pieces' ? parseEveryLineInPieces : mode === 'usage-lines' ? parseUsageLines : parseEveryLine;
   let lines = 0;
   let keys = 0;
   for (const file of files) {
@@ -40,24 +45,24 @@ function shares(files, count) {
 }
 
 if (!isMainThread) {
-  parentPort.postMessage(parseAll(workerData.files, workerData.pieces));
+  parentPort.postMessage(parseAll(workerData.files, workerData.mode));
 } else {
   const files = readFileSync(process.argv[2], 'utf8').split('\n').filter(Boolean);
   const threads = Math.max(1, Number(process.argv[3] ?? 1));
-  const pieces = process.argv[4] === 'pieces';
+  const mode = process.argv[4] ?? '';
   let total;
-  if (threads === 1) total = parseAll(files, pieces);
+  if (threads === 1) total = parseAll(files, mode);
   else {
     const [own, ...others] = shares(files, threads);
     const pending = others.map(
       (share) =>
         new Promise((resolve, reject) => {
-          const worker = new Worker(new URL(import.meta.url), { workerData: { files: share, pieces } });
+          const worker = new Worker(new URL(import.meta.url), { workerData: { files: share, mode } });
           worker.once('message', resolve);
           worker.once('error', reject);
         }),
     );
-    const mine = parseAll(own, pieces);
+    const mine = parseAll(own, mode);
     total = (await Promise.all(pending)).reduce((sum, part) => ({ lines: sum.lines + part.lines, keys: sum.keys + part.keys }), mine);
   }
   process.stdout.write(`${JSON.stringify({ files: files.length, threads, ...total })}\n`);
