@@ -224,6 +224,8 @@ describe('KeyCutter.links: link lines read from their bytes, as JSON.parse would
       '{"type":"progress", "uuid":"a"}',
       '{"type":"progress","uuid" :"a"}',
       '{"type":"progress","uu\\u0069d":"a"}',
+      // A raw control character in a key (JSON.parse refuses the line): the walk refuses the key.
+      '{"type":"progress","a\u0001b":1,"uuid":"a"}',
       '{"type":"progress","uuid":"a"} x',
       '{"type":"progress","uuid":"a"',
       '{"type":"progress","uuid":"a","data":{"x":"unterminated}',

@@ -14,7 +14,8 @@
  * proof from its bytes. Which keys and lines a format may lose is its reader's call; parsing and
  * error messages are jsonl-lines.ts's.
  */
-import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, lastSignificant, nestedValueEnd, OPEN_BRACE, OPEN_BRACKET, QUOTE, SPACE, stringEnd } from './json-bytes.js';
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COMMA, lastSignificant, nestedValueEnd, OPEN_BRACE, OPEN_BRACKET, QUOTE, SPACE, stringEnd } from './json-bytes.js';
+import { JsonWalk, UNCERTAIN } from './json-walk.js';
 
 /**
  * How many containers are opened between `from` and `to` and not closed (strings skipped), or
@@ -88,6 +89,32 @@ export interface LineCutter {
   skip(bytes: Buffer, utf8: boolean): SkippedLine | null;
   /** The text to parse instead of the whole line, or null to parse it whole; `utf8`: the line is valid UTF-8. */
   cut(bytes: Buffer, utf8: boolean): string | MeasuredCut | null;
+}
+
+/** Follows a line's top-level members for its link keys (KeyCutter.links); throws UNCERTAIN at anything unexpected. */
+class LinkWalk extends JsonWalk {
+  constructor(
+    bytes: Buffer,
+    private readonly names: readonly Buffer[],
+    private readonly keys: readonly string[],
+  ) {
+    super(bytes);
+  }
+
+  /** The link keys' values as JSON.parse gives them (the last of a key written twice). */
+  line(): Record<string, string | boolean | null> {
+    const found: Record<string, string | boolean | null> = {};
+    this.object((from, to) => {
+      const name = nameIndex(this.bytes, from, to, this.names);
+      const valueFrom = this.skipValue();
+      if (name < 0) return;
+      const value = linkValue(this.bytes, valueFrom, this.at);
+      if (value === undefined) throw UNCERTAIN;
+      found[this.keys[name]!] = value;
+    });
+    this.ended();
+    return found;
+  }
 }
 
 /** How far into a line its `type` (and a cut key written early, as 2.1.x does) is looked for. */
@@ -182,41 +209,14 @@ export class KeyCutter implements LineCutter {
    * what the other values hold is not checked: a syntax error in them goes unreported.
    */
   links(bytes: Buffer): SkippedLine | null {
-    const names = this.linkBytes;
-    const found: Record<string, string | boolean | null> = {};
-    let at = 1;
-    if (bytes[at] === CLOSE_BRACE) return null;
-    for (;;) {
-      // A key: its quotes, no escape or control character inside, then a colon.
-      if (bytes[at] !== QUOTE) return null;
-      const keyFrom = at + 1;
-      let keyTo = keyFrom;
-      for (let byte = bytes[keyTo]; byte !== QUOTE; byte = bytes[++keyTo]) if (byte === undefined || byte === BACKSLASH || byte < SPACE) return null;
-      if (bytes[keyTo + 1] !== COLON) return null;
-      const valueFrom = keyTo + 2;
-      const first = bytes[valueFrom];
-      let valueTo: number;
-      if (first === QUOTE || first === OPEN_BRACE || first === OPEN_BRACKET) valueTo = nestedValueEnd(bytes, valueFrom);
-      else {
-        // A number, true, false or null: up to the next separator.
-        valueTo = valueFrom;
-        for (let byte = bytes[valueTo]; byte !== undefined && byte !== COMMA && byte !== CLOSE_BRACE; byte = bytes[++valueTo]) if (byte <= SPACE || byte === QUOTE || byte === CLOSE_BRACKET) return null;
-        if (valueTo === valueFrom) return null;
-      }
-      if (valueTo < 0) return null;
-      const name = nameIndex(bytes, keyFrom, keyTo, names);
-      if (name >= 0) {
-        const value = linkValue(bytes, valueFrom, valueTo);
-        if (value === undefined) return null;
-        found[this.linkNames[name]!] = value;
-      }
-      const next = bytes[valueTo];
-      at = valueTo + 1;
-      if (next === CLOSE_BRACE) break;
-      if (next !== COMMA) return null;
+    const walk = new LinkWalk(bytes, this.linkBytes, this.linkNames);
+    let found: Record<string, string | boolean | null>;
+    try {
+      found = walk.line();
+    } catch (error) {
+      if (error !== UNCERTAIN) throw error;
+      return null;
     }
-    // Nothing but a line end after the object, and a type this reads lines of.
-    if (lastSignificant(bytes) !== at - 1) return null;
     const type = found['type'];
     if (typeof type !== 'string' || !this.linkTypes.has(type)) return null;
     return found as SkippedLine;
