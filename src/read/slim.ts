@@ -11,7 +11,7 @@
  */
 import type { ContentBlock, Message, SlimBlock, SlimMessage, ToolRequestBlock } from '../session/model.js';
 import { TEXT_LEFT_OUT } from '../session/model.js';
-import { classifyToolRequest, PATH_ARGUMENTS, PATCH_FILE_LINE } from '../session/tool-files.js';
+import { fileToolKind, PATH_ARGUMENTS, PATCH_FILE_LINE } from '../session/tool-files.js';
 
 /**
  * What a slim message without tool blocks holds: one empty list (32 bytes a message less). Not
@@ -36,7 +36,8 @@ const NO_ARGUMENTS: Readonly<Record<string, unknown>> = Object.freeze({});
  * edits the same few files again and again, and an object each took 56 bytes a call.
  */
 function fileArguments(block: ToolRequestBlock, names: Interned, kept: SharedObjects<Readonly<Record<string, unknown>>>): Readonly<Record<string, unknown>> {
-  if (!classifyToolRequest(block)) return NO_ARGUMENTS;
+  // Whether it is a file tool only: its paths are not listed here (the arguments below are kept whole).
+  if (fileToolKind(block) === null) return NO_ARGUMENTS;
   const named: Record<string, unknown> = {};
   /** The kept keys and values (JSON strings: nothing else reads as the same), to find an equal object already kept. */
   let key = '';

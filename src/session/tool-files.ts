@@ -38,12 +38,18 @@ function pathsOf(block: ToolRequestBlock): string[] {
   return paths;
 }
 
-/** What a tool call does to files, or null when it is not a file tool. */
-export function classifyToolRequest(block: ToolRequestBlock): { kind: 'read' | 'modified'; paths: string[] } | null {
+/** What a tool call does to files (not which ones), or null when it is not a file tool. */
+export function fileToolKind(block: ToolRequestBlock): 'read' | 'modified' | null {
   const name = block.name.toLowerCase();
   // str_replace_based_edit_tool's `view` command reads, its other commands write.
-  if (name.startsWith('str_replace') && block.arguments['command'] === 'view') return { kind: 'read', paths: pathsOf(block) };
-  if (READ_TOOLS.has(name)) return { kind: 'read', paths: pathsOf(block) };
-  if (MODIFY_TOOLS.has(name)) return { kind: 'modified', paths: pathsOf(block) };
+  if (name.startsWith('str_replace') && block.arguments['command'] === 'view') return 'read';
+  if (READ_TOOLS.has(name)) return 'read';
+  if (MODIFY_TOOLS.has(name)) return 'modified';
   return null;
+}
+
+/** What a tool call does to files, and which files, or null when it is not a file tool. */
+export function classifyToolRequest(block: ToolRequestBlock): { kind: 'read' | 'modified'; paths: string[] } | null {
+  const kind = fileToolKind(block);
+  return kind === null ? null : { kind, paths: pathsOf(block) };
 }
