@@ -2,7 +2,7 @@
  * What a replay holds per compaction while it runs. The presets compact at nearly every call on a
  * long session (101,648 times on the 909 MB canonical one), and each simulated state that stayed
  * reachable (through the previous state its getters' scope and its dropped-outputs chain held)
- * was about 5.6 KB: the replay's peak grew with the session. A report keeps no state, so once a
+ * was about 4.1 KB: the replay's peak grew with the session. A report keeps no state, so once a
  * compaction is superseded its state must be garbage. Counted with weak references and a forced
  * collection, never by timing or RSS.
  */

@@ -23,7 +23,7 @@ import type { Refusal } from '../compaction/compact.js';
 import { runGuardedCompaction, tokensSaved } from '../compaction/compact.js';
 import type { CompactionState } from '../compaction/state.js';
 import { toolRequestsById } from '../compaction/facts.js';
-import { findPrunable } from '../compaction/prune.js';
+import { findPrunable, placeholderTokens } from '../compaction/prune.js';
 import { findCutPoint } from '../compaction/cut-point.js';
 import { SessionIndex } from '../compaction/session-index.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
@@ -38,6 +38,7 @@ import type { ProviderCall } from '../tokens/provider-calls.js';
 import { providerCalls } from '../tokens/provider-calls.js';
 import { stablePrefixTokens } from './cache.js';
 import type { ReplayPolicy } from './presets.js';
+import type { PrunedSizes } from './pruned-sizes.js';
 import { customPolicy } from './presets.js';
 import type { RecordedCompactionEffect } from '../growth/recorded.js';
 import { effectsInTurn, recordedCompactionEffects } from '../growth/recorded.js';
@@ -203,6 +204,8 @@ export interface ReplayInput {
   readonly count?: TextCounter;
   /** The agent's own compactions (Session.recordedCompactions). */
   readonly recorded?: readonly RecordedCompaction[];
+  /** Taken while reading, for a pruning policy with this placeholder: its messages may then be slim. */
+  readonly prunedSizes?: PrunedSizes;
 }
 
 /**
@@ -271,10 +274,16 @@ class Simulation {
     return this.prunedSums ? this.prunedSums.sum(from, to) : 0;
   }
 
-  /** Pruning reads tool outputs: replay reads in full whenever a policy prunes (commands/replay.ts). */
-  private fullMessages(): readonly Message[] {
-    if (!this.full) throw new Error('internal: a pruning policy was replayed on slim messages');
-    return this.full;
+  /**
+   * Each message's tokens once `placeholder` replaces its tool outputs: taken while reading
+   * (commands/replay.ts reads lean then), else sized from the full messages.
+   */
+  private prunedTokens(placeholder: string): (index: number) => number {
+    const taken = this.input.prunedSizes;
+    if (taken?.placeholder === placeholder) return (index) => taken.tokens[index]!;
+    const full = this.full;
+    if (!full) throw new Error('internal: a pruning policy was replayed on slim messages without their pruned sizes');
+    return (index) => placeholderTokens(full[index]!, placeholder, this.input.count);
   }
 
   /**
@@ -312,7 +321,7 @@ class Simulation {
     if (!rules) return null;
     const range = { start: this.firstKept, end: turn.startIndex };
     const requests = (this.requests ??= toolRequestsById(this.input.messages));
-    const marks = findPrunable(this.fullMessages(), this.current.values, range, this.pruned, rules, requests, this.input.count);
+    const marks = findPrunable(this.input.messages, this.current.values, range, this.pruned, rules, requests, this.prunedTokens(rules.placeholder));
     if (marks.length === 0) return null;
     let saved = 0;
     let earliest = Infinity;
