@@ -200,8 +200,12 @@ interface ReplayedSession {
 
 /** The session's replays under every policy, and what pricing them needs from its read. */
 interface Simulated {
-  /** Each policy's replay, its calls and refusals still columns: objects once the messages are garbage. */
-  readonly results: readonly ReplayColumns<ReplayEvent>[];
+  /**
+   * Each policy's replay, its calls, refusals and compactions still columns: objects once the
+   * messages are garbage. Taken out of the list as they are reported (replayAll), so the columns
+   * are garbage beside the objects made of them.
+   */
+  readonly results: ReplayColumns<ReplayEvent>[];
   readonly format: string;
   readonly model: string | null;
   readonly pricing: Pricing;
@@ -269,7 +273,7 @@ async function simulateAll(input: SessionInput, ctx: ReplayContext): Promise<Sim
 async function replayAll(input: SessionInput, ctx: ReplayContext): Promise<ReplayedSession> {
   const simulated = await simulateAll(input, ctx);
   const { format, model, pricing, ledgers, recorded, lifetime, expired, warnings } = simulated;
-  const results = simulated.results.map((columns) => columns.report());
+  const results = simulated.results.splice(0).map((columns) => columns.report());
   // The policies replay the session's own conversation at its model's rates.
   const rates = pricing.rates;
   const policyOutcomes: PolicyOutcome[] = results.map((result) => {
