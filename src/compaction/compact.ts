@@ -350,23 +350,36 @@ interface LazyFields {
  */
 function withLazyFields(fields: Omit<CompactionState, 'summarized_hash' | 'dropped_outputs'>, lazy: LazyFields): CompactionState {
   let summarizedHash: string | undefined;
-  const { read_files, modified_files, compactions, usage, pruned_outputs, details, created_at, tool_version, ...head } = fields;
+  // Every key written out, in the sidecar's order: with the others spread in before the getters,
+  // the written sidecar had the two getters last (test/golden.test.ts).
   const made: CompactionState = {
-    ...head,
+    format_version: fields.format_version,
+    session: fields.session,
+    strategy: fields.strategy,
+    fallback: fields.fallback,
+    summary: fields.summary,
+    turn_prefix_summary: fields.turn_prefix_summary,
+    first_kept_message_id: fields.first_kept_message_id,
+    first_kept_index: fields.first_kept_index,
+    tokens_before: fields.tokens_before,
+    tokens_after: fields.tokens_after,
+    summary_tokens: fields.summary_tokens,
+    messages_summarized: fields.messages_summarized,
+    messages_summarized_total: fields.messages_summarized_total,
     get summarized_hash() {
       return (summarizedHash ??= lazy.hash());
     },
-    read_files,
-    modified_files,
-    compactions,
-    usage,
+    read_files: fields.read_files,
+    modified_files: fields.modified_files,
+    compactions: fields.compactions,
+    usage: fields.usage,
     get dropped_outputs() {
       return droppedList(lazy.dropped);
     },
-    pruned_outputs,
-    details,
-    created_at,
-    tool_version,
+    pruned_outputs: fields.pruned_outputs,
+    details: fields.details,
+    created_at: fields.created_at,
+    tool_version: fields.tool_version,
   };
   droppedChains.set(made, lazy.dropped);
   return made;
