@@ -7,9 +7,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CallColumns, RefusalColumns, TurnColumns } from '../src/replay/columns.js';
-import type { ReplayRefusal, SimulatedCall } from '../src/replay/simulate.js';
-import { replayColumns, replayReport } from '../src/replay/simulate.js';
+import { CallColumns, CompactionColumns, RefusalColumns, TurnColumns } from '../src/replay/columns.js';
+import type { ReplayCompaction, ReplayEvent, ReplayRefusal, SimulatedCall } from '../src/replay/simulate.js';
+import { replayColumns, replayReport, replaySession, withoutStates } from '../src/replay/simulate.js';
+import type { CompactionState } from '../src/compaction/state.js';
 import { customPolicy, presetPolicy } from '../src/replay/presets.js';
 import { DEFAULT_POLICY } from '../src/compaction/policy.js';
 import { insideToolPairs } from '../src/compaction/cut-sites.js';
@@ -86,6 +87,33 @@ describe('replay columns', () => {
     );
   });
 
+  it('give back compactions by range as events, without their states, across chunks', () => {
+    const compaction = fc.record({
+      trigger: fc.constantFrom('proactive' as const, 'overflow' as const),
+      beforeCallIndex: fc.nat({ max: 2 ** 31 - 1 }),
+      callPosition: fc.nat({ max: 2 ** 31 - 1 }),
+      turn: fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+      firstKeptMessageId: fc.string({ maxLength: 12 }),
+      tokensBefore: number,
+      tokensAfter: number,
+      summaryTokens: number,
+      carriedUserTokens: number,
+      summarizer: fc.option(fc.record({ input: number, output: number, cached: fc.boolean(), estimated: fc.boolean() }), { nil: null }),
+    });
+    fc.assert(
+      fc.property(fc.array(compaction, { minLength: 4_000, maxLength: 9_000 }), fc.array(fc.nat(), { maxLength: 6 }), (events: ReplayEvent[], cuts) => {
+        const columns = new CompactionColumns();
+        for (const event of events) columns.push({ ...event, state: {} as CompactionState } satisfies ReplayCompaction);
+        expect(columns.length).toBe(events.length);
+        const bounds = [0, ...cuts.map((cut) => cut % (events.length + 1)).sort((a, b) => a - b), events.length];
+        const made = bounds.slice(1).flatMap((to, k) => columns.objects(bounds[k]!, to));
+        expect(made).toHaveLength(events.length);
+        same(made, events);
+      }),
+      { numRuns: 5 },
+    );
+  });
+
   it("give back each turn's numbers", () => {
     const sums = [
       { requests: 3, baselineBefore: 10, baselineAfter: 8.5, inputTokensBefore: 30, inputTokensAfter: -0, outputTokens: 2 ** 40 },
@@ -136,6 +164,10 @@ describe('replayColumns', () => {
       const input = { sessionName: 's', messages, tokens, policy, strategy: truncateStrategy };
       const report = (await replayColumns(input)).report();
       expect(report).toEqual(await replayReport(input));
+      // The compactions as the simulation made them, less their states, key for key.
+      const kept = withoutStates(await replaySession(input));
+      expect(report.turns.map((turn) => turn.compactions.map(entries))).toEqual(kept.turns.map((turn) => turn.compactions.map(entries)));
+      expect(report).toEqual(kept);
       expect(report.calls).toHaveLength(messages.filter((message) => message.role === 'assistant').length);
       for (const simulated of report.calls) expect(Object.keys(simulated)).toEqual(['index', 'turn', 'before', 'after', 'output', 'unchanged']);
       const refusals = report.turns.flatMap((turn) => turn.refusals);
@@ -145,7 +177,7 @@ describe('replayColumns', () => {
       seen.refusals += refusals.length;
     }
     // Not vacuous: the policies compact and refuse (the refusals' summarizer calls are the unit test's above).
-    expect(seen.compactions).toBeGreaterThan(0);
+    expect(seen.compactions).toBeGreaterThan(10);
     expect(seen.refusals).toBeGreaterThan(0);
   });
 });

@@ -13,6 +13,8 @@ import type { ReplayPolicy } from '../replay/presets.js';
 import { CUSTOM_POLICY_NAME, customPolicy, isPresetName, presetPolicy, PRESET_NAMES } from '../replay/presets.js';
 import type { ReplayColumns, ReplayEvent } from '../replay/simulate.js';
 import { replayColumns } from '../replay/simulate.js';
+import type { PrunedSizes } from '../replay/pruned-sizes.js';
+import { PrunedSizesObserver } from '../replay/pruned-sizes.js';
 import { policyCosts } from '../replay/savings.js';
 import { detectThrash } from '../replay/thrash.js';
 import { UsageError } from '../errors.js';
@@ -122,13 +124,24 @@ interface ReplayContext extends ReplayOptions {
 }
 
 /**
- * Whether the replay reads any message text: a strategy that is not metadata-only summarizes or
- * prunes text, and a preset that prunes tool outputs sizes them. Otherwise the lean read
- * (slim messages, estimates taken while reading) gives the same replay in flat memory.
+ * What the replay reads of message text: all of it (`full`) when the strategy is not
+ * metadata-only (it summarizes or prunes text); else, when a preset prunes tool outputs, only
+ * each message's size with its outputs pruned, taken while reading (`pruned sizes`, the
+ * placeholder's); else nothing. Without `full` the lean read (slim messages, estimates taken
+ * while reading) gives the same replay in flat memory.
  */
-function readsText(ctx: ReplayContext): boolean {
-  if (!('metadataOnly' in ctx.strategy) || ctx.strategy.metadataOnly !== true) return true;
-  return ctx.names.some((name) => isPresetName(name) && presetPolicy(name, 1).prune !== null);
+type TextNeed = { readonly kind: 'full' } | { readonly kind: 'pruned sizes'; readonly placeholder: string } | { readonly kind: 'none' };
+
+function textNeed(ctx: ReplayContext): TextNeed {
+  if (!('metadataOnly' in ctx.strategy) || ctx.strategy.metadataOnly !== true) return { kind: 'full' };
+  const placeholders = new Set<string>();
+  for (const name of ctx.names) {
+    const prune = isPresetName(name) ? presetPolicy(name, 1).prune : null;
+    if (prune) placeholders.add(prune.placeholder);
+  }
+  if (placeholders.size > 1) return { kind: 'full' };
+  const [placeholder] = placeholders;
+  return placeholder === undefined ? { kind: 'none' } : { kind: 'pruned sizes', placeholder };
 }
 
 /** The session's provider calls as recorded, added up for the report. */
@@ -187,8 +200,12 @@ interface ReplayedSession {
 
 /** The session's replays under every policy, and what pricing them needs from its read. */
 interface Simulated {
-  /** Each policy's replay, its calls and refusals still columns: objects once the messages are garbage. */
-  readonly results: readonly ReplayColumns<ReplayEvent>[];
+  /**
+   * Each policy's replay, its calls, refusals and compactions still columns: objects once the
+   * messages are garbage. Taken out of the list as they are reported (replayAll), so the columns
+   * are garbage beside the objects made of them.
+   */
+  readonly results: ReplayColumns<ReplayEvent>[];
   readonly format: string;
   readonly model: string | null;
   readonly pricing: Pricing;
@@ -207,9 +224,16 @@ interface Simulated {
  */
 async function simulateAll(input: SessionInput, ctx: ReplayContext): Promise<Simulated> {
   const options = { format: ctx.format, withSidecar: false, strict: ctx.strict, ...(ctx.count ? { count: ctx.count } : {}) };
-  const loaded: LoadedSession<AnyMessage> = readsText(ctx)
-    ? await loadSession(input, { ...options, messages: 'full' })
-    : await loadSession(input, { ...options, messages: 'lean' });
+  const need = textNeed(ctx);
+  let prunedSizes: PrunedSizes | undefined;
+  let loaded: LoadedSession<AnyMessage>;
+  if (need.kind === 'full') loaded = await loadSession(input, { ...options, messages: 'full' });
+  else if (need.kind === 'none') loaded = await loadSession(input, { ...options, messages: 'lean' });
+  else {
+    const read = await loadSession(input, { ...options, messages: 'lean' }, () => new PrunedSizesObserver(need.placeholder, ctx.count));
+    prunedSizes = read.observer.sizes();
+    loaded = read;
+  }
   const { recordedCompactions } = loaded.session;
   const { pricing, ledgers, recorded, lifetime, expired } = await recordedCalls(loaded, ctx);
   requirePricesForCostGate(ctx.limits, pricing.rates !== null, input.path);
@@ -224,6 +248,7 @@ async function simulateAll(input: SessionInput, ctx: ReplayContext): Promise<Sim
         strategy: ctx.strategy,
         recorded: recordedCompactions,
         ...(ctx.count ? { count: ctx.count } : {}),
+        ...(prunedSizes ? { prunedSizes } : {}),
       }),
     );
   }
@@ -248,7 +273,7 @@ async function simulateAll(input: SessionInput, ctx: ReplayContext): Promise<Sim
 async function replayAll(input: SessionInput, ctx: ReplayContext): Promise<ReplayedSession> {
   const simulated = await simulateAll(input, ctx);
   const { format, model, pricing, ledgers, recorded, lifetime, expired, warnings } = simulated;
-  const results = simulated.results.map((columns) => columns.report());
+  const results = simulated.results.splice(0).map((columns) => columns.report());
   // The policies replay the session's own conversation at its model's rates.
   const rates = pricing.rates;
   const policyOutcomes: PolicyOutcome[] = results.map((result) => {

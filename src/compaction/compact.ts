@@ -293,32 +293,101 @@ type StrategyPart = Pick<
  * A state lists every output dropped so far: the previous state's list, then this span's. Replay
  * keeps all its simulated states, and copying the whole list into each made its memory grow with
  * compactions × drops (0.7 GB of peak RSS for a 1 GB session's 96,000 compactions), so a state
- * keeps its own drops and the state before it, and builds the list when first read (JSON.stringify
- * reads it for a sidecar like any other field).
+ * keeps its own drops and the chain before it, and builds the list when first read (JSON.stringify
+ * reads it for a sidecar like any other field). The chain links lists, not states: a link to the
+ * previous state kept every state of a replay alive through the latest one.
  */
 interface DroppedChain {
   readonly own: readonly DroppedOutput[];
-  readonly before: CompactionState | null;
+  readonly before: DroppedChain | null;
   built: readonly DroppedOutput[] | null;
 }
 
 const droppedChains = new WeakMap<CompactionState, DroppedChain>();
 
+/** The chain `state`'s list is read from: its own, or (a state read from a sidecar) its list as stored. */
+function chainOf(state: CompactionState): DroppedChain {
+  return droppedChains.get(state) ?? { own: [], before: null, built: state.dropped_outputs };
+}
+
+/**
+ * The chain of a state that adds `own` to `previous`'s drops. A span that dropped nothing shares
+ * the previous chain (the same list), so the chain is as long as the compactions that dropped
+ * something, not as all of them.
+ */
+function droppedChain(own: readonly DroppedOutput[], previous: CompactionState | null): DroppedChain {
+  const before = previous ? chainOf(previous) : null;
+  if (own.length === 0 && before) return before;
+  return { own, before, built: null };
+}
+
 function droppedList(chain: DroppedChain): readonly DroppedOutput[] {
   if (chain.built) return chain.built;
-  // Back to a list already known (built, or read from a sidecar); a loop, as a replay's chain is
-  // as long as its compactions are many.
+  // Back to a list already known; a loop, as a replay's chain is as long as its compactions are many.
   const parts = [chain.own];
-  for (let state = chain.before; state; ) {
-    const link = droppedChains.get(state);
-    if (!link || link.built) {
-      parts.push(link?.built ?? state.dropped_outputs);
+  for (let link = chain.before; link; link = link.before) {
+    if (link.built) {
+      parts.push(link.built);
       break;
     }
     parts.push(link.own);
-    state = link.before;
   }
   return (chain.built = parts.reverse().flat());
+}
+
+/** What a state's two fields computed when first read are made from. */
+interface LazyFields {
+  /** The summarized prefix's digest. */
+  readonly hash: () => string;
+  readonly dropped: DroppedChain;
+}
+
+/**
+ * A state with its summarized_hash and dropped_outputs computed when first read. Made out here,
+ * so the getters hold only `lazy`: made inside runCompaction they held its scope (the subject,
+ * whose previous state held the one before, and the options with their closures), and a
+ * replay's latest state kept every earlier one alive.
+ */
+function withLazyFields(fields: Omit<CompactionState, 'summarized_hash' | 'dropped_outputs'>, lazy: LazyFields): CompactionState {
+  let summarizedHash: string | undefined;
+  // Every key written out, in the sidecar's order: with the others spread in before the getters,
+  // the written sidecar had the two getters last (test/golden.test.ts).
+  const made: CompactionState = {
+    format_version: fields.format_version,
+    session: fields.session,
+    strategy: fields.strategy,
+    fallback: fields.fallback,
+    summary: fields.summary,
+    turn_prefix_summary: fields.turn_prefix_summary,
+    first_kept_message_id: fields.first_kept_message_id,
+    first_kept_index: fields.first_kept_index,
+    tokens_before: fields.tokens_before,
+    tokens_after: fields.tokens_after,
+    summary_tokens: fields.summary_tokens,
+    messages_summarized: fields.messages_summarized,
+    messages_summarized_total: fields.messages_summarized_total,
+    get summarized_hash() {
+      return (summarizedHash ??= lazy.hash());
+    },
+    read_files: fields.read_files,
+    modified_files: fields.modified_files,
+    compactions: fields.compactions,
+    usage: fields.usage,
+    get dropped_outputs() {
+      return droppedList(lazy.dropped);
+    },
+    pruned_outputs: fields.pruned_outputs,
+    details: fields.details,
+    created_at: fields.created_at,
+    tool_version: fields.tool_version,
+  };
+  droppedChains.set(made, lazy.dropped);
+  return made;
+}
+
+/** The digest of messages [0, cut): the one a RunnableSubject's read took, or (full messages) the index's. */
+function prefixDigest(prefixHashes: PrefixHashes | undefined, index: SessionIndex<AnyMessage>, cut: number): () => string {
+  return () => prefixHashes?.at(cut) ?? (index as SessionIndex<Message>).prefixHash(cut);
 }
 
 /**
@@ -393,46 +462,39 @@ export async function runCompaction(
   const fullContext = index.contextTokens(end, subject.recorded);
   const windowStart = recordedWindowStart(subject);
   const summarizedNow = cut.index - start;
-  let summarizedHash: string | undefined;
+  const hash = prefixDigest(subject.prefixHashes, index, cut.index);
   /** The state in the sidecar's documented field order, from what differs between summaries and prunes. */
-  const state = (part: StrategyPart): CompactionState => {
-    const made: CompactionState = {
-      format_version: SIDECAR_FORMAT_VERSION,
-      session: subject.sessionName,
-      strategy: strategy.name,
-      fallback: part.fallback,
-      summary: part.summary,
-      turn_prefix_summary: part.turn_prefix_summary,
-      first_kept_message_id: messages[cut.index]!.id,
-      first_kept_index: cut.index,
-      tokens_before: plan.contextTokens,
-      tokens_after: part.tokens_after,
-      summary_tokens: part.summary_tokens,
-      messages_summarized: summarizedNow,
-      messages_summarized_total: (previous?.state.messages_summarized_total ?? 0) + summarizedNow,
+  const state = (part: StrategyPart): CompactionState =>
+    withLazyFields(
+      {
+        format_version: SIDECAR_FORMAT_VERSION,
+        session: subject.sessionName,
+        strategy: strategy.name,
+        fallback: part.fallback,
+        summary: part.summary,
+        turn_prefix_summary: part.turn_prefix_summary,
+        first_kept_message_id: messages[cut.index]!.id,
+        first_kept_index: cut.index,
+        tokens_before: plan.contextTokens,
+        tokens_after: part.tokens_after,
+        summary_tokens: part.summary_tokens,
+        messages_summarized: summarizedNow,
+        messages_summarized_total: (previous?.state.messages_summarized_total ?? 0) + summarizedNow,
+        read_files: fileOps.read,
+        modified_files: fileOps.modified,
+        compactions: (previous?.state.compactions ?? 0) + 1,
+        usage: part.usage,
+        pruned_outputs: part.pruned_outputs,
+        details: part.details,
+        created_at: (options.now ?? new Date()).toISOString(),
+        tool_version: TOOL_VERSION,
+      },
       // Computed when first read: hashing every summarized message is the costliest step, and a
       // replay's simulated states are never stored (with slim messages it is the prefix hash the
       // read took: RunnableSubject). Replay's states are read in order when they cross from a
       // worker thread, so its index hashes each message once for all of them.
-      get summarized_hash() {
-        // Without hashes of its read that reach the cut, a RunnableSubject's messages are full.
-        return (summarizedHash ??= subject.prefixHashes?.at(cut.index) ?? (index as SessionIndex<Message>).prefixHash(cut.index));
-      },
-      read_files: fileOps.read,
-      modified_files: fileOps.modified,
-      compactions: (previous?.state.compactions ?? 0) + 1,
-      usage: part.usage,
-      get dropped_outputs() {
-        return droppedList(part.dropped);
-      },
-      pruned_outputs: part.pruned_outputs,
-      details: part.details,
-      created_at: (options.now ?? new Date()).toISOString(),
-      tool_version: TOOL_VERSION,
-    };
-    droppedChains.set(made, part.dropped);
-    return made;
-  };
+      { hash, dropped: part.dropped },
+    );
 
   if (strategy.kind === 'prune') {
     const pruned = [...(previous?.state.pruned_outputs ?? []), ...strategy.prune({ messages: source, from: start, to: cut.index, count })];
@@ -442,7 +504,7 @@ export async function runCompaction(
       turn_prefix_summary: null,
       tokens_after: Math.max(0, fullContext - pruningSavings(messages, subject.tokens, pruned, count, end)),
       summary_tokens: 0,
-      dropped: { own: [], before: null, built: null },
+      dropped: droppedChain([], null),
       pruned_outputs: pruned,
       usage: options.spentBefore ?? null,
       details: {},
@@ -469,7 +531,7 @@ export async function runCompaction(
     turn_prefix_summary: output.turnPrefixSummary,
     tokens_after: contextAfterCompaction(fullContext, index.tokens, cut.index, newSummaryTokens, windowStart),
     summary_tokens: newSummaryTokens,
-    dropped: { own: filtered.dropped, before: previous?.state ?? null, built: null },
+    dropped: droppedChain(filtered.dropped, previous?.state ?? null),
     pruned_outputs: null,
     usage: addUsage(options.spentBefore ?? null, output.usage ? { input_tokens: output.usage.input, output_tokens: output.usage.output } : null),
     details: output.details,

@@ -9,7 +9,7 @@
 import type { AnyMessage, ContentBlock, Message, ToolRequestBlock } from '../session/model.js';
 import { isSlim, isTurnStart } from '../session/model.js';
 import type { TextCounter } from '../tokens/estimate.js';
-import { estimateMessageTokens, heuristicCounter } from '../tokens/estimate.js';
+import { CHARS_PER_TOKEN, estimateMessageTokens, heuristicCounter } from '../tokens/estimate.js';
 import { toolRequestsById } from './facts.js';
 import { formatArguments } from './serialize.js';
 
@@ -161,22 +161,41 @@ function withPlaceholder(message: Message, placeholder: string): Message {
   };
 }
 
+/** Estimated tokens of the message once `placeholder` replaces each of its tool outputs. */
+export function placeholderTokens(message: Message, placeholder: string, count: TextCounter = heuristicCounter): number {
+  return estimateMessageTokens(withPlaceholder(message, placeholder), count);
+}
+
+/**
+ * placeholderTokens by chars/4 from the message's block lengths (tokens/estimate.ts
+ * blockLengths), where the read hands over lengths and not the text: the same number.
+ */
+export function placeholderTokensFromLengths(message: Message, lengths: readonly number[], placeholder: string): number {
+  if (message.knownTokens !== undefined) return message.knownTokens;
+  let chars = 0;
+  message.content.forEach((block, i) => {
+    chars += block.type === 'tool_result' ? placeholder.length : lengths[i]!;
+  });
+  return Math.ceil(chars / CHARS_PER_TOKEN);
+}
+
 /**
  * Messages of [start, end) whose outputs a fixed-placeholder preset (OPENCODE_PRUNE) prunes, newest
- * first, given the tokens each message carries now and which are already pruned (any set or map of
- * indices); `requests` is toolRequestsById(messages). Replay applies them as it goes.
+ * first, given the tokens each message carries now, which are already pruned (any set or map of
+ * indices), and the tokens each would carry pruned (`placeholderTokens` of message i: read from the
+ * message's text, or taken while reading, so the messages themselves may be slim); `requests` is
+ * toolRequestsById(messages). Replay applies them as it goes.
  */
 export function findPrunable(
-  messages: readonly Message[],
+  messages: readonly AnyMessage[],
   tokens: readonly number[],
   range: { readonly start: number; readonly end: number },
   alreadyPruned: { has(index: number): boolean },
   rules: FixedPlaceholderPrune,
   requests: ReadonlyMap<string, ToolRequestBlock>,
-  count: TextCounter = heuristicCounter,
+  pruned: (index: number) => number,
 ): PruneMark[] {
-  const saving = (index: number) =>
-    (tokens[index] ?? 0) - estimateMessageTokens(withPlaceholder(messages[index]!, rules.placeholder), count);
+  const saving = (index: number) => (tokens[index] ?? 0) - pruned(index);
   return walkPrunable({ messages, range, rules, requests, tokens, alreadyPruned, saving });
 }
 

@@ -1,15 +1,16 @@
 /**
- * The simulation's per-call and per-refusal records held as typed-array columns while replay
- * runs, and made into objects (SimulatedCall, ReplayRefusal) only when a report reads them. A
- * long session has one simulated call a response and more refusals than calls (97,514 and
- * 113,684 on the 909 MB canonical session): as objects, 72 bytes each and a slot in a list, held
+ * The simulation's per-call, per-refusal and per-compaction records held as typed-array columns
+ * while replay runs, and made into objects (SimulatedCall, ReplayRefusal, ReplayEvent) only when
+ * a report reads them. A long session has one simulated call a response and, under `custom`, more
+ * refusals than calls (97,514 and 113,684 on the 909 MB canonical session), under a preset a
+ * compaction at nearly every call: as objects, 72 to 210 bytes each and a slot in a list, held
  * beside the session's messages to the end of the simulation, replay's peak.
  *
  * Float64Array holds any number exactly, so the objects made again are the ones the simulation
  * would have kept.
  */
 import type { Refusal } from '../compaction/compact.js';
-import type { CompactionTrigger, ReplayRefusal, SimulatedCall, SummarizerCall } from './simulate.js';
+import type { CompactionTrigger, ReplayCompaction, ReplayEvent, ReplayRefusal, SimulatedCall, SummarizerCall } from './simulate.js';
 
 type Typed = Float64Array | Int32Array | Uint8Array;
 
@@ -174,6 +175,103 @@ export class RefusalColumns {
       };
     }
     return refusals;
+  }
+}
+
+/**
+ * Where the simulation keeps its compactions, in the order they happened (so each turn's are a
+ * range of positions), given back as `Event`s.
+ */
+export interface CompactionStore<Event extends ReplayEvent> {
+  readonly length: number;
+  push(compaction: ReplayCompaction): void;
+  /** The compactions at positions [from, to), as a new list. */
+  objects(from: number, to: number): Event[];
+}
+
+/** Compactions kept whole, states included (replaySession: what a sidecar written then would hold). */
+export class CompactionList implements CompactionStore<ReplayCompaction> {
+  private readonly list: ReplayCompaction[] = [];
+
+  get length(): number {
+    return this.list.length;
+  }
+
+  push(compaction: ReplayCompaction): void {
+    this.list.push(compaction);
+  }
+
+  objects(from: number, to: number): ReplayCompaction[] {
+    return this.list.slice(from, to);
+  }
+}
+
+/**
+ * Compactions as reports show them (without their states), as columns: the presets compact at
+ * nearly every call of a long session (101,648 times on the 909 MB canonical one), and as objects
+ * (an event, its summarizer call and their property stores) each took about 210 bytes to the end
+ * of the simulation; here 69 and a shared id. Every compaction's summarizer call has a row (0s
+ * when it made none).
+ */
+export class CompactionColumns implements CompactionStore<ReplayEvent> {
+  private readonly flags = new GrowingColumn((size) => new Uint8Array(size));
+  private readonly beforeCallIndex = new GrowingColumn((size) => new Int32Array(size));
+  private readonly callPosition = new GrowingColumn((size) => new Int32Array(size));
+  private readonly turn = new GrowingColumn((size) => new Int32Array(size));
+  /** The first kept messages' ids, the strings the messages held. */
+  private readonly firstKeptMessageId: string[] = [];
+  private readonly tokensBefore = new GrowingColumn((size) => new Float64Array(size));
+  private readonly tokensAfter = new GrowingColumn((size) => new Float64Array(size));
+  private readonly summaryTokens = new GrowingColumn((size) => new Float64Array(size));
+  private readonly carriedUserTokens = new GrowingColumn((size) => new Float64Array(size));
+  private readonly summarizerInput = new GrowingColumn((size) => new Float64Array(size));
+  private readonly summarizerOutput = new GrowingColumn((size) => new Float64Array(size));
+
+  get length(): number {
+    return this.flags.length;
+  }
+
+  push(compaction: ReplayCompaction): void {
+    const { summarizer } = compaction;
+    let flags = compaction.trigger === 'overflow' ? OVERFLOW : 0;
+    if (summarizer !== null) flags |= SUMMARIZED | (summarizer.cached ? CACHED : 0) | (summarizer.estimated ? ESTIMATED : 0);
+    this.flags.push(flags);
+    this.beforeCallIndex.push(compaction.beforeCallIndex);
+    this.callPosition.push(compaction.callPosition);
+    this.turn.push(compaction.turn);
+    this.firstKeptMessageId.push(compaction.firstKeptMessageId);
+    this.tokensBefore.push(compaction.tokensBefore);
+    this.tokensAfter.push(compaction.tokensAfter);
+    this.summaryTokens.push(compaction.summaryTokens);
+    this.carriedUserTokens.push(compaction.carriedUserTokens);
+    this.summarizerInput.push(summarizer?.input ?? 0);
+    this.summarizerOutput.push(summarizer?.output ?? 0);
+  }
+
+  /** The compactions at positions [from, to) as events, the keys in the order the simulation gives them. */
+  objects(from: number, to: number): ReplayEvent[] {
+    const events = new Array<ReplayEvent>(to - from);
+    for (let position = from; position < to; position++) {
+      const flags = this.flags.at(position);
+      const summarizer: SummarizerCall | null =
+        flags & SUMMARIZED
+          ? { input: this.summarizerInput.at(position), output: this.summarizerOutput.at(position), cached: (flags & CACHED) !== 0, estimated: (flags & ESTIMATED) !== 0 }
+          : null;
+      const trigger: CompactionTrigger = flags & OVERFLOW ? 'overflow' : 'proactive';
+      events[position - from] = {
+        trigger,
+        beforeCallIndex: this.beforeCallIndex.at(position),
+        callPosition: this.callPosition.at(position),
+        turn: this.turn.at(position),
+        firstKeptMessageId: this.firstKeptMessageId[position]!,
+        tokensBefore: this.tokensBefore.at(position),
+        tokensAfter: this.tokensAfter.at(position),
+        summaryTokens: this.summaryTokens.at(position),
+        carriedUserTokens: this.carriedUserTokens.at(position),
+        summarizer,
+      };
+    }
+    return events;
   }
 }
 

@@ -23,7 +23,7 @@ import type { Refusal } from '../compaction/compact.js';
 import { runGuardedCompaction, tokensSaved } from '../compaction/compact.js';
 import type { CompactionState } from '../compaction/state.js';
 import { toolRequestsById } from '../compaction/facts.js';
-import { findPrunable } from '../compaction/prune.js';
+import { findPrunable, placeholderTokens } from '../compaction/prune.js';
 import { findCutPoint } from '../compaction/cut-point.js';
 import { SessionIndex } from '../compaction/session-index.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
@@ -38,13 +38,15 @@ import type { ProviderCall } from '../tokens/provider-calls.js';
 import { providerCalls } from '../tokens/provider-calls.js';
 import { stablePrefixTokens } from './cache.js';
 import type { ReplayPolicy } from './presets.js';
+import type { PrunedSizes } from './pruned-sizes.js';
 import { customPolicy } from './presets.js';
 import type { RecordedCompactionEffect } from '../growth/recorded.js';
 import { effectsInTurn, recordedCompactionEffects } from '../growth/recorded.js';
 import type { Turn } from '../growth/turns.js';
 import { groupTurns } from '../growth/turns.js';
 import type { TurnSums } from './columns.js';
-import { CallColumns, RefusalColumns, TurnColumns } from './columns.js';
+import type { CompactionStore } from './columns.js';
+import { CallColumns, CompactionColumns, CompactionList, RefusalColumns, TurnColumns } from './columns.js';
 
 export type CompactionTrigger = 'proactive' | 'overflow';
 
@@ -203,6 +205,8 @@ export interface ReplayInput {
   readonly count?: TextCounter;
   /** The agent's own compactions (Session.recordedCompactions). */
   readonly recorded?: readonly RecordedCompaction[];
+  /** Taken while reading, for a pruning policy with this placeholder: its messages may then be slim. */
+  readonly prunedSizes?: PrunedSizes;
 }
 
 /**
@@ -271,10 +275,16 @@ class Simulation {
     return this.prunedSums ? this.prunedSums.sum(from, to) : 0;
   }
 
-  /** Pruning reads tool outputs: replay reads in full whenever a policy prunes (commands/replay.ts). */
-  private fullMessages(): readonly Message[] {
-    if (!this.full) throw new Error('internal: a pruning policy was replayed on slim messages');
-    return this.full;
+  /**
+   * Each message's tokens once `placeholder` replaces its tool outputs: taken while reading
+   * (commands/replay.ts reads lean then), else sized from the full messages.
+   */
+  private prunedTokens(placeholder: string): (index: number) => number {
+    const taken = this.input.prunedSizes;
+    if (taken?.placeholder === placeholder) return (index) => taken.tokens[index]!;
+    const full = this.full;
+    if (!full) throw new Error('internal: a pruning policy was replayed on slim messages without their pruned sizes');
+    return (index) => placeholderTokens(full[index]!, placeholder, this.input.count);
   }
 
   /**
@@ -312,7 +322,7 @@ class Simulation {
     if (!rules) return null;
     const range = { start: this.firstKept, end: turn.startIndex };
     const requests = (this.requests ??= toolRequestsById(this.input.messages));
-    const marks = findPrunable(this.fullMessages(), this.current.values, range, this.pruned, rules, requests, this.input.count);
+    const marks = findPrunable(this.input.messages, this.current.values, range, this.pruned, rules, requests, this.prunedTokens(rules.placeholder));
     if (marks.length === 0) return null;
     let saved = 0;
     let earliest = Infinity;
@@ -428,7 +438,7 @@ class Simulation {
 
 /** Replays the session, keeping each simulated compaction's state (what a sidecar written then would hold). */
 export async function replaySession(request: ReplayInput): Promise<ReplayResult> {
-  return (await simulate(request, (compaction) => compaction)).report();
+  return (await simulate(request, new CompactionList())).report();
 }
 
 /**
@@ -446,24 +456,26 @@ export async function replayReport(request: ReplayInput): Promise<ReplayReport> 
  * drops the session's messages first (commands/replay.ts) never holds them beside the objects.
  */
 export function replayColumns(request: ReplayInput): Promise<ReplayColumns<ReplayEvent>> {
-  return simulate(request, withoutState);
+  return simulate(request, new CompactionColumns());
 }
 
 /** What every turn without such events is given: one empty list. */
 const NONE: readonly never[] = Object.freeze([]);
 
-/** A replay whose turns keep their compactions as `record` gives them. */
+/** A replay whose turns keep their compactions as its store gives them. */
 type Simulated<Event extends ReplayEvent> = Omit<ReplayResult, 'turns'> & { readonly turns: readonly TurnWith<Event>[] };
 
 /**
  * The replayed turns as the simulation keeps them: their numbers in columns, turn t's refusals
- * the positions [refusalsFrom[t], refusalsFrom[t + 1]) of the refusal columns, and its other
- * events by turn position, only for the turns that have any.
+ * the positions [refusalsFrom[t], refusalsFrom[t + 1]) of the refusal columns and its
+ * compactions likewise of the compaction store, and its other events by turn position, only
+ * for the turns that have any.
  */
 interface PackedTurns<Event extends ReplayEvent> {
   readonly sums: TurnColumns;
   readonly refusalsFrom: Int32Array;
-  readonly compactions: ReadonlyMap<number, readonly Event[]>;
+  readonly compactionsFrom: Int32Array;
+  readonly compactions: CompactionStore<Event>;
   readonly prunes: ReadonlyMap<number, readonly ReplayPrune[]>;
   readonly recorded: ReadonlyMap<number, readonly RecordedCompactionEffect[]>;
 }
@@ -481,16 +493,18 @@ export class ReplayColumns<Event extends ReplayEvent> {
   /** The replay as objects, as reports read it (the ones the simulation kept before columns). */
   report(): Simulated<Event> {
     const cursor = { summarizers: 0 };
-    const { sums, refusalsFrom, compactions, prunes, recorded } = this.turns;
+    const { sums, refusalsFrom, compactionsFrom, compactions, prunes, recorded } = this.turns;
     const turns = new Array<TurnWith<Event>>(sums.length);
     for (let position = 0; position < sums.length; position++) {
       const from = refusalsFrom[position]!;
       const to = refusalsFrom[position + 1]!;
+      const first = compactionsFrom[position]!;
+      const end = compactionsFrom[position + 1]!;
       turns[position] = {
         // groupTurns numbers turns from 1, in order.
         turn: position + 1,
         ...sums.at(position),
-        compactions: compactions.get(position) ?? NONE,
+        compactions: end > first ? compactions.objects(first, end) : NONE,
         refusals: to > from ? this.refusals.objects(from, to, cursor) : NONE,
         prunes: prunes.get(position) ?? NONE,
         recorded: recorded.get(position) ?? NONE,
@@ -527,17 +541,18 @@ function callPlan(messages: readonly AnyMessage[], tokens: readonly number[], re
   return { calls, turnStarts, firstCalls, recordedByTurn, stablePrefix: stablePrefixTokens(allCalls, tokens) };
 }
 
-async function simulate<Event extends ReplayEvent>(request: ReplayInput, record: (compaction: ReplayCompaction) => Event): Promise<ReplayColumns<Event>> {
+async function simulate<Event extends ReplayEvent>(request: ReplayInput, compactions: CompactionStore<Event>): Promise<ReplayColumns<Event>> {
   const policy = 'compaction' in request.policy ? request.policy : customPolicy(request.policy);
   const input = { ...request, policy };
   const { messages, tokens } = input;
   const { calls, turnStarts, firstCalls, recordedByTurn, stablePrefix } = callPlan(messages, tokens, input.recorded ?? []);
   const sim = new Simulation(input, stablePrefix);
   const refusals = new RefusalColumns();
-  const turns: PackedTurns<Event> & { compactions: Map<number, readonly Event[]>; prunes: Map<number, readonly ReplayPrune[]> } = {
+  const turns: PackedTurns<Event> & { prunes: Map<number, readonly ReplayPrune[]> } = {
     sums: new TurnColumns(turnStarts.length),
     refusalsFrom: new Int32Array(turnStarts.length + 1),
-    compactions: new Map(),
+    compactionsFrom: new Int32Array(turnStarts.length + 1),
+    compactions,
     prunes: new Map(),
     recorded: recordedByTurn,
   };
@@ -547,8 +562,8 @@ async function simulate<Event extends ReplayEvent>(request: ReplayInput, record:
     const turn = { turn: turnPosition + 1, startIndex: turnStarts[turnPosition]! };
     const first = firstCalls[turnPosition]!;
     const end = firstCalls[turnPosition + 1]!;
-    const compactions: Event[] = [];
     turns.refusalsFrom[turnPosition] = refusals.length;
+    turns.compactionsFrom[turnPosition] = compactions.length;
     const prunes: ReplayPrune[] = [];
     let inputBefore = 0;
     let inputAfter = 0;
@@ -560,7 +575,7 @@ async function simulate<Event extends ReplayEvent>(request: ReplayInput, record:
       const keep = (event: ReplayCompaction | ReplayRefusal | null) => {
         if (!event) return;
         if ('refused' in event) refusals.push(event);
-        else compactions.push(record(event));
+        else compactions.push(event);
       };
       sim.followAgent(call);
       if (position === 0) {
@@ -588,10 +603,10 @@ async function simulate<Event extends ReplayEvent>(request: ReplayInput, record:
       inputTokensAfter: inputAfter,
       outputTokens,
     });
-    if (compactions.length > 0) turns.compactions.set(turnPosition, compactions.slice());
     if (prunes.length > 0) turns.prunes.set(turnPosition, prunes.slice());
   }
   turns.refusalsFrom[turnStarts.length] = refusals.length;
+  turns.compactionsFrom[turnStarts.length] = compactions.length;
   return new ReplayColumns(policy, stablePrefix, calls, turns, refusals);
 }
 
