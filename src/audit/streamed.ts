@@ -8,12 +8,13 @@
  * shows after the cut are held, in full, to look the facts up in. Pure.
  */
 import { summaryTokens } from '../compaction/compact.js';
+import type { Fact } from '../compaction/facts.js';
 import { FactCollector } from '../compaction/facts.js';
 import type { CutView } from '../compaction/provider-view.js';
 import { summaryMessages } from '../compaction/provider-view.js';
 import type { CompactionState } from '../compaction/state.js';
 import type { Message, RecordedCompaction, ToolResultBlock } from '../session/model.js';
-import { repairStream } from '../session/view-repair.js';
+import { applyViewRepair, repairStream } from '../session/view-repair.js';
 import type { AuditedCompaction } from './compactions.js';
 import { recordedSummaryTest } from './compactions.js';
 import { measureRetention } from './fidelity.js';
@@ -67,21 +68,7 @@ export function auditStream(plan: StreamedAuditPlan): AuditStream {
     },
     finish() {
       const audits: AuditedCompaction[] = [];
-      if (sidecar) {
-        const { state } = sidecar;
-        audits.push({
-          source: 'sidecar',
-          strategy: state.strategy,
-          number: 1,
-          firstKeptIndex: sidecar.firstKeptIndex,
-          endIndex: plan.total,
-          tokensBefore: state.tokens_before,
-          tokensAfter: state.tokens_after,
-          summaryTokens: state.summary_tokens,
-          firstKeptMessageId: sidecar.firstKeptMessageId,
-          report: measureRetention(sidecarFacts.facts, sidecarAfter),
-        });
-      }
+      if (sidecar) audits.push(sidecarAudit(sidecar, plan.total, sidecarFacts.facts, sidecarAfter, true));
       recorded.forEach(({ compaction, end, firstKeptMessageId }, n) => {
         const found = factsAtCut[n]! < 0 ? recordedFacts.facts.length : factsAtCut[n]!;
         audits.push({
@@ -99,5 +86,31 @@ export function auditStream(plan: StreamedAuditPlan): AuditStream {
       });
       return audits;
     },
+  };
+}
+
+/**
+ * The sidecar's audit from the facts of the messages before its cut and, `shown` false, the
+ * messages from its cut on (repaired here into its view), or, `shown` true, its view already.
+ */
+export function sidecarAudit(
+  sidecar: NonNullable<StreamedAuditPlan['sidecar']>,
+  total: number,
+  facts: readonly Fact[],
+  after: readonly Message[],
+  shown = false,
+): AuditedCompaction {
+  const { state } = sidecar;
+  return {
+    source: 'sidecar',
+    strategy: state.strategy,
+    number: 1,
+    firstKeptIndex: sidecar.firstKeptIndex,
+    endIndex: total,
+    tokensBefore: state.tokens_before,
+    tokensAfter: state.tokens_after,
+    summaryTokens: state.summary_tokens,
+    firstKeptMessageId: sidecar.firstKeptMessageId,
+    report: measureRetention(facts, shown ? after : [...sidecar.view.summary, ...applyViewRepair(after, sidecar.view.from, sidecar.view.repair)]),
   };
 }
