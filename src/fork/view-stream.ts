@@ -3,8 +3,9 @@
  * text: a lean read decides the view on skeletons (read/skeleton.ts: the sidecar and its
  * freshness, the cut, the repair of the session's tool pairing, the provider's rules, which fail
  * before anything is written), and a second read hands each message of the view over in full, to
- * be written and dropped (session/view-repair.ts repairStream). The bytes are those of the view
- * loadCompactedView builds whole.
+ * be written and dropped (session/view-repair.ts repairStream). A compacted session whose kept
+ * messages are small (KEPT_TEXT_BUDGET) is written from the lean read alone, which kept them. The
+ * bytes are those of the view loadCompactedView builds whole.
  *
  * Read once, in full, as loadCompactedView does: an input that cannot be read twice (stdin, a
  * pipe), a small file (one read beats two, and its messages cost little), a prune sidecar (the
@@ -22,7 +23,8 @@ import { fitsSkeleton, SkeletonObserver } from '../read/skeleton.js';
 import type { Message } from '../session/model.js';
 import { allFull } from '../session/model.js';
 import type { ViewRepair } from '../session/view-repair.js';
-import { planViewRepair, repairStream } from '../session/view-repair.js';
+import { applyViewRepair, planViewRepair, repairStream } from '../session/view-repair.js';
+import { loadSidecar } from '../sidecar/store.js';
 import { assertViewRules } from '../session/view-rules.js';
 import type { ViewOptions } from './index.js';
 import { loadCompactedView } from './index.js';
@@ -45,6 +47,47 @@ export interface ViewSink {
 export interface ViewStreamOptions extends ViewOptions {
   /** Plain files under this are read once, in full (default SMALL_VIEW_BYTES; 0: never, as tests ask). */
   readonly smallFileBytes?: number;
+}
+
+/**
+ * Text a lean read keeps of a sidecar's kept messages, in UTF-16 units (about a million tokens at
+ * chars/4, far above what `--keep-recent` keeps): under it, the view is written from that one
+ * read; over it, the kept messages are dropped and the session read again.
+ */
+export const KEPT_TEXT_BUDGET = 4 << 20;
+
+/**
+ * Skeletons, and, the sidecar's first kept message named, the messages from it on in full while
+ * their text stays within KEPT_TEXT_BUDGET: a compacted session's view is then written from the
+ * lean read alone (its kept part is what `--keep-recent` leaves, small), with memory bounded.
+ */
+class ViewObserver extends SkeletonObserver {
+  /** Where the named message was met (-1: not yet, or the budget was spent), and the messages from it on. */
+  firstKept = -1;
+  shown: Message[] = [];
+  private text = 0;
+  private count = 0;
+  private spent = false;
+
+  constructor(private readonly firstKeptId: string | null) {
+    super();
+  }
+
+  override observe(message: Message): void {
+    super.observe(message);
+    if (this.firstKeptId !== null && !this.spent) {
+      if (this.firstKept < 0 && message.id === this.firstKeptId) this.firstKept = this.count;
+      if (this.firstKept >= 0) {
+        for (const block of message.content) this.text += block.type === 'tool_result' ? block.output.length : block.type === 'tool_request' ? 0 : block.text.length;
+        if (this.text > KEPT_TEXT_BUDGET) {
+          this.spent = true;
+          this.firstKept = -1;
+          this.shown = [];
+        } else this.shown.push(message);
+      }
+    }
+    this.count++;
+  }
 }
 
 /** What the second read needs of the first: the view decided, without the session's messages. */
@@ -100,10 +143,13 @@ async function writeWhole(path: string, options: ViewOptions, sink: ViewSink): P
  * so that the second read does not hold the first's.
  */
 async function planView(path: string, options: ViewOptions): Promise<ViewPlan | { readonly view: readonly Message[]; readonly model: string | undefined } | 'in full'> {
+  // The sidecar's first kept message, for the lean read to keep what the view shows (a sidecar it
+  // cannot read is left to the lean read to report).
+  const named = await loadSidecar(path).then((state) => (state && !state.pruned_outputs ? state.first_kept_message_id : null), () => null);
   const loaded = await loadSession(
     path,
     { format: options.format ?? 'auto', withSidecar: true, staleSidecar: 'fail', strict: options.strict ?? false, messages: 'lean' },
-    () => new SkeletonObserver(),
+    () => new ViewObserver(named),
   );
   loaded.warnings.forEach((warning) => options.warn?.(warning));
   const state = livePrevious(loaded.subject)?.state ?? null;
@@ -122,6 +168,12 @@ async function planView(path: string, options: ViewOptions): Promise<ViewPlan | 
   if (!cut) return 'in full';
   const view = buildProviderContext(window.messages, state, repair);
   assertViewRules(view, what, path);
+  // The lean read kept the view's messages: the view is written from them.
+  const { observer } = loaded;
+  if (state && observer.firstKept >= 0 && observer.firstKept === window.start + cut.from && observer.firstKept + observer.shown.length >= window.start + window.messages.length) {
+    const kept = observer.shown.slice(0, window.messages.length - cut.from);
+    return { view: [...cut.summary, ...applyViewRepair(kept, cut.from, repair)], model: loaded.session.model };
+  }
   return {
     model: loaded.session.model,
     format: loaded.format,
