@@ -2,7 +2,7 @@
  * `context` writes its view in two reads (src/fork/view-stream.ts): the view decided on a lean
  * read's skeletons, then each message written as the session is read again. Checked here: the
  * written view is the one built whole from full messages on every fixture, with and without a
- * sidecar (truncate and prune); a request body written message by message is JSON.stringify of
+ * sidecar (truncate and prune), from the lean read alone or read twice; a request body written message by message is JSON.stringify of
  * the one built whole, on random views; the repair applied message by message is the one applied
  * to the whole span, and holds no more messages as the session grows.
  */
@@ -120,11 +120,11 @@ function sessionFiles(dir: string): string[] {
 }
 
 /** What writeCompactedView wrote: the model, the system messages and the view, or the error. */
-async function written(path: string, redact: boolean): Promise<{ model: string | undefined; system: Message[]; view: Message[] } | string> {
+async function written(path: string, redact: boolean, keptTextBudget?: number): Promise<{ model: string | undefined; system: Message[]; view: Message[] } | string> {
   const out = { model: undefined as string | undefined, system: [] as Message[], view: [] as Message[] };
   let ended = false;
   try {
-    await writeCompactedView(path, { redact, smallFileBytes: 0 }, {
+    await writeCompactedView(path, { redact, smallFileBytes: 0, ...(keptTextBudget !== undefined ? { keptTextBudget } : {}) }, {
       start: ({ model, system }) => {
         out.model = model;
         out.system = [...system];
@@ -154,12 +154,13 @@ describe('the view written in two reads', () => {
   it('is the view built whole from full messages, on every fixture, with and without a sidecar', async () => {
     let compared = 0;
     for (const path of sessionFiles(dir)) {
-      for (const redact of [false, true]) {
+      // The default budget writes a compacted view from the lean read; none reads every session twice.
+      for (const [redact, budget] of [[false, undefined], [true, undefined], [false, -1]] as const) {
         const whole = await loadCompactedView(path, { redact }).then(
           ({ loaded, view }) => ({ model: loaded.session.model, view }),
           (error: unknown) => String(error),
         );
-        const streamed = await written(path, redact);
+        const streamed = await written(path, redact, budget);
         if (typeof whole === 'string' || typeof streamed === 'string') {
           expect(streamed, path).toEqual(whole);
           continue;

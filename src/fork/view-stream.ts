@@ -47,6 +47,8 @@ export interface ViewSink {
 export interface ViewStreamOptions extends ViewOptions {
   /** Plain files under this are read once, in full (default SMALL_VIEW_BYTES; 0: never, as tests ask). */
   readonly smallFileBytes?: number;
+  /** The kept text a lean read holds to write a compacted view alone (default KEPT_TEXT_BUDGET; -1: none, as tests ask). */
+  readonly keptTextBudget?: number;
 }
 
 /**
@@ -69,7 +71,10 @@ class ViewObserver extends SkeletonObserver {
   private count = 0;
   private spent = false;
 
-  constructor(private readonly firstKeptId: string | null) {
+  constructor(
+    private readonly firstKeptId: string | null,
+    private readonly budget: number,
+  ) {
     super();
   }
 
@@ -79,7 +84,7 @@ class ViewObserver extends SkeletonObserver {
       if (this.firstKept < 0 && message.id === this.firstKeptId) this.firstKept = this.count;
       if (this.firstKept >= 0) {
         for (const block of message.content) this.text += block.type === 'tool_result' ? block.output.length : block.type === 'tool_request' ? 0 : block.text.length;
-        if (this.text > KEPT_TEXT_BUDGET) {
+        if (this.text > this.budget) {
           this.spent = true;
           this.firstKept = -1;
           this.shown = [];
@@ -142,14 +147,14 @@ async function writeWhole(path: string, options: ViewOptions, sink: ViewSink): P
  * `in full` when the session must be read again whole. Returns no message list of the session,
  * so that the second read does not hold the first's.
  */
-async function planView(path: string, options: ViewOptions): Promise<ViewPlan | { readonly view: readonly Message[]; readonly model: string | undefined } | 'in full'> {
+async function planView(path: string, options: ViewStreamOptions): Promise<ViewPlan | { readonly view: readonly Message[]; readonly model: string | undefined } | 'in full'> {
   // The sidecar's first kept message, for the lean read to keep what the view shows (a sidecar it
   // cannot read is left to the lean read to report).
   const named = await loadSidecar(path).then((state) => (state && !state.pruned_outputs ? state.first_kept_message_id : null), () => null);
   const loaded = await loadSession(
     path,
     { format: options.format ?? 'auto', withSidecar: true, staleSidecar: 'fail', strict: options.strict ?? false, messages: 'lean' },
-    () => new ViewObserver(named),
+    () => new ViewObserver(named, options.keptTextBudget ?? KEPT_TEXT_BUDGET),
   );
   loaded.warnings.forEach((warning) => options.warn?.(warning));
   const state = livePrevious(loaded.subject)?.state ?? null;
