@@ -64,7 +64,7 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
         out.write(EOL);
       },
     });
-    await out.close();
+    out.close();
     process.exitCode = ExitCode.ok;
   },
 };

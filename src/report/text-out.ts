@@ -1,20 +1,52 @@
 /**
- * Text written to a stream in pieces of about `size` characters: a view printed message by
- * message, or a request body block by block, would otherwise cost a write (a system call, since
- * stdout to a file or a pipe writes synchronously) for every small piece.
+ * Text written to stdout in pieces of about `size` characters, each written before the next is
+ * taken: a view printed as its session is read (`context`) must not pile up in memory behind a
+ * slow reader, and a stream's `write` to a pipe only queues. So each piece goes to stdout's file
+ * descriptor synchronously, waiting while a pipe is full; gathered first, because a write (a
+ * system call) for every small piece of a request body would cost more than the text.
  */
+import { writeSync } from 'node:fs';
+
 export interface TextOut {
   write(text: string): void;
-  /** Writes what is still gathered, and resolves once stdout took it (after a drain if it is full). */
-  close(): Promise<void>;
+  /** Writes what is still gathered. */
+  close(): void;
 }
 
-export function textOut(out: NodeJS.WritableStream = process.stdout, size = 1 << 16): TextOut {
+/** A cell to wait on: Atomics.wait is the one plain synchronous sleep. */
+const WAIT_CELL = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Writes all of `text` to stdout before returning. An error goes to stdout's own error listeners
+ * (the command line's: a closed pipe ends the run quietly, anything else is `cannot write output`).
+ */
+export function writeStdoutSync(text: string): void {
+  const bytes = Buffer.from(text, 'utf8');
+  let offset = 0;
+  while (offset < bytes.length) {
+    try {
+      offset += writeSync(1, bytes, offset);
+    } catch (error) {
+      // A non-blocking pipe that is full: wait a millisecond for its reader.
+      if ((error as NodeJS.ErrnoException).code === 'EAGAIN') {
+        Atomics.wait(WAIT_CELL, 0, 0, 1);
+        continue;
+      }
+      if (process.stdout.listenerCount('error') > 0) {
+        process.stdout.emit('error', error);
+        return;
+      }
+      throw error;
+    }
+  }
+}
+
+export function textOut(write: (text: string) => void = writeStdoutSync, size = 1 << 16): TextOut {
   let pieces: string[] = [];
   let gathered = 0;
   const flush = () => {
     if (pieces.length === 0) return;
-    out.write(pieces.length === 1 ? pieces[0]! : pieces.join(''));
+    write(pieces.length === 1 ? pieces[0]! : pieces.join(''));
     pieces = [];
     gathered = 0;
   };
@@ -24,12 +56,6 @@ export function textOut(out: NodeJS.WritableStream = process.stdout, size = 1 <<
       gathered += text.length;
       if (gathered >= size) flush();
     },
-    close: () => {
-      flush();
-      return new Promise((resolve) => {
-        if ((out as NodeJS.WriteStream).writableNeedDrain) out.once('drain', () => resolve());
-        else resolve();
-      });
-    },
+    close: flush,
   };
 }
