@@ -10,6 +10,8 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { execa } from 'execa';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCompactedView } from '../src/fork/index.js';
@@ -19,7 +21,7 @@ import type { RequestApi } from '../src/session/request-body.js';
 import { REQUEST_APIS, requestBody } from '../src/session/request-body.js';
 import { requestBodyWriter } from '../src/session/request-body-stream.js';
 import { applyViewRepair, planViewRepair, repairStream } from '../src/session/view-repair.js';
-import { FIXTURES, runCli } from './helpers/cli.js';
+import { FIXTURES, ROOT, runCli } from './helpers/cli.js';
 
 const IDS = ['a', 'b', 'c', 'd'];
 const NAMES = ['Bash', 'Read', 'Edit'];
@@ -177,4 +179,18 @@ describe('the view written in two reads', () => {
     }
     expect(compared).toBeGreaterThan(100);
   }, 300_000);
+});
+
+describe('the view written to stdout', () => {
+  it('is written before the next piece is taken: nothing is left queued behind a pipe', async () => {
+    const module = pathToFileURL(join(ROOT, 'dist', 'report', 'text-out.js')).href;
+    const script = `import { textOut } from ${JSON.stringify(module)};
+      const out = textOut();
+      for (let i = 0; i < 128; i++) out.write('x'.repeat(65536));
+      out.close();
+      process.stderr.write(String(process.stdout.writableLength));`;
+    const result = await execa('node', ['--input-type=module', '-e', script]);
+    expect(result.stdout.length).toBe(128 * 65536);
+    expect(result.stderr).toBe('0');
+  });
 });
