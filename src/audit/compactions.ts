@@ -6,7 +6,7 @@
 import { summaryTokens } from '../compaction/compact.js';
 import type { CompactionState } from '../compaction/state.js';
 import { userText } from '../compaction/facts.js';
-import type { Message, RecordedCompaction, Session } from '../session/model.js';
+import type { AnyMessage, Message, RecordedCompaction, Session } from '../session/model.js';
 import { buildProviderContext, summaryMessages } from '../compaction/provider-view.js';
 import type { ReplayResult } from '../replay/simulate.js';
 import type { FidelityReport } from './fidelity.js';
@@ -62,7 +62,7 @@ export function auditSidecar(messages: readonly Message[], state: CompactionStat
 }
 
 /** Where the session stood when the agent compacted: the first message written after the compaction's line. */
-function recordedEnd(messages: readonly Message[], compaction: RecordedCompaction): number {
+export function recordedEnd(messages: readonly AnyMessage[], compaction: RecordedCompaction): number {
   const index = messages.findIndex((message) => message.line > compaction.line);
   return Math.max(compaction.firstKeptIndex, index < 0 ? messages.length : index);
 }
@@ -70,17 +70,22 @@ function recordedEnd(messages: readonly Message[], compaction: RecordedCompactio
 /** The head of a summary, to recognize it when a reader kept it as a user message. */
 const SUMMARY_HEAD_CHARS = 200;
 
+/** Whether a message is one of these recorded summaries kept as a user message (not a fact of the conversation). */
+export function recordedSummaryTest(compactions: readonly RecordedCompaction[]): (message: Message) => boolean {
+  const heads = compactions.map((compaction) => compaction.summary.trim().slice(0, SUMMARY_HEAD_CHARS)).filter(Boolean);
+  return (message) => {
+    const text = userText(message);
+    return text.length > 0 && heads.some((head) => text.includes(head));
+  };
+}
+
 /**
  * The agent's own compactions. Each one's span is everything before its first kept message
  * (its summary folds the earlier ones in), and its view is its summary plus the messages kept
  * up to the point where it happened. Earlier summaries kept as user messages are not facts.
  */
 export function auditRecorded(session: Session): AuditedCompaction[] {
-  const heads = session.recordedCompactions.map((compaction) => compaction.summary.trim().slice(0, SUMMARY_HEAD_CHARS)).filter(Boolean);
-  const isSummary = (message: Message) => {
-    const text = userText(message);
-    return text.length > 0 && heads.some((head) => text.includes(head));
-  };
+  const isSummary = recordedSummaryTest(session.recordedCompactions);
   return session.recordedCompactions.map((compaction, index) => {
     const end = recordedEnd(session.messages, compaction);
     const after = [...summaryMessages(compaction.summary, null), ...session.messages.slice(compaction.firstKeptIndex, end)];

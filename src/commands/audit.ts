@@ -20,6 +20,7 @@ import type { CommonArgs, PolicyArgs, SummaryBudgetArgs } from './options.js';
 import { runSettings, strategyOptionsFromArgs, wholeNumber, withInputs, withPolicy, withSummaryBudget } from './options.js';
 import { sessionWindow } from '../pricing/window.js';
 import { runSessionCommand } from '../pipeline/session-command.js';
+import { auditInTwoReads } from '../pipeline/audit-session.js';
 import { policyFor, policyJson } from '../config/policy.js';
 
 type AuditArgs = CommonArgs &
@@ -148,6 +149,14 @@ export const auditCommand: CommandModule<object, AuditArgs> = {
     const strategies = parseStrategies(args.strategy).map((name) => createStrategy(name, strategyOptionsFromArgs(args)));
     const showMissing = wholeNumber('show-missing', args['show-missing'], 0);
     const auditOne = async (input: SessionInput) => {
+      // Without a replay, what is audited is taken as the session is read again (no full messages held).
+      const streamed = strategies.length === 0 ? await auditInTwoReads(input, args.format) : null;
+      if (streamed) {
+        const { loaded, audits } = streamed;
+        const window = await sessionWindow(loaded.session, { flag: settings.policy.context_limit ?? undefined });
+        const policy = policyFor(settings.policy, window.tokens);
+        return { loaded, policy, audits, lines: retentionByStrategy(audits, []), warnings: loaded.warnings };
+      }
       const loaded = await loadSession(input, { format: args.format, withSidecar: true });
       const { messages } = loaded.session;
       // The policy at the window the session ran with, as every command takes it.

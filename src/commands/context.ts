@@ -6,14 +6,17 @@
  */
 import type { CommandModule } from 'yargs';
 import { ExitCode, UsageError } from '../errors.js';
-import { loadCompactedView } from '../fork/index.js';
+import { EOL } from 'node:os';
+import { writeCompactedView } from '../fork/view-stream.js';
 import type { RequestApi } from '../session/request-body.js';
-import { DEFAULT_MAX_TOKENS, REQUEST_APIS, requestBody } from '../session/request-body.js';
+import { DEFAULT_MAX_TOKENS, REQUEST_APIS } from '../session/request-body.js';
+import type { RequestBodyWriter } from '../session/request-body-stream.js';
+import { requestBodyWriter } from '../session/request-body-stream.js';
 import { STRICT_OPTION, takeNamesAfterDoubleDash } from './options.js';
 import { logWarning } from '../pipeline/log.js';
 import { toCanonicalRecord } from '../formats/canonical.js';
 import { FORMAT_NAMES } from '../formats/index.js';
-import { jsonLinesWriter } from '../report/json-lines.js';
+import { textOut } from '../report/text-out.js';
 
 interface ContextArgs {
   session: string;
@@ -44,13 +47,24 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
       .option('model', { describe: 'with --as: the model the body names (default: the session\'s)', type: 'string' })
       .option('max-tokens', { describe: 'with --as anthropic: max_tokens', type: 'number', default: DEFAULT_MAX_TOKENS }) as never,
   handler: async (args) => {
-    const { loaded, view } = await loadCompactedView(args.session, { format: args.format, strict: args.strict, redact: args.redact, warn: logWarning });
-    const writer = jsonLinesWriter();
-    if (args.as) {
-      const model = args.model ?? loaded.session.model ?? 'unknown';
-      writer.write(requestBody(view, args.as, { model, maxTokens: args['max-tokens'] }));
-    } else for (const message of view) writer.write(toCanonicalRecord(message));
-    await writer.close();
+    const out = textOut();
+    let body: RequestBodyWriter | null = null;
+    // Written as it is read: the view is decided and checked before its first message comes.
+    await writeCompactedView(args.session, { format: args.format, strict: args.strict, redact: args.redact, warn: logWarning }, {
+      start: ({ model, system }) => {
+        if (args.as) body = requestBodyWriter(args.as, { model: args.model ?? model ?? 'unknown', maxTokens: args['max-tokens'] }, system, out.write);
+      },
+      message: (message) => {
+        if (body) body.message(message);
+        else out.write(`${JSON.stringify(toCanonicalRecord(message))}${EOL}`);
+      },
+      end: () => {
+        if (!body) return;
+        body.end();
+        out.write(EOL);
+      },
+    });
+    out.close();
     process.exitCode = ExitCode.ok;
   },
 };

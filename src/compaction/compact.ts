@@ -155,7 +155,13 @@ export function previousFor<Subject extends CompactionSubject<AnyMessage>>(
  * compaction to the end): what `context` prints for a sidecar holding `state`.
  */
 export function subjectView<M extends AnyMessage>(subject: CompactionSubject<M>, state: CompactionState | null): (M | Message)[] {
-  return buildProviderContext(subject.messages.slice(recordedWindowStart(subject), subjectEnd(subject)), state);
+  return buildProviderContext(subjectWindow(subject).messages, state);
+}
+
+/** The subject's context window: its messages from the agent's own last compaction to the end, and where they start. */
+export function subjectWindow<M extends AnyMessage>(subject: CompactionSubject<M>): { readonly start: number; readonly messages: M[] } {
+  const start = recordedWindowStart(subject);
+  return { start, messages: subject.messages.slice(start, subjectEnd(subject)) };
 }
 
 /** Our previous compaction, unless the agent has since compacted past its cut (then it no longer applies). */

@@ -213,25 +213,39 @@ export function carriesError(result: ToolResultBlock, request: ToolRequestBlock 
  * tool results whose call came before the messages (defaults to the calls among them).
  */
 export function collectFacts(messages: readonly Message[], requests = toolRequestsById(messages)): Fact[] {
-  const facts: Fact[] = [];
-  const seen = new Set<string>();
-  const add = (kind: FactKind, text: string, messageId: string) => {
+  const collector = new FactCollector((result) => errorSource(result, requests.get(result.tool_request_id)));
+  for (const message of messages) collector.add(message);
+  return collector.facts;
+}
+
+/**
+ * collectFacts one message at a time: the facts of the messages added so far, in order, first
+ * occurrence only, so the facts of a prefix of them are a prefix of `facts`. `errorSourceOf` says
+ * whether a result carries error lines (errorSource, given its call).
+ */
+export class FactCollector {
+  readonly facts: Fact[] = [];
+  private readonly seen = new Set<string>();
+
+  constructor(private readonly errorSourceOf: (result: ToolResultBlock) => boolean) {}
+
+  private note(kind: FactKind, text: string, messageId: string): void {
     const key = `${kind}\u0000${text}`;
-    if (text.length === 0 || seen.has(key)) return;
-    seen.add(key);
-    facts.push({ kind, text, messageId });
-  };
-  for (const message of messages) {
-    for (const sentence of directivesOf(userText(message))) add('directive', sentence, message.id);
+    if (text.length === 0 || this.seen.has(key)) return;
+    this.seen.add(key);
+    this.facts.push({ kind, text, messageId });
+  }
+
+  add(message: Message): void {
+    for (const sentence of directivesOf(userText(message))) this.note('directive', sentence, message.id);
     for (const block of message.content) {
       if (block.type === 'tool_request') {
-        for (const path of classifyToolRequest(block)?.paths ?? []) add('file', path, message.id);
+        for (const path of classifyToolRequest(block)?.paths ?? []) this.note('file', path, message.id);
         const command = shellCommandOf(block);
-        if (command) add('command', commandHead(command), message.id);
-      } else if (block.type === 'tool_result' && errorSource(block, requests.get(block.tool_request_id))) {
-        for (const line of errorLinesOf(block.output, block.is_error)) add('error', line, message.id);
+        if (command) this.note('command', commandHead(command), message.id);
+      } else if (block.type === 'tool_result' && this.errorSourceOf(block)) {
+        for (const line of errorLinesOf(block.output, block.is_error)) this.note('error', line, message.id);
       }
     }
   }
-  return facts;
 }

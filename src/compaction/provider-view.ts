@@ -33,6 +33,29 @@ export function summaryMessages(summary: string, turnPrefixSummary: string | nul
 }
 
 /**
+ * A view that is a cut of the window: the summary pair (none without a compaction) and the
+ * repaired messages from `from` on. What `context` needs to write a view while it reads the
+ * session again, message by message (session/view-repair.ts repairStream).
+ */
+export interface CutView {
+  readonly summary: readonly Message[];
+  /** The first message of the window shown (the compaction's first kept one, or 0). */
+  readonly from: number;
+  readonly repair: ViewRepair;
+}
+
+/** The cut view of `messages` under `state`, or null for a prune (every message rewritten in place). */
+export function cutView(messages: readonly AnyMessage[], state: CompactionState | null, repair: ViewRepair = planViewRepair(messages)): CutView | null {
+  if (!state) return { summary: [], from: 0, repair };
+  const index = messages.findIndex((message) => message.id === state.first_kept_message_id);
+  if (index < 0) {
+    throw new InputError(`sidecar names message ${JSON.stringify(state.first_kept_message_id)}, which is not in the session`);
+  }
+  if (state.pruned_outputs) return null;
+  return { summary: summaryMessages(state.summary, state.turn_prefix_summary), from: index, repair };
+}
+
+/**
  * The view of `messages` (the context window: the session from the agent's own last compaction
  * on): all messages without a compaction; otherwise the summary pair and the kept messages, or
  * the pruned conversation. Either way with the session's tool-pairing breakage repaired; `repair`
@@ -43,11 +66,8 @@ export function buildProviderContext<M extends AnyMessage>(
   state: CompactionState | null,
   repair: ViewRepair = planViewRepair(messages),
 ): (M | Message)[] {
-  if (!state) return applyViewRepair(messages, 0, repair);
-  const index = messages.findIndex((message) => message.id === state.first_kept_message_id);
-  if (index < 0) {
-    throw new InputError(`sidecar names message ${JSON.stringify(state.first_kept_message_id)}, which is not in the session`);
-  }
-  if (state.pruned_outputs) return applyViewRepair(applyPruning(messages, state.pruned_outputs), 0, repair);
-  return [...summaryMessages(state.summary, state.turn_prefix_summary), ...applyViewRepair(messages.slice(index), index, repair)];
+  const cut = cutView(messages, state, repair);
+  if (!cut) return applyViewRepair(applyPruning(messages, state!.pruned_outputs!), 0, repair);
+  if (cut.from === 0 && cut.summary.length === 0) return applyViewRepair(messages, 0, repair);
+  return [...cut.summary, ...applyViewRepair(messages.slice(cut.from), cut.from, repair)];
 }

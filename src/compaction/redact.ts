@@ -145,7 +145,12 @@ function redactBlock(block: ContentBlock): ContentBlock {
 /** The messages with every text, tool argument and tool output redacted; ids and roles kept. */
 export function redactMessages<M extends AnyMessage>(messages: readonly M[]): M[] {
   // Blocks keep their kind: a slim message stays one (it has no text to mask, only file arguments).
-  return messages.map((message) => ({ ...message, content: message.content.map(redactBlock) }) as M);
+  return messages.map(redactMessage);
+}
+
+/** One message with its secrets masked (redactMessages of one). */
+export function redactMessage<M extends AnyMessage>(message: M): M {
+  return { ...message, content: message.content.map(redactBlock) } as M;
 }
 
 /** Is this endpoint on this machine (loopback)? Anything else counts as leaving the machine. */

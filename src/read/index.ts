@@ -287,6 +287,27 @@ export async function readAgainInPart(
   return { messages, prefixHashes: knownDigests(digests) };
 }
 
+/**
+ * Reads a session again after a lean read (in the format it found), handing each full message to
+ * `visit` with its place in the order the reader hands them over, and keeping none: `context`
+ * writes its view as it goes. Returns how many messages the reader handed over. A caller that
+ * needs the lean read's messages checks each against it (read/skeleton.ts fitsSkeleton): the file
+ * may have changed between the reads.
+ */
+export async function readAgainInOrder(source: SessionSource, lean: Pick<LoadedSession<AnyMessage>, 'format'>, visit: (message: Message, index: number) => void): Promise<number> {
+  const input = sessionInput(source);
+  const slim = slimmer();
+  let count = 0;
+  // The reader keeps what the hook returns until it ends: slim copies, as a lean read keeps.
+  const keep = (message: Message): AnyMessage => {
+    visit(message, count++);
+    return slim(message);
+  };
+  const reader = readerByName(lean.format);
+  await withNestingCheck(input.path, () => reader.read(input.path, { keep }));
+  return count;
+}
+
 export function loadSession<Options extends LoadOptions>(source: SessionSource, options: Options): Promise<LoadedSession<MessagesOf<Options>>>;
 /** With an observer: it has seen every message of the session, full, in order. */
 export function loadSession<Options extends LoadOptions, Observer extends MessageObserver>(

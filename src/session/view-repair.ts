@@ -198,33 +198,105 @@ function repairInto<M extends AnyMessage>(
   emit: (message: M | Message, from: number) => void,
 ): void {
   const stop = start + span.length;
-  span.forEach((message, offset) => {
-    const index = start + offset;
-    if (repair.blank.has(index)) return;
-    const moved = repair.moved.get(index);
-    const renames = repair.renamed.size > 0 && message.content.some((_, block) => repair.renamed.has(at(index, block)));
-    if (!moved && !renames) emit(message, index);
-    else {
-      const content: ContentBlock[] = [];
-      message.content.forEach((block, position) => {
-        const to = moved?.get(position);
-        // Moved to a call outside the span: our cut separated them; left for the validator to see.
-        if (to !== undefined && (to === -1 || to >= start)) return;
-        content.push(withId(block, repair.renamed.get(at(index, position))));
-      });
-      // Blocks moved or renamed, none changed: a slim message stays one.
-      const rebuilt = { ...message, content } as M;
-      if (content.length > 0 && !holdsNothing(rebuilt)) emit(rebuilt, index);
-    }
-    const answers = repair.answers.get(index);
-    if (!answers) return;
-    const blocks: ContentBlock[] = [];
-    for (const answer of answers) {
-      const result = answer.result;
-      if (!result || result.index >= end) blocks.push(missingResult(answer.call));
-      else if (result.index < stop) blocks.push(withId(span[result.index - start]!.content[result.block]!, repair.renamed.get(at(result.index, result.block))));
-      // A result after the span but before `end`: our cut separated them; the validator will say so.
-    }
-    if (blocks.length > 0) emit({ id: answersMessageId(message), role: 'user', content: blocks, line: message.line }, index);
-  });
+  const blockAt = (index: number, block: number) => span[index - start]!.content[block]!;
+  span.forEach((message, offset) => repairOne(message, start + offset, start, stop, repair, end, blockAt, emit));
+}
+
+/**
+ * The repair of one message of a span [start, stop): what it becomes in the view (nothing, itself
+ * or a copy) and the results added after it. `blockAt` gives a block of a later message of the
+ * span, a result moved up to this message's calls (repairNeeds says which).
+ */
+function repairOne<M extends AnyMessage>(
+  message: M,
+  index: number,
+  start: number,
+  stop: number,
+  repair: ViewRepair,
+  end: number,
+  blockAt: (index: number, block: number) => ContentBlock,
+  emit: (message: M | Message, from: number) => void,
+): void {
+  if (repair.blank.has(index)) return;
+  const moved = repair.moved.get(index);
+  const renames = repair.renamed.size > 0 && message.content.some((_, block) => repair.renamed.has(at(index, block)));
+  if (!moved && !renames) emit(message, index);
+  else {
+    const content: ContentBlock[] = [];
+    message.content.forEach((block, position) => {
+      const to = moved?.get(position);
+      // Moved to a call outside the span: our cut separated them; left for the validator to see.
+      if (to !== undefined && (to === -1 || to >= start)) return;
+      content.push(withId(block, repair.renamed.get(at(index, position))));
+    });
+    // Blocks moved or renamed, none changed: a slim message stays one.
+    const rebuilt = { ...message, content } as M;
+    if (content.length > 0 && !holdsNothing(rebuilt)) emit(rebuilt, index);
+  }
+  const answers = repair.answers.get(index);
+  if (!answers) return;
+  const blocks: ContentBlock[] = [];
+  for (const answer of answers) {
+    const result = answer.result;
+    if (!result || result.index >= end) blocks.push(missingResult(answer.call));
+    else if (result.index < stop) blocks.push(withId(blockAt(result.index, result.block), repair.renamed.get(at(result.index, result.block))));
+    // A result after the span but before `end`: our cut separated them; the validator will say so.
+  }
+  if (blocks.length > 0) emit({ id: answersMessageId(message), role: 'user', content: blocks, line: message.line }, index);
+}
+
+/** The last message of [index, stop) whose blocks the repair of message `index` reads (a result moved up to it), or `index`. */
+function repairNeeds(repair: ViewRepair, index: number, stop: number): number {
+  let last = index;
+  for (const answer of repair.answers.get(index) ?? []) {
+    if (answer.result && answer.result.index < stop) last = Math.max(last, answer.result.index);
+  }
+  return last;
+}
+
+/** A repaired span fed one message at a time: see repairStream. */
+export interface RepairStream<M extends AnyMessage> {
+  /** The span's message at `index` (in order, from `start`). */
+  push(message: M, index: number): void;
+  /** How many messages are held, waiting for a later result or to be shown. */
+  readonly holding: number;
+}
+
+/**
+ * applyViewRepair over span [start, stop) whose messages come one at a time, in order: each
+ * repaired message goes to `emit` as soon as the results moved up to it have come too. Only
+ * the messages between a call and its late result are held; the rest pass straight through, so
+ * a view can be written as the session is read again (`context`).
+ */
+export function repairStream<M extends AnyMessage>(
+  start: number,
+  stop: number,
+  repair: ViewRepair,
+  emit: (message: M | Message, from: number) => void,
+): RepairStream<M> {
+  const held = new Map<number, M>();
+  let next = start;
+  let last = start - 1;
+  const blockAt = (index: number, block: number) => held.get(index)!.content[block]!;
+  return {
+    push(message, index) {
+      if (index !== last + 1) throw new Error(`repairStream: message ${index} after ${last}`);
+      last = index;
+      if (isSound(repair)) {
+        emit(message, index);
+        next = index + 1;
+        return;
+      }
+      held.set(index, message);
+      while (next <= last && repairNeeds(repair, next, stop) <= last) {
+        repairOne(held.get(next)!, next, start, stop, repair, Infinity, blockAt, emit);
+        // Results move up only: no message after `next` reads its blocks.
+        held.delete(next);
+        next++;
+      }
+    },
+    get holding() {
+      return held.size;
+    },
+  };
 }
