@@ -4,7 +4,6 @@
  * (auditSidecar, auditRecorded), on every fixture with and without a truncate sidecar.
  */
 import { cp, mkdtemp, rm } from 'node:fs/promises';
-import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,19 +11,8 @@ import { auditRecorded, auditSidecar } from '../src/audit/compactions.js';
 import { auditInTwoReads } from '../src/pipeline/audit-session.js';
 import { loadSession, sessionInput } from '../src/read/index.js';
 import { FIXTURES, runCli } from './helpers/cli.js';
+import { sessionFilesUnder } from './helpers/session-files.js';
 
-function sessionFiles(dir: string): string[] {
-  const files: string[] = [];
-  const walk = (at: string) => {
-    for (const entry of readdirSync(at, { withFileTypes: true })) {
-      const path = join(at, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (/\.jsonl?$/.test(entry.name) && !/_compaction\.json$|manifest\.json$|\.meta\.json$/.test(entry.name)) files.push(path);
-    }
-  };
-  walk(dir);
-  return files.sort();
-}
 
 describe('audit in two reads', () => {
   let dir: string;
@@ -40,7 +28,7 @@ describe('audit in two reads', () => {
     let streamed = 0;
     let withSidecar = 0;
     let withRecorded = 0;
-    for (const path of sessionFiles(dir)) {
+    for (const path of sessionFilesUnder(dir)) {
       const whole = await loadSession(path, { format: 'auto', withSidecar: true }).then(
         (loaded) => {
           const previous = loaded.subject.previous;

@@ -7,7 +7,6 @@
  * to the whole span, and holds no more messages as the session grows.
  */
 import { cp, mkdtemp, rm } from 'node:fs/promises';
-import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -22,6 +21,7 @@ import { REQUEST_APIS, requestBody } from '../src/session/request-body.js';
 import { requestBodyWriter } from '../src/session/request-body-stream.js';
 import { applyViewRepair, planViewRepair, repairStream } from '../src/session/view-repair.js';
 import { FIXTURES, ROOT, runCli } from './helpers/cli.js';
+import { sessionFilesUnder } from './helpers/session-files.js';
 
 const IDS = ['a', 'b', 'c', 'd'];
 const NAMES = ['Bash', 'Read', 'Edit'];
@@ -107,19 +107,6 @@ describe('the repair applied message by message', () => {
   });
 });
 
-/** Session files under `dir` (as view-fixtures.test.ts finds them, but for sidecars and agent manifests). */
-function sessionFiles(dir: string): string[] {
-  const files: string[] = [];
-  const walk = (at: string) => {
-    for (const entry of readdirSync(at, { withFileTypes: true })) {
-      const path = join(at, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (/\.jsonl?$/.test(entry.name) && !/_compaction\.json$|manifest\.json$|\.meta\.json$/.test(entry.name)) files.push(path);
-    }
-  };
-  walk(dir);
-  return files.sort();
-}
 
 /** What writeCompactedView wrote: the model, the system messages and the view, or the error. */
 async function written(path: string, redact: boolean, keptTextBudget?: number): Promise<{ model: string | undefined; system: Message[]; view: Message[] } | string> {
@@ -155,7 +142,7 @@ describe('the view written in two reads', () => {
 
   it('is the view built whole from full messages, on every fixture, with and without a sidecar', async () => {
     let compared = 0;
-    for (const path of sessionFiles(dir)) {
+    for (const path of sessionFilesUnder(dir)) {
       // The default budget writes a compacted view from the lean read; none reads every session twice.
       for (const [redact, budget] of [[false, undefined], [true, undefined], [false, -1]] as const) {
         const whole = await loadCompactedView(path, { redact }).then(
