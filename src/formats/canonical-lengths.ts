@@ -17,7 +17,7 @@
 import { OPEN_BRACE, OPEN_BRACKET, QUOTE, stringEnd } from './json-bytes.js';
 import type { LineCutter, MeasuredCut, SkippedLine } from './json-cut.js';
 import type { LeftOut } from './json-walk.js';
-import { equalBytes, JsonWalk, measuredText, textWithout, UNCERTAIN } from './json-walk.js';
+import { certainly, equalBytes, JsonWalk, measuredText, textWithout, UNCERTAIN } from './json-walk.js';
 
 const KEY = {
   content: Buffer.from('content'),
@@ -46,22 +46,15 @@ class CanonicalWalk extends JsonWalk {
   readonly found: Measured[] = [];
 
   /** The whole line: its measured strings, in order. */
-  line(): void {
-    let content = false;
-    this.object((from, to) => {
-      if (!equalBytes(this.bytes, from, to, KEY.content)) {
-        this.skipValue();
-        return;
-      }
-      // A second one is uncertain: JSON.parse keeps the last.
-      if (content) throw UNCERTAIN;
-      content = true;
+  line(): readonly Measured[] {
+    this.member(KEY.content, () => {
       const first = this.bytes[this.at];
       if (first === QUOTE) this.measure(-1, 'content');
       else if (first === OPEN_BRACKET) this.array((index) => this.block(index));
       else this.skipValue();
     });
     this.ended();
+    return this.found;
   }
 
   /** The string value here, measured into `found` if it is long enough. */
@@ -128,14 +121,7 @@ export class CanonicalMeasuringCutter implements LineCutter {
   cut(bytes: Buffer, utf8: boolean): MeasuredCut | null {
     // jsonStringLength counts valid UTF-8 only; a line with bad bytes is decoded with its replacements.
     if (!utf8 || bytes[0] !== OPEN_BRACE) return null;
-    const walk = new CanonicalWalk(bytes);
-    try {
-      walk.line();
-    } catch (error) {
-      if (error !== UNCERTAIN) throw error;
-      return null;
-    }
-    const { found } = walk;
-    return found.length === 0 ? null : { text: textWithout(bytes, found), restore: restorer(found) };
+    const found = certainly(() => new CanonicalWalk(bytes).line());
+    return found === null || found.length === 0 ? null : { text: textWithout(bytes, found), restore: restorer(found) };
   }
 }

@@ -23,7 +23,7 @@ import { COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json-bytes.js';
 import { asRecord, sortUnlessOrdered } from './convert.js';
 import type { KeyCutter, LineCutter, MeasuredCut, SkippedLine } from './json-cut.js';
 import type { Candidate, LeftOut } from './json-walk.js';
-import { equalBytes, JsonWalk, measuredText, textWithout, UNCERTAIN } from './json-walk.js';
+import { certainly, equalBytes, JsonWalk, measuredText, textWithout, UNCERTAIN } from './json-walk.js';
 
 /** Where a measured string goes back once the line is parsed: message.content, or a block's key, or a part's text. */
 interface Placement {
@@ -61,13 +61,8 @@ const CONTENT = 3;
 
 /** Follows one Claude Code line; throws UNCERTAIN at anything it does not expect. */
 class LineWalk extends JsonWalk {
-  readonly spans: Span[] = [];
-  /** The top-level `type`'s text, bytes [from, to). */
-  private typeFrom = -1;
-  private typeTo = -1;
-
   /** The whole line, a user one (else it throws): its spans, sorted. */
-  line(): void {
+  line(): Span[] {
     // Bits of the top-level keys seen once already (a second one is uncertain: JSON.parse keeps the last).
     let seen = 0;
     const once = (bit: number) => {
@@ -87,8 +82,6 @@ class LineWalk extends JsonWalk {
         const value = this.stringValue();
         // Another type of line (a progress line's type comes before its long data): given up at once.
         if (!value || !equalBytes(bytes, value.from + 1, value.to - 1, KEY.user)) throw UNCERTAIN;
-        this.typeFrom = value.from + 1;
-        this.typeTo = value.to - 1;
       } else if (equalBytes(bytes, from, to, KEY.toolUseResult)) {
         once(4);
         // Cut with its key and the comma before it (a first key keeps the line as it is).
@@ -100,24 +93,18 @@ class LineWalk extends JsonWalk {
       else this.skipValue();
     });
     this.ended();
-    if (!equalBytes(this.bytes, this.typeFrom, this.typeTo, KEY.user)) throw UNCERTAIN;
-    this.spans.push(...messageSpans);
-    if (cut) this.spans.push(cut);
+    // No top-level `type` (one that names another type has thrown above).
+    if ((seen & 2) === 0) throw UNCERTAIN;
+    const spans = cut ? [...messageSpans, cut] : messageSpans;
     // Mostly in order already (the message's spans, then toolUseResult after it).
-    sortUnlessOrdered(this.spans, byStart);
+    sortUnlessOrdered(spans, byStart);
+    return spans;
   }
 
   /** The message object: the spans of its content's measured strings. */
   private message(): Span[] {
     const spans: Span[] = [];
-    let content = false;
-    this.object((from, to) => {
-      if (!equalBytes(this.bytes, from, to, KEY.content)) {
-        this.skipValue();
-        return;
-      }
-      if (content) throw UNCERTAIN;
-      content = true;
+    this.member(KEY.content, () => {
       const first = this.bytes[this.at];
       if (first === QUOTE) {
         const value = this.stringValue()!;
@@ -242,15 +229,8 @@ export class MeasuringCutter implements LineCutter {
   cut(bytes: Buffer, utf8: boolean): string | MeasuredCut | null {
     // Lengths are counted on valid UTF-8 only (a bad byte is replaced on decoding).
     if (!utf8 || bytes[0] !== OPEN_BRACE || !mayHaveSpans(this.cutter.headType(bytes))) return this.cutter.cut(bytes);
-    const walk = new LineWalk(bytes);
-    try {
-      walk.line();
-    } catch (error) {
-      if (error !== UNCERTAIN) throw error;
-      return this.cutter.cut(bytes);
-    }
-    const { spans } = walk;
-    if (spans.length === 0) return this.cutter.cut(bytes);
+    const spans = certainly(() => new LineWalk(bytes).line());
+    if (spans === null || spans.length === 0) return this.cutter.cut(bytes);
     const placements = spans.flatMap((span) => (span.placement ? [span.placement] : []));
     return { text: textWithout(bytes, spans), restore: (value) => placeAll(value, placements) };
   }

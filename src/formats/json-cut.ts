@@ -15,7 +15,7 @@
  * error messages are jsonl-lines.ts's.
  */
 import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COMMA, lastSignificant, nestedValueEnd, OPEN_BRACE, OPEN_BRACKET, QUOTE, SPACE, stringEnd } from './json-bytes.js';
-import { JsonWalk, UNCERTAIN } from './json-walk.js';
+import { certainly, equalBytes, JsonWalk, UNCERTAIN } from './json-walk.js';
 
 /**
  * How many containers are opened between `from` and `to` and not closed (strings skipped), or
@@ -65,12 +65,7 @@ function linkValue(bytes: Buffer, from: number, to: number): string | boolean | 
 
 /** Index of the name bytes [from, to) spell among `names`, or -1. */
 function nameIndex(bytes: Buffer, from: number, to: number, names: readonly Buffer[]): number {
-  next: for (let index = 0; index < names.length; index++) {
-    const name = names[index]!;
-    if (name.length !== to - from) continue;
-    for (let at = 0; at < name.length; at++) if (bytes[from + at] !== name[at]) continue next;
-    return index;
-  }
+  for (let index = 0; index < names.length; index++) if (equalBytes(bytes, from, to, names[index]!)) return index;
   return -1;
 }
 
@@ -209,14 +204,8 @@ export class KeyCutter implements LineCutter {
    * what the other values hold is not checked: a syntax error in them goes unreported.
    */
   links(bytes: Buffer): SkippedLine | null {
-    const walk = new LinkWalk(bytes, this.linkBytes, this.linkNames);
-    let found: Record<string, string | boolean | null>;
-    try {
-      found = walk.line();
-    } catch (error) {
-      if (error !== UNCERTAIN) throw error;
-      return null;
-    }
+    const found = certainly(() => new LinkWalk(bytes, this.linkBytes, this.linkNames).line());
+    if (found === null) return null;
     const type = found['type'];
     if (typeof type !== 'string' || !this.linkTypes.has(type)) return null;
     return found as SkippedLine;

@@ -24,6 +24,16 @@ export class Uncertain extends Error {}
 /** Thrown by a walk at what it does not expect (one instance: nothing is built for it). */
 export const UNCERTAIN = new Uncertain();
 
+/** What `walk` finds, or null when it met what it does not expect (UNCERTAIN); any other error is thrown. */
+export function certainly<T>(walk: () => T): T | null {
+  try {
+    return walk();
+  } catch (error) {
+    if (error !== UNCERTAIN) throw error;
+    return null;
+  }
+}
+
 /** Whether bytes [from, to) spell `name` (keys are short: a loop beats Buffer.compare's call). */
 export function equalBytes(bytes: Buffer, from: number, to: number, name: Buffer): boolean {
   if (to - from !== name.length) return false;
@@ -129,6 +139,23 @@ export class JsonWalk {
       if (next === CLOSE_BRACE) return;
       if (next !== COMMA) throw UNCERTAIN;
     }
+  }
+
+  /**
+   * An object whose one member that matters is `name`: `visit` takes its value, every other
+   * member is skipped. A second `name` is uncertain (JSON.parse keeps the last).
+   */
+  protected member(name: Buffer, visit: () => void): void {
+    let seen = false;
+    this.object((from, to) => {
+      if (!equalBytes(this.bytes, from, to, name)) {
+        this.skipValue();
+        return;
+      }
+      if (seen) throw UNCERTAIN;
+      seen = true;
+      visit();
+    });
   }
 
   protected array(visit: (index: number) => void): void {
