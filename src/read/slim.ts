@@ -44,7 +44,7 @@ function fileArguments(block: ToolRequestBlock, names: Interned, kept: SharedObj
   for (const [name, value] of Object.entries(block.arguments)) {
     if (typeof value !== 'string') continue;
     // `command` decides whether str_replace_based_edit_tool reads or writes.
-    if (PATH_ARGUMENTS.includes(name) || name === 'command') named[name] = names.get(value);
+    if (PATH_ARGUMENTS.includes(name) || name === 'command') named[name] = names.intern(value);
     else if (value.includes('*** ')) named[name] = [...value.matchAll(PATCH_FILE_LINE)].map((match) => match[0]).join('\n');
     else continue;
     key += JSON.stringify(name) + JSON.stringify(named[name]);
@@ -66,15 +66,15 @@ function slimBlock(block: ContentBlock, shared: Shared): SlimBlock | null {
     case 'thinking':
       return null;
     case 'tool_request':
-      return { type: 'tool_request', id: block.id, name: shared.names.get(block.name), arguments: fileArguments(block, shared.names, shared.fileArguments) };
+      return { type: 'tool_request', id: block.id, name: shared.names.intern(block.name), arguments: fileArguments(block, shared.names, shared.fileArguments) };
     case 'tool_result':
       return { type: 'tool_result', tool_request_id: shared.requestId(block.tool_request_id), output: '', is_error: block.is_error };
   }
 }
 
-/** Objects a read keeps one copy of, known by a string that tells unequal ones apart, up to a bound. */
-class SharedObjects<Value extends object> {
-  private readonly known = new Map<string, Value>();
+/** Values a read keeps one copy of, known by a string that tells unequal ones apart, up to a bound (nothing outlives the read). */
+class SharedObjects<Value> {
+  protected readonly known = new Map<string, Value>();
   constructor(private readonly bound: number) {}
 
   /** The copy kept of `value` (known by `key`), keeping this one when there is none yet. */
@@ -86,17 +86,11 @@ class SharedObjects<Value extends object> {
   }
 }
 
-/** Strings a read keeps one copy of, up to a bound (nothing outlives the read). */
-class Interned {
-  private readonly known = new Map<string, string>();
-  constructor(private readonly bound: number) {}
-
+/** Strings a read keeps one copy of, each its own key. */
+class Interned extends SharedObjects<string> {
   /** The copy kept of `value`, keeping this one when there is none yet. */
-  get(value: string): string {
-    const known = this.known.get(value);
-    if (known !== undefined) return known;
-    if (this.known.size < this.bound) this.known.set(value, value);
-    return value;
+  intern(value: string): string {
+    return this.get(value, value);
   }
 
   /** The copy kept of `value`, which is then forgotten (a call's id, once its result is met). */
@@ -142,7 +136,7 @@ export function slimmer(): (message: Message) => SlimMessage {
     for (const block of message.content) {
       const kept = slimBlock(block, shared);
       if (kept) scratch.push(kept);
-      if (block.type === 'tool_request') calls.get(block.id);
+      if (block.type === 'tool_request') calls.intern(block.id);
     }
     // Copied out at its exact size: an array grown by push reserves 17 slots, 150 bytes a message.
     // A message without tool blocks (a prompt, a reply in text) shares one empty list.
@@ -157,18 +151,18 @@ export function slimmer(): (message: Message) => SlimMessage {
       return { id, role, content, line, timestamp, [TEXT_LEFT_OUT]: true } as SlimMessage;
     }
     if (keys === 8 && usage !== undefined && model && timestamp !== undefined && message.callKey !== undefined) {
-      return { id, role, content, line, usage, model: models.get(model), timestamp, callKey: flatKey(message.callKey), [TEXT_LEFT_OUT]: true } as SlimMessage;
+      return { id, role, content, line, usage, model: models.intern(model), timestamp, callKey: flatKey(message.callKey), [TEXT_LEFT_OUT]: true } as SlimMessage;
     }
     // A response without a call key (the canonical format's): built field by field it kept its
     // last fields in a property array beside it, 64 bytes a response.
     if (keys === 7 && usage !== undefined && model && timestamp !== undefined) {
-      return { id, role, content, line, usage, model: models.get(model), timestamp, [TEXT_LEFT_OUT]: true } as SlimMessage;
+      return { id, role, content, line, usage, model: models.intern(model), timestamp, [TEXT_LEFT_OUT]: true } as SlimMessage;
     }
     // Built field by field in one order, not spread: V8 gave each spread copy (with `model`
     // replaced) a hidden class of its own once optimized, 300 bytes a message in a long session.
     const slim: Record<string | symbol, unknown> = { id, role, content, line };
     if (usage !== undefined) slim['usage'] = usage;
-    if (model !== undefined) slim['model'] = model ? models.get(model) : model;
+    if (model !== undefined) slim['model'] = model ? models.intern(model) : model;
     if (timestamp !== undefined) slim['timestamp'] = timestamp;
     if (message.knownTokens !== undefined) slim['knownTokens'] = message.knownTokens;
     for (const key in message) if (!(key in slim)) slim[key] = (message as unknown as Record<string, unknown>)[key];
