@@ -72,8 +72,7 @@ export class CallColumns {
     this.before[at] = call.before;
     this.after[at] = call.after;
     this.output[at] = call.output;
-    this.unchanged[at] = call.unchanged ?? 0;
-    this.rewritten[at] = call.unchanged === null ? 0 : 1;
+    this.sent(at, call.after, call.unchanged);
     this.length++;
   }
 
@@ -118,6 +117,19 @@ const SUMMARIZED = 8;
 const CACHED = 16;
 const ESTIMATED = 32;
 
+/** The flags of an event (a refusal, a compaction) for its trigger and its summarizer's call. */
+function eventFlags(trigger: CompactionTrigger, summarizer: SummarizerCall | null): number {
+  const triggered = trigger === 'overflow' ? OVERFLOW : 0;
+  return summarizer === null ? triggered : triggered | SUMMARIZED | (summarizer.cached ? CACHED : 0) | (summarizer.estimated ? ESTIMATED : 0);
+}
+
+const triggerOf = (flags: number): CompactionTrigger => (flags & OVERFLOW ? 'overflow' : 'proactive');
+
+/** The summarizer's call of an event whose `flags` have SUMMARIZED, with its tokens. */
+function summarizerCall(flags: number, input: number, output: number): SummarizerCall {
+  return { input, output, cached: (flags & CACHED) !== 0, estimated: (flags & ESTIMATED) !== 0 };
+}
+
 /**
  * The refusals of a whole replay, in the order they happened (so each turn's are a range of
  * positions). A summarizer's call is kept only for the refusals that made one, in their order.
@@ -136,10 +148,9 @@ export class RefusalColumns {
 
   push(refusal: ReplayRefusal): void {
     const { summarizer, tokensAfter } = refusal;
-    let flags = (refusal.refused === 'would-thrash' ? WOULD_THRASH : 0) | (refusal.trigger === 'overflow' ? OVERFLOW : 0);
+    let flags = eventFlags(refusal.trigger, summarizer) | (refusal.refused === 'would-thrash' ? WOULD_THRASH : 0);
     if (tokensAfter !== null) flags |= MEASURED;
     if (summarizer !== null) {
-      flags |= SUMMARIZED | (summarizer.cached ? CACHED : 0) | (summarizer.estimated ? ESTIMATED : 0);
       this.summarizerInput.push(summarizer.input);
       this.summarizerOutput.push(summarizer.output);
     }
@@ -161,13 +172,12 @@ export class RefusalColumns {
       let summarizer: SummarizerCall | null = null;
       if (flags & SUMMARIZED) {
         const at = cursor.summarizers++;
-        summarizer = { input: this.summarizerInput.at(at), output: this.summarizerOutput.at(at), cached: (flags & CACHED) !== 0, estimated: (flags & ESTIMATED) !== 0 };
+        summarizer = summarizerCall(flags, this.summarizerInput.at(at), this.summarizerOutput.at(at));
       }
       const refused: Refusal = flags & WOULD_THRASH ? 'would-thrash' : 'no-gain';
-      const trigger: CompactionTrigger = flags & OVERFLOW ? 'overflow' : 'proactive';
       refusals[position - from] = {
         refused,
-        trigger,
+        trigger: triggerOf(flags),
         turn: this.turn.at(position),
         tokensBefore: this.tokensBefore.at(position),
         tokensAfter: flags & MEASURED ? this.tokensAfter.at(position) : null,
@@ -233,9 +243,7 @@ export class CompactionColumns implements CompactionStore<ReplayEvent> {
 
   push(compaction: ReplayCompaction): void {
     const { summarizer } = compaction;
-    let flags = compaction.trigger === 'overflow' ? OVERFLOW : 0;
-    if (summarizer !== null) flags |= SUMMARIZED | (summarizer.cached ? CACHED : 0) | (summarizer.estimated ? ESTIMATED : 0);
-    this.flags.push(flags);
+    this.flags.push(eventFlags(compaction.trigger, summarizer));
     this.beforeCallIndex.push(compaction.beforeCallIndex);
     this.callPosition.push(compaction.callPosition);
     this.turn.push(compaction.turn);
@@ -253,13 +261,9 @@ export class CompactionColumns implements CompactionStore<ReplayEvent> {
     const events = new Array<ReplayEvent>(to - from);
     for (let position = from; position < to; position++) {
       const flags = this.flags.at(position);
-      const summarizer: SummarizerCall | null =
-        flags & SUMMARIZED
-          ? { input: this.summarizerInput.at(position), output: this.summarizerOutput.at(position), cached: (flags & CACHED) !== 0, estimated: (flags & ESTIMATED) !== 0 }
-          : null;
-      const trigger: CompactionTrigger = flags & OVERFLOW ? 'overflow' : 'proactive';
+      const summarizer = flags & SUMMARIZED ? summarizerCall(flags, this.summarizerInput.at(position), this.summarizerOutput.at(position)) : null;
       events[position - from] = {
-        trigger,
+        trigger: triggerOf(flags),
         beforeCallIndex: this.beforeCallIndex.at(position),
         callPosition: this.callPosition.at(position),
         turn: this.turn.at(position),
