@@ -15,6 +15,21 @@ import { KeyCutter } from '../src/formats/json-cut.js';
 
 const cutter = new KeyCutter({ user: 'toolUseResult', progress: 'data' });
 
+/** What every hand-made Claude Code line below shares. */
+const BASE = { sessionId: 's', isSidechain: false, userType: 'external' };
+
+/** A Claude Code assistant line `a1` (one text block, usage 10 in and 5 out) hanging off `parentUuid`. */
+function assistantLine(parentUuid: string, text: string): Record<string, unknown> {
+  return {
+    ...BASE,
+    uuid: 'a1',
+    parentUuid,
+    requestId: 'r1',
+    message: { id: 'm1', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text }], stop_reason: 'end_turn', usage: { input_tokens: 10, output_tokens: 5 } },
+    type: 'assistant',
+  };
+}
+
 function cut(line: string): unknown {
   const text = cutter.cut(Buffer.from(line));
   return text === null ? null : JSON.parse(text);
@@ -141,16 +156,8 @@ describe('KeyCutter.skip: lines the reader reads nothing of, proven from their b
   it('reads a Claude Code session the same with its skippable lines as without them, tricky lines included', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'compactor-skip-'));
     try {
-      const base = { sessionId: 's', isSidechain: false, userType: 'external' };
-      const user = { ...base, type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'print {"type":"progress"} and "type":"summary"' } };
-      const assistant = {
-        ...base,
-        uuid: 'a1',
-        parentUuid: 'q1',
-        requestId: 'r1',
-        message: { id: 'm1', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'ok "type":"queue-operation"' }], stop_reason: 'end_turn', usage: { input_tokens: 10, output_tokens: 5 } },
-        type: 'assistant',
-      };
+      const user = { ...BASE, type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'print {"type":"progress"} and "type":"summary"' } };
+      const assistant = assistantLine('q1', 'ok "type":"queue-operation"');
       // A queue operation with a uuid is a link of the chain (the assistant line hangs off it): read.
       const linking = { type: 'queue-operation', operation: 'enqueue', uuid: 'q1', parentUuid: 'u1', content: 'x' };
       const skippable = [
@@ -245,20 +252,12 @@ describe('KeyCutter.links: link lines read from their bytes, as JSON.parse would
   it('reads a Claude Code session the same from the link lines\' bytes as parsed', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'compactor-links-'));
     try {
-      const base = { sessionId: 's', isSidechain: false, userType: 'external' };
-      const user = { ...base, type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'hi' } };
-      const progress = { ...base, type: 'progress', uuid: 'p1', parentUuid: 'u1', data: { type: 'hook_progress', uuid: 'nested', parentUuid: 'zz' } };
-      const attachment = { ...base, type: 'attachment', uuid: 'p2', parentUuid: 'p1', attachment: { type: 'file', content: 'x' } };
+      const user = { ...BASE, type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: 'hi' } };
+      const progress = { ...BASE, type: 'progress', uuid: 'p1', parentUuid: 'u1', data: { type: 'hook_progress', uuid: 'nested', parentUuid: 'zz' } };
+      const attachment = { ...BASE, type: 'attachment', uuid: 'p2', parentUuid: 'p1', attachment: { type: 'file', content: 'x' } };
       // A link of a kind the reader warns of: a number where a uuid goes.
-      const odd = { ...base, type: 'progress', uuid: 'p3', parentUuid: 'p2', logicalParentUuid: 7, data: {} };
-      const assistant = {
-        ...base,
-        uuid: 'a1',
-        parentUuid: 'p3',
-        requestId: 'r1',
-        message: { id: 'm1', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn', usage: { input_tokens: 10, output_tokens: 5 } },
-        type: 'assistant',
-      };
+      const odd = { ...BASE, type: 'progress', uuid: 'p3', parentUuid: 'p2', logicalParentUuid: 7, data: {} };
+      const assistant = assistantLine('p3', 'ok');
       const lines = [user, progress, attachment, odd, assistant].map((line) => JSON.stringify(line));
       const bytes = join(dir, 'bytes.jsonl');
       // The same lines written with a space after each colon: no line can be followed from its bytes, all are parsed.
