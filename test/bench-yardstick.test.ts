@@ -1,14 +1,15 @@
 /**
  * The bench's single-session yardstick reads 1 MiB at a time (scripts/bench/bare-lines.js): it must
  * parse every line the whole-file loop parses, including lines cut at a piece's edge, a line longer
- * than a piece, and a last line with no newline.
+ * than a piece, and a last line with no newline. The floor that counts characters must count
+ * them as JavaScript does (UTF-16 units), or its row would undercount the work it stands for.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain JavaScript script of the bench, with no types
-import { parseEveryLine, parseEveryLineInPieces } from '../scripts/bench/bare-lines.js';
+import { parseEveryLine, parseEveryLineInPieces, parseUsageLines } from '../scripts/bench/bare-lines.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'yardstick-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -35,4 +36,15 @@ describe('the yardstick in pieces', () => {
       expect(whole.length).toBe(text.split('\n').filter(Boolean).length);
     });
   }
+});
+
+describe('the floor that counts characters', () => {
+  it('counts every line without "usage": as JavaScript counts its characters, and parses the others', () => {
+    const lines = ['{"type":"user","text":"plain"}', '{"type":"assistant","message":{"usage":{"input_tokens":3}}}', '{"text":"é→ 😀 三"}', '{"a":"\\u00e9 \\n"}'];
+    const file = join(dir, 'counted.jsonl');
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const seen = values((path, onValue) => parseUsageLines(path, onValue, true), file);
+    expect(seen).toEqual([JSON.parse(lines[1]!), lines[0]!.length + lines[2]!.length + lines[3]!.length]);
+    expect(values(parseUsageLines, file)).toEqual([JSON.parse(lines[1]!)]);
+  });
 });

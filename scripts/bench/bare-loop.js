@@ -2,12 +2,14 @@
 /**
  * The benchmark's yardstick, run as its own process: read each file into a Buffer, find
  * newlines with indexOf, JSON.parse every line. Prints lines and keys parsed so the work cannot
- * be optimized away. Usage: node bare-loop.js FILE_LIST [THREADS] [pieces | usage-lines] (one
- * path a line); `pieces` reads each file 1 MiB at a time instead of whole. `usage-lines` parses
+ * be optimized away. Usage: node bare-loop.js FILE_LIST [THREADS] [MODE] (one path a line).
+ * MODE `pieces` reads each file 1 MiB at a time instead of whole. `usage-lines` parses
  * only the lines that carry a `"usage":` key, and nothing of the others but their newline: the
  * least a report of what a Claude Code corpus spent must do in JavaScript (ccusage's report
  * reads nothing else). It is the floor under the Claude Code target: no row that also sizes
  * every message's text can come nearer to ccusage's native binary than this loop does.
+ * `usage-lines-counted` also counts the characters of every other line, byte by byte: the floor
+ * of a report that, as ours, sizes what the model saw exactly.
  *
  * THREADS 2 is the two-core yardstick: the main thread and one worker thread each take a share
  * of the files, dealt biggest first to the lighter share, as our pool deals sessions. Rows that
@@ -18,18 +20,23 @@ import { readFileSync, statSync } from 'node:fs';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { parseEveryLine, parseEveryLineInPieces, parseUsageLines } from './bare-lines.js';
 
-/** `mode`: 'pieces', 'usage-lines' or '' (every line, each file read whole). */
+/** `mode`: 'pieces', 'usage-lines', 'usage-lines-counted' or '' (every line, each file read whole). */
 function parseAll(files, mode) {
-  const parse = mode === 'pieces' ? parseEveryLineInPieces : mode === 'usage-lines' ? parseUsageLines : parseEveryLine;
+  const parse =
+    mode === 'pieces' ? parseEveryLineInPieces : mode === 'usage-lines' ? parseUsageLines : mode === 'usage-lines-counted' ? (file, onValue) => parseUsageLines(file, onValue, true) : parseEveryLine;
   let lines = 0;
   let keys = 0;
+  let units = 0;
   for (const file of files) {
     parse(file, (value) => {
-      keys += Object.keys(value).length;
-      lines++;
+      if (typeof value === 'number') units += value;
+      else {
+        keys += Object.keys(value).length;
+        lines++;
+      }
     });
   }
-  return { lines, keys };
+  return { lines, keys, units };
 }
 
 /** Files dealt into `count` shares of about equal bytes, biggest first to the lightest share. */
@@ -63,7 +70,7 @@ if (!isMainThread) {
         }),
     );
     const mine = parseAll(own, mode);
-    total = (await Promise.all(pending)).reduce((sum, part) => ({ lines: sum.lines + part.lines, keys: sum.keys + part.keys }), mine);
+    total = (await Promise.all(pending)).reduce((sum, part) => ({ lines: sum.lines + part.lines, keys: sum.keys + part.keys, units: sum.units + part.units }), mine);
   }
   process.stdout.write(`${JSON.stringify({ files: files.length, threads, ...total })}\n`);
 }

@@ -316,9 +316,12 @@ function targetSummary(compared) {
   const claude = find((row) => row.corpus.startsWith('claude 1 GB') && /^(estimate|inspect) --json$/.test(row.name));
   const native = claude.map((row) => ({ row, ratio: row.others.find((other) => other.label === NATIVE)?.ratio }));
   const nativeKnown = native.length > 0 && native.every((entry) => entry.ratio !== undefined);
-  const usageFloor = find((row) => row.corpus.startsWith('claude 1 GB') && row.name === USAGE_FLOOR)[0];
-  const floorRatio = usageFloor?.others.find((other) => other.label === NATIVE)?.ratio;
-  const floorText = floorRatio === undefined ? '' : `; its floor, JSON.parse of the usage lines alone: ${fixed(floorRatio)}×`;
+  const floorRatio = (name) => find((row) => row.corpus.startsWith('claude 1 GB') && row.name === name)[0]?.others.find((other) => other.label === NATIVE)?.ratio;
+  const floors = [
+    [floorRatio(USAGE_FLOOR), 'JSON.parse of the usage lines alone'],
+    [floorRatio(COUNTED_FLOOR), 'with every other character counted'],
+  ].filter(([ratio]) => ratio !== undefined);
+  const floorText = floors.length ? `; its floors: ${floors.map(([ratio, what]) => `${what} ${fixed(ratio)}×`).join(', ')}` : '';
   line('1 GB Claude Code corpus: `estimate`, `inspect` ≤ 1.5× ccusage native (paired)', native.map((entry) => `${entry.row.name.split(' ')[0]} ${fixed(entry.ratio)}×`).join(', ') + floorText, nativeKnown ? native.every((entry) => entry.ratio <= 1.5) : null);
   const memory = find((row) => (/ 1 GB, /.test(row.corpus) || row.corpus.startsWith('one ')) && /^(estimate|inspect|replay|compact --dry-run) --json/.test(row.name));
   const over = memory.filter((row) => row.rss > 200);
@@ -395,6 +398,8 @@ const bareLoop = (list, threads, label, pieces = false) => ({
  */
 const floorLoop = (list, threads, mode) => [process.execPath, [join(HERE, 'bare-loop.js'), list.path, String(threads), mode]];
 const USAGE_FLOOR = 'floor: read, indexOf, JSON.parse of the lines with "usage" only (2 cores)';
+/** The same, with every other line's characters counted byte by byte: the floor of an exact size. */
+const COUNTED_FLOOR = 'floor: JSON.parse of the lines with "usage", the other lines\' characters counted byte by byte (2 cores)';
 const DRY_SMALL = 'compact --strategy truncate --force --dry-run (no sidecar written)';
 /**
  * The floor under the small-session target (durable-writes.js): each session's sidecar written
@@ -488,6 +493,8 @@ try {
       if (kind === 'claude') {
         log(`${corpus}: ${USAGE_FLOOR}`);
         addRow(corpus, USAGE_FLOOR, measure(...floorLoop(list, 2, 'usage-lines'), { runs: flags.runs, scratch, pairs: native ? [two, native] : [two] }), 'what a usage report must parse, nothing measured');
+        log(`${corpus}: ${COUNTED_FLOOR}`);
+        addRow(corpus, COUNTED_FLOOR, measure(...floorLoop(list, 2, 'usage-lines-counted'), { runs: flags.runs, scratch, pairs: native ? [two, native] : [two] }), 'the least an exact size costs, nothing else');
       }
       addRow(corpus, 'estimate --json --jobs 1', readable(list.files[0]) ? measure(...compactor(['estimate', '--json', '--jobs', '1', dir]), { runs: flags.runs, scratch, pairs: [one] }) : { error: 'n/a (format not readable by this build)' }, 'one core');
       if (kind === 'claude') {
