@@ -40,11 +40,14 @@ describe('the yardstick in pieces', () => {
 
 describe('the floor that counts characters', () => {
   it('counts every line without "usage": as JavaScript counts its characters, and parses the others', () => {
-    const lines = ['{"type":"user","text":"plain"}', '{"type":"assistant","message":{"usage":{"input_tokens":3}}}', '{"text":"é→ 😀 三"}', '{"a":"\\u00e9 \\n"}'];
+    // Characters of one to four bytes at every offset from a word's edge (the count goes four bytes at a time).
+    const mixed = Array.from({ length: 8 }, (_, shift) => JSON.stringify({ text: `${'x'.repeat(shift)}${'é→ 😀 三 a'.repeat(9)}` }));
+    const lines = ['{"type":"user","text":"plain"}', '{"type":"assistant","message":{"usage":{"input_tokens":3}}}', '{"a":"\\u00e9 \\n"}', ...mixed];
     const file = join(dir, 'counted.jsonl');
     writeFileSync(file, `${lines.join('\n')}\n`);
     const seen = values((path, onValue) => parseUsageLines(path, onValue, true), file);
-    expect(seen).toEqual([JSON.parse(lines[1]!), lines[0]!.length + lines[2]!.length + lines[3]!.length]);
+    const others = lines.filter((_, index) => index !== 1);
+    expect(seen).toEqual([JSON.parse(lines[1]!), others.reduce((sum, line) => sum + line.length, 0)]);
     expect(values(parseUsageLines, file)).toEqual([JSON.parse(lines[1]!)]);
   });
 });
