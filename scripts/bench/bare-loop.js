@@ -8,7 +8,7 @@
  * least a report of what a Claude Code corpus spent must do in JavaScript (ccusage's report
  * reads nothing else). It is the floor under the Claude Code target: no row that also sizes
  * every message's text can come nearer to ccusage's native binary than this loop does.
- * `usage-lines-counted` also counts the characters of every other line, byte by byte: the floor
+ * `usage-lines-counted` also counts the characters of every other line: the floor
  * of a report that, as ours, sizes what the model saw exactly.
  *
  * THREADS 2 is the two-core yardstick: the main thread and one worker thread each take a share

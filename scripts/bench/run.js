@@ -398,8 +398,8 @@ const bareLoop = (list, threads, label, pieces = false) => ({
  */
 const floorLoop = (list, threads, mode) => [process.execPath, [join(HERE, 'bare-loop.js'), list.path, String(threads), mode]];
 const USAGE_FLOOR = 'floor: read, indexOf, JSON.parse of the lines with "usage" only (2 cores)';
-/** The same, with every other line's characters counted byte by byte: the floor of an exact size. */
-const COUNTED_FLOOR = 'floor: JSON.parse of the lines with "usage", the other lines\' characters counted byte by byte (2 cores)';
+/** The same, with every other line's characters counted (bare-lines.js utf16Units): the floor of an exact size. */
+const COUNTED_FLOOR = 'floor: JSON.parse of the lines with "usage", the other lines\' characters counted (2 cores)';
 const DRY_SMALL = 'compact --strategy truncate --force --dry-run (no sidecar written)';
 /**
  * The floor under the small-session target (durable-writes.js): each session's sidecar written
