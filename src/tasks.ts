@@ -13,8 +13,6 @@ const SESSION_TASKS: Readonly<Record<string, () => Promise<AnyTask>>> = {
   inspect: async () => (await import('./commands/inspect.js')).inspectSessionTask,
   replay: async () => (await import('./commands/replay.js')).replaySessionTask,
   compact: async () => (await import('./commands/compact.js')).compactBatchTask,
-  // Not a session's work: a chunk of a walk's files, sniffed while the main thread sniffs others.
-  sniff: async () => (await import('./pipeline/sniff.js')).sniffTask,
 };
 
 /** The task registered under `name`; an unknown name is a bug of ours, not the user's. */

@@ -6,7 +6,7 @@
 import { parentPort } from 'node:worker_threads';
 import { describeError } from './errors.js';
 import { sessionTaskNamed } from './tasks.js';
-import type { PreloadReply, PreloadRequest, TaskReply, TaskRequest } from './workers/pool.js';
+import type { PreloadRequest, TaskReply, TaskRequest } from './workers/pool.js';
 
 const port = parentPort;
 if (!port) throw new Error('worker.js runs only as a worker thread');
@@ -15,7 +15,6 @@ port.on('message', async (request: TaskRequest | PreloadRequest) => {
   if ('preload' in request) {
     // A failure here is the first task's to report.
     await sessionTaskNamed(request.preload).catch(() => {});
-    port.postMessage({ preloaded: true } satisfies PreloadReply);
     return;
   }
   let reply: TaskReply;

@@ -11,8 +11,8 @@
  * kept so its session fails with a one-line error instead of vanishing or stopping the run. A
  * walk skips directories named *.jsonl (it walks into them) and FIFOs, sockets and devices
  * (reading them could block forever).
- * What a walk or a glob finds is sniffed first (its first lines; in a pool's workers too when the
- * command started one, sniff.ts): files no reader knows are skipped with a warning, so a whole `~/.claude/projects` or `~/.codex/sessions` reads without
+ * What a walk or a glob finds is sniffed first (its first lines): files no reader knows are
+ * skipped with a warning, so a whole `~/.claude/projects` or `~/.codex/sessions` reads without
  * failing. The format a sniff finds goes with the path to the read (formats/sniffed.ts). A file named
  * explicitly is always read (and fails clearly if it is not a session), except a subagent's file
  * (a Claude Code subagent transcript, a Codex review rollout) whose session is among the inputs:
@@ -27,7 +27,7 @@ import { basename, resolve } from 'node:path';
 import type { Entry } from '@nodelib/fs.walk';
 import { UsageError } from '../errors.js';
 import type { SubagentLabel } from '../formats/index.js';
-import { namedSubagentParent } from '../formats/index.js';
+import { namedSubagentParent, sniffWalkedFile } from '../formats/index.js';
 import { isStdin } from '../formats/input-source.js';
 import type { SniffedFormat } from '../formats/sniffed.js';
 import type { SessionInput } from '../read/input.js';
@@ -35,8 +35,6 @@ import { isSidecarPath } from '../sidecar/store.js';
 import type { Shard } from './shard.js';
 import { selectShard } from './shard.js';
 import { logMessage } from './log.js';
-import type { RemoteSniff } from './sniff.js';
-import { sniffWalked } from './sniff.js';
 
 /** Claude Code keeps large tool outputs under `<session>/tool-results/`: never sessions. */
 const IGNORED_DIRECTORIES = new Set(['node_modules', '.git', 'tool-results']);
@@ -48,6 +46,9 @@ function isSessionName(path: string): boolean {
   if (/\.jsonl(\.gz)?$/i.test(name)) return true;
   return /^session-.*\.json$/s.test(name) && basename(path.slice(0, -name.length - 1)) === 'chats';
 }
+/** Files sniffed between turns of the event loop (sniffing is synchronous: a few reads a file). */
+const SNIFF_BETWEEN_TURNS = 256;
+
 async function kindOf(path: string): Promise<'file' | 'directory' | 'missing'> {
   if (isStdin(path)) return 'file';
   try {
@@ -61,9 +62,6 @@ async function kindOf(path: string): Promise<'file' | 'directory' | 'missing'> {
     );
   }
 }
-
-/** Hears a walk's number of candidate files before their sniff; returns the workers that help sniff them, if any. */
-export type OnWalked = (candidates: number) => RemoteSniff | null;
 
 export interface InputFile extends SessionInput {
   /** The path relative to the directory or glob base it was found under; a file's own name. */
@@ -154,18 +152,13 @@ interface Found {
   readonly subagents: readonly Subagent[];
 }
 
-/**
- * The session files among what a walk or glob found; unknown and empty files are reported on
- * stderr, in the walk's order, wherever they were sniffed.
- */
-async function sessionsAmong(input: string, paths: readonly string[], remote: RemoteSniff | null): Promise<Found> {
+/** The session files among what a walk or glob found; unknown and empty files are reported on stderr. */
+async function sessionsAmong(input: string, paths: readonly string[]): Promise<Found> {
   const subagents: Subagent[] = [];
   const sessions = new Map<string, SniffedFormat | null>();
-  const sniffed = await sniffWalked(paths, remote);
   for (const [index, path] of paths.entries()) {
-    const sniff = sniffed[index]!;
-    if (!sniff.ok) throw sniff.error;
-    const found = sniff.found;
+    if (index > 0 && index % SNIFF_BETWEEN_TURNS === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    const found = sniffWalkedFile(path);
     if (found.kind === 'session') sessions.set(path, found.sniffed ?? null);
     else if (found.kind === 'subagent') subagents.push({ path, parent: found.parent, label: found.label });
     else warn(`${path}: ${found.kind === 'empty' ? 'empty file' : 'not a session file (no known format)'}; skipped`);
@@ -188,9 +181,9 @@ function countByLabel(subagents: readonly { readonly label: SubagentLabel }[]): 
  * read again as a session of its own, whether it was walked or named; a named one whose session is
  * not among the inputs is read as its own session, a walked one is skipped. `onWalked` hears how
  * many candidate files each directory or glob found, before they are sniffed (a command may start
- * its workers then), and returns the workers that help sniff them, if any.
+ * its workers meanwhile).
  */
-export async function expandInputFiles(inputs: readonly string[], onWalked?: OnWalked): Promise<InputFile[]> {
+export async function expandInputFiles(inputs: readonly string[], onWalked?: (candidates: number) => void): Promise<InputFile[]> {
   /** Each session path's key (shard.ts) and sniffed format. */
   const found = new Map<string, { readonly key: string; readonly sniffed: SniffedFormat | null }>();
   const named: Subagent[] = [];
@@ -210,7 +203,8 @@ export async function expandInputFiles(inputs: readonly string[], onWalked?: OnW
         kind === 'directory' ? `${input}: no session files in this directory (*.jsonl, *.jsonl.gz, or Gemini CLI's chats/session-*.json)` : `${input}: no such file, and no file matches it as a glob`,
       );
     }
-    const among = await sessionsAmong(input, candidates, onWalked?.(candidates.length) ?? null);
+    onWalked?.(candidates.length);
+    const among = await sessionsAmong(input, candidates);
     const base = kind === 'directory' ? input : globBase(input);
     for (const [path, sniffed] of among.sessions) if (!found.has(path)) found.set(path, { key: relativeKey(path, base), sniffed });
     walked.push(among);
@@ -240,6 +234,6 @@ export async function expandInputFiles(inputs: readonly string[], onWalked?: OnW
 }
 
 /** The sessions of this run: the inputs expanded, then only this shard's (all without --shard). */
-export async function selectInputs(inputs: readonly string[], shard: Shard | null, onWalked?: OnWalked): Promise<SessionInput[]> {
+export async function selectInputs(inputs: readonly string[], shard: Shard | null, onWalked?: (candidates: number) => void): Promise<SessionInput[]> {
   return selectShard(await expandInputFiles(inputs, onWalked), shard).map(({ path, sniffed }) => (sniffed ? { path, sniffed } : { path }));
 }

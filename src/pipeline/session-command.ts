@@ -9,7 +9,6 @@ import { createProgress, printAbove, shouldShowProgress } from '../report/progre
 import type { Diagnostic } from '../session/model.js';
 import type { SessionInput } from '../read/input.js';
 import type { Outcome } from './batch.js';
-import type { OnWalked } from './inputs.js';
 import { selectInputs } from './inputs.js';
 import { logFormat } from './log.js';
 import { ExitCode } from '../errors.js';
@@ -55,11 +54,8 @@ export interface FrameOptions {
    * report per session ask for it only when stdout is not the same terminal.
    */
   readonly progress: boolean;
-  /**
-   * Hears how many candidate files a walk found, before they are sniffed, and names the workers
-   * that help sniff them (inputs.ts expandInputFiles).
-   */
-  readonly walked?: OnWalked;
+  /** Hears how many candidate files a walk found, before they are sniffed (inputs.ts expandInputFiles). */
+  readonly walked?: (candidates: number) => void;
 }
 
 export async function runSessionCommand<Result extends SessionResult>(

@@ -13,8 +13,6 @@ import { WorkerPool, WorkerTaskError } from '../workers/pool.js';
 import type { SessionBatchTask, SessionTask, Settled } from '../workers/task.js';
 import type { Outcome } from './batch.js';
 import { runBatch } from './batch.js';
-import type { RemoteSniff } from './sniff.js';
-import { sniffTask } from './sniff.js';
 
 /** What every session task needs to read a session (plain data: it crosses to workers). */
 export interface ReadTaskOptions {
@@ -113,7 +111,7 @@ export interface BatchRun<Result> {
 /**
  * A pool started once a walk has found enough candidate files to repay workers (FrameOptions
  * `walked`), before they are sniffed: the workers start up, each compiling its task's modules,
- * and then sniff with this thread (sniff.ts), instead of starting after the sniff. runSessionBatches takes it over (`BatchRun.early`)
+ * while this thread sniffs, instead of after. runSessionBatches takes it over (`BatchRun.early`)
  * or closes it; a caller that never gets there closes it itself. Null when the run would not
  * start workers for that many files.
  */
@@ -124,28 +122,22 @@ function earlyPool(jobs: Jobs, candidates: number, task?: string): WorkerPool | 
   return new WorkerPool(threads, task);
 }
 
-/** A pool's workers as helpers of the walk's sniff. */
-function sniffingIn(pool: WorkerPool): RemoteSniff {
-  return { run: (paths) => pool.run(sniffTask, paths, undefined), capacity: pool.capacity, ready: () => pool.ready() };
-}
-
 /**
- * An early pool for a command: `walked` goes to runSessionCommand (FrameOptions) and returns the
- * pool's workers to sniff with, `pool` goes to the run (`early`). `jobs` is read when the walk
- * ends; a bad `--jobs` starts no pool and is left for the run to report. Idle workers never keep
- * the process alive, so a walk that fails leaves nothing to close.
+ * An early pool for a command: `walked` goes to runSessionCommand (FrameOptions), `pool` to the
+ * run (`early`). `jobs` is read when the walk ends; a bad `--jobs` starts no pool and is left
+ * for the run to report. Idle workers never keep the process alive, so a walk that fails leaves
+ * nothing to close.
  */
-export function earlyStart(jobs: () => Jobs, task: string): { readonly walked: (candidates: number) => RemoteSniff | null; readonly pool: () => WorkerPool | null } {
+export function earlyStart(jobs: () => Jobs, task: string): { readonly walked: (candidates: number) => void; readonly pool: () => WorkerPool | null } {
   let pool: WorkerPool | null = null;
   const walked = (candidates: number) => {
     let threads: Jobs;
     try {
       threads = jobs();
     } catch {
-      return null;
+      return;
     }
     pool ??= earlyPool(threads, candidates, task);
-    return pool && sniffingIn(pool);
   };
   return { walked, pool: () => pool };
 }

@@ -23,14 +23,9 @@ export interface TaskRequest {
   readonly options: unknown;
 }
 
-/** Asks a worker to import a task's modules now, while the main thread still walks and sniffs; answered by a PreloadReply. */
+/** Asks a worker to import a task's modules now, while the main thread still walks and sniffs; no reply. */
 export interface PreloadRequest {
   readonly preload: string;
-}
-
-/** The worker has imported the modules it was asked to (or failed to, which its first task reports). */
-export interface PreloadReply {
-  readonly preloaded: true;
 }
 
 export type TaskReply = { readonly id: number; readonly ok: true; readonly value: unknown } | { readonly id: number; readonly ok: false; readonly error: string };
@@ -94,13 +89,6 @@ export class WorkerPool {
   /** Every live worker and the tasks it holds. */
   private readonly workers = new Map<Worker, Map<number, Pending>>();
   private readonly queue: Pending[] = [];
-  /**
-   * Workers still importing their preload: they get no task until it is done, so a task that
-   * needs little (the walk's sniff, pipeline/sniff.ts) goes to a worker with nothing else to do,
-   * or waits here for one, rather than queue behind the import.
-   */
-  private readonly importing = new Set<Worker>();
-  private readyWaiters: (() => void)[] = [];
   private nextId = 0;
   private closed = false;
 
@@ -120,14 +108,6 @@ export class WorkerPool {
     return this.size * TASKS_PER_WORKER;
   }
 
-  /** Resolves once a worker can take a task at once (its preload imported), or the pool is closed. */
-  ready(): Promise<void> {
-    if (this.closed || [...this.workers.keys()].some((worker) => !this.importing.has(worker))) return Promise.resolve();
-    const waiting = new Promise<void>((resolve) => this.readyWaiters.push(resolve));
-    this.dispatch();
-    return waiting;
-  }
-
   /** Runs a task on its input; `label` names what a dying worker fails (default: the input's path). */
   run<Options, Result, Input>(task: SessionTask<Options, Result, Input>, input: Input, options: Options, label = labelOf(input)): Promise<Result> {
     if (this.closed) return Promise.reject(new Error('internal: worker pool already closed'));
@@ -142,8 +122,6 @@ export class WorkerPool {
     this.closed = true;
     const workers = [...this.workers.keys()];
     this.workers.clear();
-    this.importing.clear();
-    this.wakeReady();
     await Promise.all(workers.map((worker) => worker.terminate()));
   }
 
@@ -151,13 +129,7 @@ export class WorkerPool {
     const worker = new (lazyWorkerThreads().Worker)(WORKER_URL, { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
     const held = new Map<number, Pending>();
     this.workers.set(worker, held);
-    worker.on('message', (reply: TaskReply | PreloadReply) => {
-      if ('preloaded' in reply) {
-        this.importing.delete(worker);
-        this.wakeReady();
-        this.dispatch();
-        return;
-      }
+    worker.on('message', (reply: TaskReply) => {
       const pending = held.get(reply.id);
       if (!pending) return;
       held.delete(reply.id);
@@ -166,7 +138,6 @@ export class WorkerPool {
       this.dispatch();
     });
     const fail = (reason: string) => {
-      this.importing.delete(worker);
       if (!this.workers.delete(worker) || this.closed) return;
       for (const pending of held.values()) pending.reject(new WorkerTaskError(`${pending.request.label}: ${reason}`));
       held.clear();
@@ -175,30 +146,19 @@ export class WorkerPool {
     };
     worker.on('error', (error) => fail(`worker failed: ${error.message}`));
     worker.on('exit', (code) => fail(`worker exited with code ${code}`));
-    if (this.preload !== undefined) {
-      this.importing.add(worker);
-      worker.postMessage({ preload: this.preload } satisfies PreloadRequest);
-    }
+    if (this.preload !== undefined) worker.postMessage({ preload: this.preload } satisfies PreloadRequest);
     // Idle workers must not keep the process alive once the command is done.
     worker.unref();
   }
 
-  private wakeReady(): void {
-    const waiters = this.readyWaiters;
-    this.readyWaiters = [];
-    for (const wake of waiters) wake();
-  }
-
   private dispatch(): void {
     for (const [worker, held] of this.workers) {
-      while (held.size < TASKS_PER_WORKER && this.queue.length > 0 && !this.importing.has(worker)) {
+      while (held.size < TASKS_PER_WORKER && this.queue.length > 0) {
         const pending = this.queue.shift()!;
         held.set(pending.request.id, pending);
         worker.postMessage(pending.request);
       }
-      // A worker still importing keeps the process alive for what waits on it.
-      const awaited = this.importing.has(worker) && (this.queue.length > 0 || this.readyWaiters.length > 0);
-      if (held.size > 0 || awaited) worker.ref();
+      if (held.size > 0) worker.ref();
       else worker.unref();
     }
   }
