@@ -6,7 +6,7 @@
  */
 import type { SessionTask } from './workers/task.js';
 
-type AnyTask = SessionTask<never, unknown, never>;
+type AnyTask = SessionTask<never, unknown, never, unknown>;
 
 const SESSION_TASKS: Readonly<Record<string, () => Promise<AnyTask>>> = {
   estimate: async () => (await import('./commands/estimate.js')).estimateSessionTask,
@@ -16,9 +16,9 @@ const SESSION_TASKS: Readonly<Record<string, () => Promise<AnyTask>>> = {
 };
 
 /** The task registered under `name`; an unknown name is a bug of ours, not the user's. */
-export async function sessionTaskNamed(name: string): Promise<SessionTask<unknown, unknown, unknown>> {
+export async function sessionTaskNamed(name: string): Promise<SessionTask<unknown, unknown, unknown, unknown>> {
   const load = Object.hasOwn(SESSION_TASKS, name) ? SESSION_TASKS[name] : undefined;
   const task = await load?.();
   if (!task || task.name !== name) throw new Error(`internal: no session task named ${JSON.stringify(name)}`);
-  return task as unknown as SessionTask<unknown, unknown, unknown>;
+  return task as unknown as SessionTask<unknown, unknown, unknown, unknown>;
 }

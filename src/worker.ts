@@ -6,7 +6,7 @@
 import { parentPort } from 'node:worker_threads';
 import { describeError } from './errors.js';
 import { sessionTaskNamed } from './tasks.js';
-import type { PreloadRequest, TaskReply, TaskRequest } from './workers/pool.js';
+import type { PartReply, PreloadRequest, TaskReply, TaskRequest } from './workers/pool.js';
 
 const port = parentPort;
 if (!port) throw new Error('worker.js runs only as a worker thread');
@@ -20,7 +20,9 @@ port.on('message', async (request: TaskRequest | PreloadRequest) => {
   let reply: TaskReply;
   try {
     const task = await sessionTaskNamed(request.name);
-    reply = { id: request.id, ok: true, value: await task.run(request.input, request.options) };
+    // Each part goes as it is made, before the result (workers/task.ts PartSink).
+    const part = (value: unknown) => port.postMessage({ id: request.id, part: value } satisfies PartReply);
+    reply = { id: request.id, ok: true, value: await task.run(request.input, request.options, part) };
   } catch (error) {
     reply = { id: request.id, ok: false, error: describeError(error) };
   }

@@ -14,7 +14,8 @@ import type { CompactionState } from '../src/compaction/state.js';
 import type { MetadataStrategy } from '../src/compaction/strategy.js';
 import { customPolicy, presetPolicy } from '../src/replay/presets.js';
 import type { ReplayPolicy } from '../src/replay/presets.js';
-import { replayReport } from '../src/replay/simulate.js';
+import type { ReplayReport } from '../src/replay/simulate.js';
+import { replayColumns, replayReport } from '../src/replay/simulate.js';
 import type { ContentBlock, Message } from '../src/session/model.js';
 import { truncateStrategy } from '../src/strategies/truncate.js';
 import { estimateAll } from '../src/tokens/estimate.js';
@@ -95,4 +96,26 @@ describe('replay report, while it runs', () => {
       for (const count of alive) expect(count).toBeLessThanOrEqual(5);
     });
   }
+});
+
+describe('replay report, once made', () => {
+  const gc = collector();
+
+  /** Weak references to every compaction event the report's turns give (in a frame of its own, gone before the collection). */
+  const eventsOf = (report: ReplayReport): WeakRef<object>[] => report.turns.flatMap((turn) => turn.compactions.map((event) => new WeakRef(event)));
+
+  it('holds no compaction event: each turn makes its own as they are read (pi)', async () => {
+    const session = longSession(200);
+    const columns = await replayColumns({ sessionName: 's', messages: session, tokens: estimateAll(session), policy: presetPolicy('pi', 24_000), strategy: truncateStrategy });
+    const report = columns.report();
+    const events = eventsOf(report);
+    expect(events.length).toBeGreaterThanOrEqual(50);
+    expect(report.totals.compactions).toBe(events.length);
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    // Before, the report's turns held every one (the events were its largest part on a long session).
+    expect(events.filter((ref) => ref.deref() !== undefined)).toHaveLength(0);
+    // Read again, the same events, made again.
+    expect(eventsOf(report)).toHaveLength(events.length);
+  });
 });

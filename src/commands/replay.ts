@@ -29,6 +29,7 @@ import type { Breach, GateLimits } from '../gates/check.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import { providerCalls } from '../tokens/provider-calls.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
+import type { PartSink } from '../workers/task.js';
 import { sessionTask } from '../workers/task.js';
 import type { Outcome } from '../pipeline/batch.js';
 import type { GateArgs } from './gates.js';
@@ -48,7 +49,9 @@ import { replayStrategy, withSummarizer } from './summarizer.js';
 import type { ReadTaskOptions } from '../pipeline/sessions.js';
 import { progressBesideReports, runSessionCommand } from '../pipeline/session-command.js';
 import type { Printed } from '../pipeline/output.js';
-import { printedJson } from '../pipeline/output.js';
+import { printedJson, printedJsonTo } from '../pipeline/output.js';
+import type { RecordPart } from '../pipeline/record-parts.js';
+import { RecordParts } from '../pipeline/record-parts.js';
 import { runSessions } from '../pipeline/sessions.js';
 import { replayResultJson, replayPolicyJson, outcomeJson } from '../replay/json.js';
 import { costJson } from '../cost/json.js';
@@ -172,19 +175,22 @@ async function recordedCalls(loaded: LoadedSession<AnyMessage>, ctx: ReplayConte
   return { pricing, ledgers, recorded, lifetime, expired: cacheExpiry(session.messages, calls, lifetime) };
 }
 
-/** One session under every policy asked for, rendered as it will be printed. */
-async function replayOne(input: SessionInput, ctx: ReplayContext): Promise<Replayed> {
+/**
+ * One session under every policy asked for, rendered as it will be printed. With `parts` and
+ * --json, the warnings and then the record's pieces go there as they are made, once nothing is
+ * left that can fail the session (pipeline/record-parts.ts), and the result holds neither.
+ */
+async function replayOne(input: SessionInput, ctx: ReplayContext, parts?: PartSink<RecordPart>): Promise<Replayed> {
   // The session's messages stay in replayAll: garbage before the record (tens of MB of JSON on a
   // long session) is built.
   const replayed = await replayAll(input, ctx);
   const { view } = replayed;
   const breaches = view.outcomes.flatMap((outcome) => outcome.breaches.map((breach) => ({ policy: outcome.result.policy.name, breach })));
-  return {
-    printed: ctx.json ? printedJson(replayRecord(replayed, ctx)) : renderReplay(view, ctx.chart),
-    view: ctx.keepView ? view : null,
-    breaches,
-    warnings: replayed.warnings,
-  };
+  const kept = { view: ctx.keepView ? view : null, breaches };
+  if (!ctx.json) return { printed: renderReplay(view, ctx.chart), ...kept, warnings: replayed.warnings };
+  if (!parts) return { printed: printedJson(replayRecord(replayed, ctx)), ...kept, warnings: replayed.warnings };
+  if (replayed.warnings.length > 0) parts({ warnings: replayed.warnings });
+  return { printed: printedJsonTo(replayRecord(replayed, ctx), parts), ...kept, warnings: [] };
 }
 
 /** A session replayed: the view, and what the record says besides, without the session's messages. */
@@ -334,8 +340,8 @@ interface ReplayTaskOptions extends ReplayOptions {
 }
 
 /** replayOne in a worker thread, for an offline strategy (a summarizer, live or simulated, stays here). */
-export const replaySessionTask = sessionTask('replay', async (input: SessionInput, options: ReplayTaskOptions): Promise<Replayed> =>
-  replayOne(input, { ...options, strategy: createStrategy(options.strategy, options.strategyOptions), count: await loadTextCounter(options.tokenizer) }),
+export const replaySessionTask = sessionTask('replay', async (input: SessionInput, options: ReplayTaskOptions, parts?: PartSink<RecordPart>): Promise<Replayed> =>
+  replayOne(input, { ...options, strategy: createStrategy(options.strategy, options.strategyOptions), count: await loadTextCounter(options.tokenizer) }, parts),
 );
 
 export const replayCommand: CommandModule<object, ReplayArgs> = {
@@ -380,15 +386,22 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
     const offline = simulatedSummaryTokens === null && strategyName !== 'summarize' ? strategyName : null;
     const views = (outcomes: readonly Outcome<Replayed>[]) => outcomes.flatMap((outcome) => (outcome.ok && outcome.value.view ? [outcome.value.view] : []));
     await runSessionCommand<Replayed>(args, { progress: progressBesideReports() }, (output) => ({
-      run: (paths, emit) =>
-        runSessions(
+      run: (paths, emit) => {
+        // With --json each record is written as it is made, in input order.
+        const records = args.json ? new RecordParts(paths, output) : null;
+        return runSessions(
           paths,
           replaySessionTask,
           { ...options, strategy: offline ?? 'truncate', strategyOptions: strategyOptionsFromArgs(args) },
-          emit,
+          records ? records.emit(emit) : emit,
           offline ? jobsFromArgs(args) : 1,
-          { local: (input) => replayOne(input, { ...options, strategy, count }), concurrency },
-        ),
+          {
+            local: (input, parts) => replayOne(input, { ...options, strategy, count }, parts),
+            concurrency,
+            ...(records ? { parts: (input: SessionInput) => records.sink(input) } : {}),
+          },
+        );
+      },
       print: (path, { printed, breaches }) => {
         output.rendered(printed);
         for (const { policy, breach } of breaches) process.stderr.write(`${breachLine(path, breach, policy)}\n`);

@@ -6,7 +6,8 @@
 import type { Diagnostic } from '../session/model.js';
 import type { JsonLinesWriter } from '../report/json-lines.js';
 import { jsonLinesWriter } from '../report/json-lines.js';
-import { jsonPieces } from '../report/json-pieces.js';
+import type { PieceSink } from '../report/json-pieces.js';
+import { jsonPieces, jsonPiecesTo } from '../report/json-pieces.js';
 import { writeAbove } from '../report/progress.js';
 import { logMessage, logWarning } from './log.js';
 
@@ -20,13 +21,19 @@ export interface CommandOutput {
    * tree beside its serialized copy.
    */
   rendered(text: Printed): void;
+  /**
+   * A piece of a long record's JSON text, written as it was made, ahead of its session's result
+   * (printedJsonTo; with --json only). `rendered` with what is left (nothing) ends its line.
+   */
+  piece(text: string): void;
   warn(diagnostic: Diagnostic | string): void;
   close(): Promise<void>;
 }
 
 /**
  * A report as printed: its text, or a long record's JSON as UTF-8 bytes in pieces (printedJson),
- * which a worker thread hands over without a copy (src/worker.ts) and this thread writes as they are.
+ * which a worker thread hands over without a copy (src/worker.ts) and this thread writes as they
+ * are; none when they went ahead, each as it was made (printedJsonTo).
  */
 export type Printed = string | readonly Uint8Array[];
 
@@ -41,6 +48,14 @@ const BYTES_FROM = 1 << 20;
  */
 export function printedJson(record: unknown): Printed {
   return jsonPieces(record, BYTES_FROM);
+}
+
+/**
+ * printedJson with a long record's pieces handed to `sink` as each is made, so its bytes are never
+ * held whole: what is left to print is then nothing but the line's end (no pieces).
+ */
+export function printedJsonTo(record: unknown, sink: PieceSink): Printed {
+  return jsonPiecesTo(record, BYTES_FROM, sink) ?? [];
 }
 
 /** The text of a report as printed. */
@@ -61,6 +76,10 @@ export function createOutput(json: boolean): CommandOutput {
     rendered(text) {
       if (writer) writer.writeJson(text);
       else writeAbove(process.stdout, `${printedText(text)}\n`);
+    },
+    piece(text) {
+      if (!writer) throw new Error('internal: a record piece without --json');
+      writer.writePiece(text);
     },
     warn: logWarning,
     close: async () => {

@@ -10,7 +10,7 @@ import { isStdin } from '../formats/input-source.js';
 import type { SessionInput } from '../read/input.js';
 import type { TokenizerName } from '../tokens/tokenizers.js';
 import { WorkerPool, WorkerTaskError } from '../workers/pool.js';
-import type { SessionBatchTask, SessionTask, Settled } from '../workers/task.js';
+import type { PartSink, SessionBatchTask, SessionTask, Settled } from '../workers/task.js';
 import type { Outcome } from './batch.js';
 import { runBatch } from './batch.js';
 
@@ -55,9 +55,11 @@ export async function workerCount(jobs: Jobs, paths: readonly SessionInput[]): P
 }
 
 /** How runSessions works in this thread. */
-export interface LocalRun<Result> {
-  /** The work for a session when no workers run (default: the task itself). */
-  readonly local?: (input: SessionInput) => Promise<Result>;
+export interface LocalRun<Result, Part = never> {
+  /** The work for a session when no workers run (default: the task itself), and where its parts go. */
+  readonly local?: (input: SessionInput, parts?: PartSink<Part>) => Promise<Result>;
+  /** Where a session's parts go (workers/task.ts PartSink), from a worker or this thread (default: back in its result). */
+  readonly parts?: (input: SessionInput) => PartSink<Part>;
   /** Sessions at once in this thread when no workers run (default 1). */
   readonly concurrency?: number;
   /** A pool started while the inputs were sniffed (earlyPool): used if its size is the one the run needs, else closed. */
@@ -71,19 +73,20 @@ async function poolOf(workers: number, early: WorkerPool | null | undefined): Pr
   return workers === 0 ? null : new WorkerPool(workers);
 }
 
-export async function runSessions<Options, Result>(
+export async function runSessions<Options, Result, Part = never>(
   paths: readonly SessionInput[],
-  task: SessionTask<Options, Result, SessionInput>,
+  task: SessionTask<Options, Result, SessionInput, Part>,
   options: Options,
   emit: (outcome: Outcome<Result>) => void | Promise<void>,
   jobs: Jobs,
-  here: LocalRun<Result> = {},
+  here: LocalRun<Result, Part> = {},
 ): Promise<Outcome<Result>[]> {
   const pool = await poolOf(await workerCount(jobs, paths), here.early);
-  if (!pool) return runBatch(paths, here.local ?? ((input) => task.run(input, options)), emit, here.concurrency ?? 1);
+  const local = here.local ?? ((input, parts) => task.run(input, options, parts));
+  if (!pool) return runBatch(paths, (input) => local(input, here.parts?.(input)), emit, here.concurrency ?? 1);
   try {
     // One task more than the pool holds, so no worker waits for the main thread between sessions.
-    return await runBatch(paths, (input) => pool.run(task, input, options), emit, pool.capacity + 1);
+    return await runBatch(paths, (input) => pool.run(task, input, options, input.path, here.parts?.(input)), emit, pool.capacity + 1);
   } finally {
     await pool.close();
   }

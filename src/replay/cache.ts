@@ -59,10 +59,16 @@ export interface PromptStep {
 export function cachedTokens(steps: readonly PromptStep[], lifetime: CacheLifetime = '5m'): BilledTokens[] {
   let previous: number | null = null;
   return steps.map((step) => {
-    const read = previous === null || step.expired ? 0 : Math.min(previous, step.unchanged ?? Infinity, step.prompt);
+    const billed = cachedCall(step, previous, lifetime);
     previous = step.prompt;
-    return readAndWrite(read, step.prompt, step.output, lifetime);
+    return billed;
   });
+}
+
+/** How one step is billed, after a call whose prompt was `previous` tokens (null: the first call). */
+export function cachedCall(step: PromptStep, previous: number | null, lifetime: CacheLifetime): BilledTokens {
+  const read = previous === null || step.expired ? 0 : Math.min(previous, step.unchanged ?? Infinity, step.prompt);
+  return readAndWrite(read, step.prompt, step.output, lifetime);
 }
 
 /**

@@ -29,6 +29,8 @@ export function replayPolicyJson(policy: ReplayPolicy) {
 
 /** One turn before and after, with its compactions, refusals and prunes. */
 function turnJson(turn: ReplayReport['turns'][number]) {
+  // Read once: a reported turn makes its compactions as they are read (ReplayColumns.report).
+  const { compactions } = turn;
   return {
     turn: turn.turn,
     requests: turn.requests,
@@ -36,8 +38,8 @@ function turnJson(turn: ReplayReport['turns'][number]) {
     baseline_after: turn.baselineAfter,
     input_tokens_before: turn.inputTokensBefore,
     input_tokens_after: turn.inputTokensAfter,
-    compacted: turn.compactions.length > 0,
-    compactions: turn.compactions.map((event) => ({
+    compacted: compactions.length > 0,
+    compactions: compactions.map((event) => ({
       trigger: event.trigger,
       first_kept_message_id: event.firstKeptMessageId,
       tokens_before: event.tokensBefore,

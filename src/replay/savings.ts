@@ -11,9 +11,9 @@
  */
 import type { Rates } from '../pricing/catalog.js';
 import type { CacheLifetime, PromptStep } from './cache.js';
-import { cachedTokens, readAndWrite } from './cache.js';
+import { cachedCall, readAndWrite } from './cache.js';
 import type { CostSplit } from '../cost/billing.js';
-import { callCost, naiveTokens, sumCosts, ZERO_COST } from '../cost/billing.js';
+import { callCost, CostSum, naiveTokens, sumCosts, ZERO_COST } from '../cost/billing.js';
 import type { ReplayEvent, ReplayReport, SimulatedCall } from './simulate.js';
 
 export interface BreakEven {
@@ -41,25 +41,42 @@ export interface PolicyCosts {
   readonly breakEven: readonly BreakEven[];
 }
 
-function stepsOf(calls: readonly SimulatedCall[], expired: readonly boolean[], side: 'before' | 'after', stablePrefix: number): PromptStep[] {
-  return calls.map((call, position) => {
+/**
+ * The calls' costs on one side, cache-aware and naive, summed as they are priced: on a long
+ * session the steps, their billed tokens and their costs as lists (97,514 calls, each list of
+ * objects) were most of what replay held once its messages were garbage (docs/performance.md).
+ * `cachedTotals`, when given, gets each call's cache-aware total, which break-even reads again.
+ */
+function costPair(
+  calls: readonly SimulatedCall[],
+  expired: readonly boolean[],
+  side: 'before' | 'after',
+  stablePrefix: number,
+  rates: Rates,
+  lifetime: CacheLifetime,
+  cachedTotals?: Float64Array,
+): CostPair {
+  const naive = new CostSum();
+  const cached = new CostSum();
+  let previousPrompt: number | null = null;
+  calls.forEach((call, position) => {
     const previous = calls[position - 1];
     const prompt = call[side];
     // The recorded session: a prompt that shrank was rewritten by the agent itself.
     const shrank = side === 'before' && previous !== undefined && prompt < previous.before;
-    return {
+    const step: PromptStep = {
       prompt,
       output: call.output,
       unchanged: side === 'after' ? call.unchanged : shrank ? stablePrefix : null,
       expired: expired[position] ?? false,
     };
+    const cost = callCost(cachedCall(step, previousPrompt, lifetime), rates);
+    previousPrompt = prompt;
+    if (cachedTotals) cachedTotals[position] = cost.total;
+    cached.add(cost);
+    naive.add(callCost(naiveTokens(prompt, call.output), rates));
   });
-}
-
-function costPair(steps: readonly PromptStep[], rates: Rates, lifetime: CacheLifetime): { pair: CostPair; cachedPerCall: CostSplit[] } {
-  const cachedPerCall = cachedTokens(steps, lifetime).map((tokens) => callCost(tokens, rates));
-  const naive = sumCosts(steps.map((step) => callCost(naiveTokens(step.prompt, step.output), rates)));
-  return { pair: { naive, cached: sumCosts(cachedPerCall) }, cachedPerCall };
+  return { naive: naive.split(), cached: cached.split() };
 }
 
 /** Cache-aware: a summarizer sent the conversation reads it from the cache; one sent text pays full input. */
@@ -76,7 +93,7 @@ function breakEven(
   windowEnd: number,
   result: ReplayReport,
   expired: readonly boolean[],
-  withCosts: readonly CostSplit[],
+  withCosts: Float64Array,
   rates: Rates,
   lifetime: CacheLifetime,
 ): BreakEven {
@@ -90,7 +107,7 @@ function breakEven(
     const previousPrompt = previous ? previous.after + (k > event.callPosition ? removed : 0) : 0;
     const read = expired[k] ? 0 : Math.min(previousPrompt, prompt);
     const without = callCost(readAndWrite(read, prompt, call.output, lifetime), rates);
-    saved += without.total - withCosts[k]!.total;
+    saved += without.total - withCosts[k]!;
     if (saved >= cost) return { callPosition: event.callPosition, turn: event.turn, costUsd: cost, calls: k - event.callPosition + 1 };
   }
   return { callPosition: event.callPosition, turn: event.turn, costUsd: cost, calls: null };
@@ -98,24 +115,41 @@ function breakEven(
 
 /** `lifetime`: the session's cache lifetime (cacheLifetime), which also prices the writes. */
 export function policyCosts(result: ReplayReport, rates: Rates, expired: readonly boolean[], lifetime: CacheLifetime = '5m'): PolicyCosts {
-  const before = costPair(stepsOf(result.calls, expired, 'before', result.stablePrefix), rates, lifetime).pair;
-  const afterCalls = costPair(stepsOf(result.calls, expired, 'after', result.stablePrefix), rates, lifetime);
-  const events = result.turns.flatMap((turn) => turn.compactions);
-  // A refused compaction (custom's guards) saves nothing, but its summarizer calls were paid.
-  const calls = [...events, ...result.turns.flatMap((turn) => turn.refusals)];
-  const summarizerNaive = sumCosts(calls.map((event) => summarizerCost(event, rates, false)));
-  const summarizer = sumCosts(calls.map((event) => summarizerCost(event, rates, true)));
-  const after = {
-    naive: sumCosts([afterCalls.pair.naive, summarizerNaive]),
-    cached: sumCosts([afterCalls.pair.cached, summarizer]),
+  const before = costPair(result.calls, expired, 'before', result.stablePrefix, rates, lifetime);
+  const cachedPerCall = new Float64Array(result.calls.length);
+  const afterCalls = costPair(result.calls, expired, 'after', result.stablePrefix, rates, lifetime, cachedPerCall);
+  // A refused compaction (custom's guards) saves nothing, but its summarizer calls were paid:
+  // every compaction's call, then every refusal's, in the order the lists had them.
+  const summarizerNaive = new CostSum();
+  const summarizer = new CostSum();
+  const paid = (event: Pick<ReplayEvent, 'summarizer'>) => {
+    summarizerNaive.add(summarizerCost(event, rates, false));
+    summarizer.add(summarizerCost(event, rates, true));
   };
-  const breakEvens = events.map((event, i) =>
-    breakEven(event, events[i + 1]?.callPosition ?? result.calls.length, result, expired, afterCalls.cachedPerCall, rates, lifetime),
-  );
+  for (const turn of result.turns) turn.compactions.forEach(paid);
+  for (const turn of result.turns) turn.refusals.forEach(paid);
+  const after = {
+    naive: sumCosts([afterCalls.naive, summarizerNaive.split()]),
+    cached: sumCosts([afterCalls.cached, summarizer.split()]),
+  };
+  // Each compaction's window ends at the next one's call. Walked turn by turn: a turn's
+  // compactions are made as they are read (ReplayColumns.report), never all at once.
+  const breakEvens: BreakEven[] = [];
+  let open: ReplayEvent | null = null;
+  const close = (windowEnd: number) => {
+    if (open) breakEvens.push(breakEven(open, windowEnd, result, expired, cachedPerCall, rates, lifetime));
+  };
+  for (const turn of result.turns) {
+    for (const event of turn.compactions) {
+      close(event.callPosition);
+      open = event;
+    }
+  }
+  close(result.calls.length);
   return {
     before,
     after,
-    summarizer,
+    summarizer: summarizer.split(),
     savedNaiveUsd: before.naive.total - after.naive.total,
     savedCachedUsd: before.cached.total - after.cached.total,
     breakEven: breakEvens,

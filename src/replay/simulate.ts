@@ -210,6 +210,25 @@ export interface ReplayInput {
 }
 
 /**
+ * A set of message indices, a byte a message (made at the first index added): what pruning
+ * marks. A Map of them, by index, with what each saved (never read back), was a 3.7 MB table on
+ * the 909 MB canonical session under opencode, which prunes most tool outputs in the end.
+ */
+class IndexMarks {
+  private marks: Uint8Array | null = null;
+  constructor(private readonly size: number) {}
+
+  add(index: number): void {
+    this.marks ??= new Uint8Array(this.size);
+    this.marks[index] = 1;
+  }
+
+  has(index: number): boolean {
+    return this.marks !== null && this.marks[index] === 1;
+  }
+}
+
+/**
  * The session as the policy would have sent it: mutable state, advanced call by call.
  *
  * Each simulated compaction must cost its window (from our last cut to the call), not the whole
@@ -246,7 +265,8 @@ class Simulation {
   removed = 0;
   summaryTokens = 0;
   previous: { state: CompactionState; firstKeptIndex: number } | null = null;
-  readonly pruned = new Map<number, number>();
+  /** The messages pruned so far. */
+  readonly pruned: IndexMarks;
   /** Tokens saved by pruning messages still in the kept part. */
   prunedActive = 0;
   /** Set by a rewrite, consumed by the next call. */
@@ -259,6 +279,7 @@ class Simulation {
     this.current = new RangeSums(input.tokens);
     this.original = input.policy.prune ? new RangeSums(input.tokens) : this.current;
     this.index = new SessionIndex(input.messages, this.current);
+    this.pruned = new IndexMarks(input.messages.length);
     const { messages } = input;
     this.full = allFull(messages) ? messages : null;
     this.hashes = this.full
@@ -330,7 +351,7 @@ class Simulation {
       this.current.add(mark.index, -mark.saved);
       this.prunedSums ??= new RangeSums(new Array<number>(this.input.tokens.length).fill(0));
       this.prunedSums.add(mark.index, mark.saved);
-      this.pruned.set(mark.index, mark.saved);
+      this.pruned.add(mark.index);
       saved += mark.saved;
       earliest = Math.min(earliest, mark.index);
     }
@@ -490,7 +511,13 @@ export class ReplayColumns<Event extends ReplayEvent> {
     private readonly refusals: RefusalColumns,
   ) {}
 
-  /** The replay as objects, as reports read it (the ones the simulation kept before columns). */
+  /**
+   * The replay as objects, as reports read it (the ones the simulation kept before columns). A
+   * turn's compactions are made each time they are read, from the columns: under a preset a long
+   * session compacts at nearly every call (101,648 times on the 909 MB canonical one), and as
+   * objects held all at once beside the report they were its largest part (about 140 bytes each);
+   * the readers (costs, thrash, the text and the record) each take them a turn at a time.
+   */
   report(): Simulated<Event> {
     const cursor = { summarizers: 0 };
     const { sums, refusalsFrom, compactionsFrom, compactions, prunes, recorded } = this.turns;
@@ -500,15 +527,23 @@ export class ReplayColumns<Event extends ReplayEvent> {
       const to = refusalsFrom[position + 1]!;
       const first = compactionsFrom[position]!;
       const end = compactionsFrom[position + 1]!;
-      turns[position] = {
-        // groupTurns numbers turns from 1, in order.
-        turn: position + 1,
-        ...sums.at(position),
-        compactions: end > first ? compactions.objects(first, end) : NONE,
-        refusals: to > from ? this.refusals.objects(from, to, cursor) : NONE,
-        prunes: prunes.get(position) ?? NONE,
-        recorded: recorded.get(position) ?? NONE,
-      };
+      // groupTurns numbers turns from 1, in order.
+      const numbers = { turn: position + 1, ...sums.at(position) };
+      const refused = to > from ? this.refusals.objects(from, to, cursor) : NONE;
+      const pruned = prunes.get(position) ?? NONE;
+      const agent = recorded.get(position) ?? NONE;
+      turns[position] =
+        end > first
+          ? {
+              ...numbers,
+              get compactions() {
+                return compactions.objects(first, end);
+              },
+              refusals: refused,
+              prunes: pruned,
+              recorded: agent,
+            }
+          : { ...numbers, compactions: NONE, refusals: refused, prunes: pruned, recorded: agent };
     }
     return { policy: this.policy, stablePrefix: this.stablePrefix, calls: this.calls.objects(), turns, totals: totalsOf(turns) };
   }

@@ -31,11 +31,14 @@ function nextAtTrigger(calls: readonly SimulatedCall[], position: number, policy
 
 export function detectThrash(result: ReplayReport): ThrashReport {
   const policy = { ...result.policy.compaction, force: false };
-  const events = result.turns.flatMap((turn) => turn.compactions);
-  const refills = events.map((event): Refill => {
-    const next = nextAtTrigger(result.calls, event.callPosition, policy);
-    return { turn: event.turn, turns: next ? next.turn - event.turn : null };
-  });
+  // Turn by turn: a turn's compactions are made as they are read (ReplayColumns.report).
+  const refills: Refill[] = [];
+  for (const turn of result.turns) {
+    for (const event of turn.compactions) {
+      const next = nextAtTrigger(result.calls, event.callPosition, policy);
+      refills.push({ turn: event.turn, turns: next ? next.turn - event.turn : null });
+    }
+  }
   const measured = refills.flatMap((refill) => (refill.turns === null ? [] : [refill.turns]));
   // Not Math.min(...measured): a long session has more compactions than a call takes arguments.
   const fastest = measured.length > 0 ? measured.reduce((low, turns) => Math.min(low, turns)) : null;

@@ -16,6 +16,8 @@ export interface JsonLinesWriter {
    * bytes in pieces: the same line as `write` gives.
    */
   writeJson(json: string | readonly Uint8Array[]): void;
+  /** The start of a record's line, a piece of its text at a time as they are made; `writeJson` ends it. */
+  writePiece(piece: string): void;
   /** Resolves once everything written has been handed to stdout (after a drain if it is full). */
   close(): Promise<void>;
 }
@@ -30,6 +32,9 @@ export function jsonLinesWriter(out: NodeJS.WritableStream = process.stdout): Js
       if (typeof json === 'string') out.write(json);
       else for (const piece of json) out.write(piece);
       out.write(EOL);
+    },
+    writePiece: (piece) => {
+      out.write(piece);
     },
     close: () =>
       new Promise((resolve) => {

@@ -3,7 +3,8 @@
  * bytes of about a megabyte each, for a record too long to hold as one string. The long lists in
  * it (replay's turns) are `JsonList`s, each item mapped to its JSON object only as it is written,
  * so neither the whole tree of the record nor its whole text is ever held; only its bytes, in
- * buffers of their own that a worker thread hands over without a copy (src/worker.ts).
+ * buffers of their own that a worker thread hands over without a copy (src/worker.ts), and with
+ * `jsonPiecesTo` not even those: each piece goes on, as text, as it is made.
  */
 
 /**
@@ -31,11 +32,16 @@ const WALKED_LEVELS = 3;
 /** Items of an array past which its items are stringified whole rather than walked. */
 const WALKED_ITEMS = 16;
 
-/** The pieces' UTF-8 bytes, encoded as the text reaches a piece's length. */
+/** Where a record's pieces go as each is made: about a megabyte of its text. */
+export type PieceSink = (text: string) => void;
+
+/** The text, handed to `sink` a piece at a time as it reaches a piece's length. */
 class Pieces {
-  readonly bytes: Uint8Array[] = [];
   text = '';
-  private readonly encoder = new TextEncoder();
+  /** Pieces handed over so far. */
+  handed = 0;
+
+  constructor(private readonly sink: PieceSink) {}
 
   add(text: string): void {
     this.text += text;
@@ -44,7 +50,8 @@ class Pieces {
 
   flush(): void {
     if (this.text.length === 0) return;
-    this.bytes.push(this.encoder.encode(this.text));
+    this.sink(this.text);
+    this.handed++;
     this.text = '';
   }
 }
@@ -100,9 +107,21 @@ function write(value: unknown, levels: number, out: Pieces): void {
  * bytes in pieces, each in a buffer of its own.
  */
 export function jsonPieces(value: unknown, bytesFrom: number): string | Uint8Array[] {
-  const out = new Pieces();
+  const bytes: Uint8Array[] = [];
+  const encoder = new TextEncoder();
+  const text = jsonPiecesTo(value, bytesFrom, (piece) => bytes.push(encoder.encode(piece)));
+  return text ?? bytes;
+}
+
+/**
+ * `value`'s JSON as jsonPieces makes it, each piece handed to `sink` as text as soon as it is
+ * made, so the record is never held whole: its text when shorter than `bytesFrom` characters
+ * (then `sink` was never called), else null once the last piece is handed over.
+ */
+export function jsonPiecesTo(value: unknown, bytesFrom: number, sink: PieceSink): string | null {
+  const out = new Pieces(sink);
   write(value, WALKED_LEVELS, out);
-  if (out.bytes.length === 0 && out.text.length < bytesFrom) return out.text;
+  if (out.handed === 0 && out.text.length < bytesFrom) return out.text;
   out.flush();
-  return out.bytes;
+  return null;
 }

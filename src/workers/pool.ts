@@ -7,7 +7,7 @@
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { lazyV8, lazyWorkerThreads } from '../lazy-builtins.js';
-import type { SessionTask } from './task.js';
+import type { PartSink, SessionTask } from './task.js';
 
 export interface TaskRequest {
   readonly id: number;
@@ -30,6 +30,12 @@ export interface PreloadRequest {
 
 export type TaskReply = { readonly id: number; readonly ok: true; readonly value: unknown } | { readonly id: number; readonly ok: false; readonly error: string };
 
+/** A part of a task's output, sent before its reply (task.ts PartSink). */
+export interface PartReply {
+  readonly id: number;
+  readonly part: unknown;
+}
+
 /** A task failed inside a worker; the message is already the one-line user-facing error. */
 export class WorkerTaskError extends Error {
   override name = 'WorkerTaskError';
@@ -39,6 +45,7 @@ interface Pending {
   readonly request: TaskRequest;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: Error) => void;
+  readonly parts: PartSink<unknown> | undefined;
 }
 
 /** The worker thread's entry point (src/worker.ts), which looks tasks up in the registry. */
@@ -108,12 +115,15 @@ export class WorkerPool {
     return this.size * TASKS_PER_WORKER;
   }
 
-  /** Runs a task on its input; `label` names what a dying worker fails (default: the input's path). */
-  run<Options, Result, Input>(task: SessionTask<Options, Result, Input>, input: Input, options: Options, label = labelOf(input)): Promise<Result> {
+  /**
+   * Runs a task on its input; `label` names what a dying worker fails (default: the input's
+   * path); `parts` hears the task's parts, in order, before the result.
+   */
+  run<Options, Result, Input, Part>(task: SessionTask<Options, Result, Input, Part>, input: Input, options: Options, label = labelOf(input), parts?: PartSink<Part>): Promise<Result> {
     if (this.closed) return Promise.reject(new Error('internal: worker pool already closed'));
     return new Promise<Result>((resolve, reject) => {
       const request: TaskRequest = { id: this.nextId++, name: task.name, input, label, options };
-      this.queue.push({ request, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ request, resolve: resolve as (value: unknown) => void, reject, parts: parts as PartSink<unknown> | undefined });
       this.dispatch();
     });
   }
@@ -129,9 +139,13 @@ export class WorkerPool {
     const worker = new (lazyWorkerThreads().Worker)(WORKER_URL, { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
     const held = new Map<number, Pending>();
     this.workers.set(worker, held);
-    worker.on('message', (reply: TaskReply) => {
+    worker.on('message', (reply: TaskReply | PartReply) => {
       const pending = held.get(reply.id);
       if (!pending) return;
+      if ('part' in reply) {
+        pending.parts?.(reply.part);
+        return;
+      }
       held.delete(reply.id);
       if (reply.ok) pending.resolve(reply.value);
       else pending.reject(new WorkerTaskError(reply.error));

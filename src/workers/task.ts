@@ -5,17 +5,25 @@
  * instances). Scheduling is left to pool.ts and pipeline/sessions.ts.
  */
 
-export interface SessionTask<Options, Result, Input = string> {
+export interface SessionTask<Options, Result, Input = string, Part = never> {
   /** Its key in the registry (src/tasks.ts). */
   readonly name: string;
-  readonly run: (input: Input, options: Options) => Promise<Result>;
+  /** Without `parts`, what the parts would have been comes back in the result. */
+  readonly run: (input: Input, options: Options, parts?: PartSink<Part>) => Promise<Result>;
 }
 
+/**
+ * Where a task hands what it makes before its result, as it makes it (a long record's bytes:
+ * replay --json), so that neither thread holds all of it at once. From a worker each part is a
+ * message of its own (structured clone), sent before the result.
+ */
+export type PartSink<Part> = (part: Part) => void;
+
 /** Declares a task; `name` must be its key in the registry (src/tasks.ts). */
-export function sessionTask<Options, Result, Input = string>(
+export function sessionTask<Options, Result, Input = string, Part = never>(
   name: string,
-  run: (input: Input, options: Options) => Promise<Result>,
-): SessionTask<Options, Result, Input> {
+  run: (input: Input, options: Options, parts?: PartSink<Part>) => Promise<Result>,
+): SessionTask<Options, Result, Input, Part> {
   return { name, run };
 }
 
