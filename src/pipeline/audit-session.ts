@@ -161,7 +161,7 @@ export async function auditInTwoReads(
     if (!fitsSkeleton(message, skeletons[index]!)) throw changed();
     stream?.push(message, index);
     simulated?.push(message, index);
-  });
+  }, messages);
   if (count < skeletons.length) throw changed();
   return { loaded, audits: [...(stream?.finish() ?? []), ...(simulated?.finish() ?? [])] };
 }

@@ -294,14 +294,22 @@ export async function readAgainInPart(
  * needs the lean read's messages checks each against it (read/skeleton.ts fitsSkeleton): the file
  * may have changed between the reads.
  */
-export async function readAgainInOrder(source: SessionSource, lean: Pick<LoadedSession<AnyMessage>, 'format'>, visit: (message: Message, index: number) => void): Promise<number> {
+export async function readAgainInOrder(
+  source: SessionSource,
+  lean: Pick<LoadedSession<AnyMessage>, 'format'>,
+  visit: (message: Message, index: number) => void,
+  leanMessages?: readonly AnyMessage[],
+): Promise<number> {
   const input = sessionInput(source);
   const slim = slimmer();
   let count = 0;
-  // The reader keeps what the hook returns until it ends: slim copies, as a lean read keeps.
+  // The reader keeps what the hook returns until it ends: slim copies, as a lean read keeps, or
+  // the lean read's own (`leanMessages`, read in order), which a caller holding them would
+  // otherwise hold twice. A reader only reads what it keeps (readers copy a message to change it).
   const keep = (message: Message): AnyMessage => {
-    visit(message, count++);
-    return slim(message);
+    const index = count++;
+    visit(message, index);
+    return leanMessages?.[index] ?? slim(message);
   };
   const reader = readerByName(lean.format);
   await withNestingCheck(input.path, () => reader.read(input.path, { keep }));
