@@ -8,6 +8,9 @@
  * read has passed the call it happened before. Pure.
  */
 import type { Fact } from '../compaction/facts.js';
+import { errorSource, FactCollector } from '../compaction/facts.js';
+import { CountColumn } from '../growth/count-column.js';
+import type { ToolRequestBlock } from '../session/model.js';
 import { cutView } from '../compaction/provider-view.js';
 import type { Skeleton } from '../read/skeleton.js';
 import type { ReplayCompaction } from '../replay/simulate.js';
@@ -32,11 +35,40 @@ export interface SimulatedFacts {
   before(index: number): number;
 }
 
+/**
+ * The facts of `messages` gathered in one pass, each result read with the calls met before it;
+ * null when that is not the call the last call of its id in every prefix gives (an id twice, or a
+ * call after a result it would answer): each compaction then collects its own (auditCompaction).
+ */
+export function prefixFacts(messages: readonly Message[]): SimulatedFacts | null {
+  const calls = new Map<string, ToolRequestBlock>();
+  const answeredFirst = new Set<string>();
+  const collector = new FactCollector((result) => {
+    const call = calls.get(result.tool_request_id);
+    if (!call) answeredFirst.add(result.tool_request_id);
+    return errorSource(result, call);
+  });
+  const before = new CountColumn();
+  for (const message of messages) {
+    for (const block of message.content) {
+      if (block.type !== 'tool_request') continue;
+      if (calls.has(block.id) || answeredFirst.has(block.id)) return null;
+      calls.set(block.id, block);
+    }
+    before.push(collector.facts.length);
+    collector.add(message);
+  }
+  const { facts } = collector;
+  return { facts, before: (index) => before.at(index) ?? facts.length };
+}
+
 export interface SimulatedAuditStream {
   /** The session's message at `index` (in order, from 0), in full. */
   push(message: Message, index: number): void;
   /** The audits, strategy by strategy, as auditReplay gives them. */
   finish(): AuditedCompaction[];
+  /** How many full messages it holds now (each strategy's own count added up). */
+  readonly holding: number;
 }
 
 /** Where one compaction's view starts in the session: the first message with the state's first kept id (cutView). */
@@ -95,6 +127,9 @@ function runStream(run: SimulatedRun, skeletons: readonly Skeleton[], facts: Sim
       auditUpTo(Infinity);
       return audits;
     },
+    get holding() {
+      return held.size;
+    },
   };
 }
 
@@ -110,5 +145,8 @@ export function simulatedAuditStream(runs: readonly SimulatedRun[], skeletons: r
       for (const stream of streams) stream.push(message, index);
     },
     finish: () => streams.flatMap((stream) => stream.finish()),
+    get holding() {
+      return streams.reduce((total, stream) => total + stream.holding, 0);
+    },
   };
 }

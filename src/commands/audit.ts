@@ -17,6 +17,7 @@ import { runBatch } from '../pipeline/batch.js';
 import type { LoadedSession, SessionInput } from '../read/index.js';
 import type { AnyMessage } from '../session/model.js';
 import type { SimulatedRun } from '../audit/simulated.js';
+import { prefixFacts } from '../audit/simulated.js';
 import { loadSession } from '../read/index.js';
 import type { CommonArgs, PolicyArgs, SummaryBudgetArgs } from './options.js';
 import { runSettings, strategyOptionsFromArgs, wholeNumber, withInputs, withPolicy, withSummaryBudget } from './options.js';
@@ -181,9 +182,11 @@ export const auditCommand: CommandModule<object, AuditArgs> = {
       const previous = loaded.subject.previous;
       if (previous) audits.push(auditSidecar(messages, previous.state, previous.firstKeptIndex));
       audits.push(...auditRecorded(loaded.session));
+      // Every strategy's compactions take a prefix of the same facts.
+      const facts = strategies.length > 0 ? prefixFacts(messages) : null;
       for (const strategy of strategies) {
         const result = await replaySession({ sessionName: loaded.subject.sessionName, messages, tokens: loaded.tokens, policy, strategy });
-        audits.push(...auditReplay(messages, result, strategy.name));
+        audits.push(...auditReplay(messages, result, strategy.name, facts));
       }
       return { loaded, policy, audits, lines: retentionByStrategy(audits, strategies.map((strategy) => strategy.name)), warnings: loaded.warnings };
     };
