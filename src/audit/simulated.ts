@@ -69,6 +69,8 @@ export interface SimulatedAuditStream {
   finish(): AuditedCompaction[];
   /** How many full messages it holds now (each strategy's own count added up). */
   readonly holding: number;
+  /** How many of the session's messages it needs: those before the last call a compaction happened before. */
+  readonly lastNeeded: number;
 }
 
 /** Where one compaction's view starts in the session: the first message with the state's first kept id (cutView). */
@@ -148,5 +150,6 @@ export function simulatedAuditStream(runs: readonly SimulatedRun[], skeletons: r
     get holding() {
       return streams.reduce((total, stream) => total + stream.holding, 0);
     },
+    lastNeeded: runs.reduce((most, run) => run.compactions.reduce((inRun, compaction) => Math.max(inRun, compaction.beforeCallIndex), most), 0),
   };
 }

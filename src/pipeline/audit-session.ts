@@ -156,12 +156,19 @@ export async function auditInTwoReads(
   }
   const stream = sidecar || recorded.length > 0 ? auditStream({ total: messages.length, sidecar, recorded, shellCall: (id) => shellCalls.has(id) }) : null;
   const changed = () => new InputError('the session changed while it was read; run audit again', input.path);
-  const count = await readAgainInOrder(input, loaded, (message, index) => {
-    if (index >= skeletons.length) return;
-    if (!fitsSkeleton(message, skeletons[index]!)) throw changed();
-    stream?.push(message, index);
-    simulated?.push(message, index);
-  }, messages);
-  if (count < skeletons.length) throw changed();
+  // Only simulated compactions: the read stops after the last call one happened before.
+  const until = stream ? skeletons.length : Math.min(skeletons.length, simulated!.lastNeeded);
+  const count = await readAgainInOrder(
+    input,
+    loaded,
+    (message, index) => {
+      if (index >= skeletons.length) return;
+      if (!fitsSkeleton(message, skeletons[index]!)) throw changed();
+      stream?.push(message, index);
+      simulated?.push(message, index);
+    },
+    { leanMessages: messages, until },
+  );
+  if (count < until) throw changed();
   return { loaded, audits: [...(stream?.finish() ?? []), ...(simulated?.finish() ?? [])] };
 }
