@@ -21,9 +21,8 @@ import { replayCompactions, replaySession } from '../src/replay/simulate.js';
 import type { AnyMessage, ContentBlock, Message } from '../src/session/model.js';
 import { truncateStrategy } from '../src/strategies/truncate.js';
 import { estimateAll } from '../src/tokens/estimate.js';
-import { FIXTURES } from './helpers/cli.js';
+import { FIXTURES, runCli } from './helpers/cli.js';
 import { sessionFilesUnder } from './helpers/session-files.js';
-import { runCli } from './helpers/cli.js';
 
 /** Small enough that most fixtures compact several times. */
 const POLICY: CompactionPolicy = { contextLimit: 8_000, keepRecentTokens: 300, force: true, allowNoGain: true, cutRule: 'conservative', trigger: { kind: 'reserve', tokens: 2_000 } };
