@@ -5,9 +5,11 @@
  * skeleton (read/skeleton.ts), from which the sidecar's view is decided; with `--strategy` (only
  * strategies that read no text) it also gathers every message's facts, and the strategies are
  * replayed on its slim messages. A second read hands each message over in full to
- * audit/streamed.ts and audit/simulated.ts, which keep the facts and the messages the views show. Returns null when the session is read once, in full, instead (the
- * caller then audits as before): an input that cannot be read twice, a small file, a prune
- * sidecar (read in full anyway), a reader that moved messages (a Claude Code branch).
+ * audit/streamed.ts and audit/simulated.ts, which keep the facts and the messages the views show.
+ * Returns null when the session is read once, in full, instead (the caller then audits as
+ * before): an input that cannot be read twice, a small file, a prune sidecar (read in full
+ * anyway), a reader that moved messages (a Claude Code branch), and with `--strategy` a call id
+ * that comes twice or after a result it would answer.
  */
 import { cutView } from '../compaction/provider-view.js';
 import { FactCollector, shellCommandOf } from '../compaction/facts.js';
