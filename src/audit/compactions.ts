@@ -10,7 +10,8 @@ import type { AnyMessage, Message, RecordedCompaction, Session } from '../sessio
 import { buildProviderContext, summaryMessages } from '../compaction/provider-view.js';
 import type { ReplayResult } from '../replay/simulate.js';
 import type { FidelityReport } from './fidelity.js';
-import { auditCompaction } from './fidelity.js';
+import { auditCompaction, measureRetention } from './fidelity.js';
+import { prefixFacts } from './simulated.js';
 
 export type AuditSource = 'sidecar' | 'recorded' | 'simulated';
 
@@ -107,26 +108,30 @@ export function auditRecorded(session: Session): AuditedCompaction[] {
   });
 }
 
-/** Every compaction a replay made, each against the session as it stood at that call. */
-export function auditReplay(messages: readonly Message[], result: ReplayResult, strategy: string): AuditedCompaction[] {
+/**
+ * Every compaction a replay made, each against the session as it stood at that call. `facts`: the
+ * facts of every message gathered once (simulated.ts prefixFacts), of which each compaction's are
+ * a prefix; without them (null) each compaction collects the facts before its cut again.
+ */
+export function auditReplay(messages: readonly Message[], result: ReplayResult, strategy: string, facts = prefixFacts(messages)): AuditedCompaction[] {
   const events = result.turns.flatMap((turn) => turn.compactions);
   return events.map((event, index) => {
     const end = event.beforeCallIndex;
     const seen = messages.slice(0, end);
-    return audited(
-      {
-        source: 'simulated',
-        strategy,
-        number: index + 1,
-        firstKeptIndex: event.state.first_kept_index,
-        endIndex: end,
-        tokensBefore: event.tokensBefore,
-        tokensAfter: event.tokensAfter,
-        summaryTokens: event.summaryTokens,
-      },
-      seen,
-      buildProviderContext(seen, event.state),
-    );
+    const base = {
+      source: 'simulated',
+      strategy,
+      number: index + 1,
+      firstKeptIndex: event.state.first_kept_index,
+      endIndex: end,
+      tokensBefore: event.tokensBefore,
+      tokensAfter: event.tokensAfter,
+      summaryTokens: event.summaryTokens,
+    } as const;
+    const after = buildProviderContext(seen, event.state);
+    if (!facts) return audited(base, seen, after);
+    const found = facts.facts.slice(0, facts.before(Math.min(base.firstKeptIndex, seen.length)));
+    return { ...base, firstKeptMessageId: seen[base.firstKeptIndex]?.id ?? null, report: measureRetention(found, after) };
   });
 }
 

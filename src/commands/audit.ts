@@ -6,7 +6,7 @@
 import type { CommandModule } from 'yargs';
 import type { AuditedCompaction, StrategyRetention } from '../audit/compactions.js';
 import { auditRecorded, auditReplay, auditSidecar, retentionByStrategy } from '../audit/compactions.js';
-import { replaySession } from '../replay/simulate.js';
+import { replayCompactions, replaySession } from '../replay/simulate.js';
 import { FACT_KINDS } from '../compaction/facts.js';
 import { UsageError } from '../errors.js';
 import { formatPercent, formatTokens, titleLine } from '../report/format.js';
@@ -14,7 +14,10 @@ import { renderTable } from '../report/table.js';
 import type { StrategyName } from '../strategies/index.js';
 import { createStrategy, STRATEGY_NAMES } from '../strategies/index.js';
 import { runBatch } from '../pipeline/batch.js';
-import type { SessionInput } from '../read/index.js';
+import type { LoadedSession, SessionInput } from '../read/index.js';
+import type { AnyMessage } from '../session/model.js';
+import type { SimulatedRun } from '../audit/simulated.js';
+import { prefixFacts } from '../audit/simulated.js';
 import { loadSession } from '../read/index.js';
 import type { CommonArgs, PolicyArgs, SummaryBudgetArgs } from './options.js';
 import { runSettings, strategyOptionsFromArgs, wholeNumber, withInputs, withPolicy, withSummaryBudget } from './options.js';
@@ -148,27 +151,42 @@ export const auditCommand: CommandModule<object, AuditArgs> = {
     // Validated here rather than in a yargs coerce, which would turn the UsageError into exit 1.
     const strategies = parseStrategies(args.strategy).map((name) => createStrategy(name, strategyOptionsFromArgs(args)));
     const showMissing = wholeNumber('show-missing', args['show-missing'], 0);
+    // The policy at the window the session ran with, as every command takes it.
+    const policyOf = async (loaded: LoadedSession<AnyMessage>) =>
+      policyFor(settings.policy, (await sessionWindow(loaded.session, { flag: settings.policy.context_limit ?? undefined })).tokens);
+    // Strategies that read no text replay on the lean read's slim messages, as `replay` does.
+    const leanReplay = strategies.every((strategy) => 'metadataOnly' in strategy && strategy.metadataOnly === true);
     const auditOne = async (input: SessionInput) => {
-      // Without a replay, what is audited is taken as the session is read again (no full messages held).
-      const streamed = strategies.length === 0 ? await auditInTwoReads(input, args.format) : null;
+      // What is audited is taken as the session is read again (no full messages held).
+      const names = strategies.map((strategy) => strategy.name);
+      const replays = async (loaded: LoadedSession<AnyMessage>) => {
+        const { messages } = loaded.session;
+        const policy = await policyOf(loaded);
+        const runs: SimulatedRun[] = [];
+        for (const strategy of strategies) {
+          const compactions = await replayCompactions({ sessionName: loaded.subject.sessionName, messages, tokens: loaded.tokens, policy, strategy });
+          runs.push({ strategy: strategy.name, compactions });
+        }
+        return runs;
+      };
+      const streamed = strategies.length === 0 || leanReplay ? await auditInTwoReads(input, args.format, undefined, strategies.length === 0 ? null : replays) : null;
       if (streamed) {
         const { loaded, audits } = streamed;
-        const window = await sessionWindow(loaded.session, { flag: settings.policy.context_limit ?? undefined });
-        const policy = policyFor(settings.policy, window.tokens);
-        return { loaded, policy, audits, lines: retentionByStrategy(audits, []), warnings: loaded.warnings };
+        const policy = await policyOf(loaded);
+        return { loaded, policy, audits, lines: retentionByStrategy(audits, names), warnings: loaded.warnings };
       }
       const loaded = await loadSession(input, { format: args.format, withSidecar: true });
       const { messages } = loaded.session;
-      // The policy at the window the session ran with, as every command takes it.
-      const window = await sessionWindow(loaded.session, { flag: settings.policy.context_limit ?? undefined });
-      const policy = policyFor(settings.policy, window.tokens);
+      const policy = await policyOf(loaded);
       const audits: AuditedCompaction[] = [];
       const previous = loaded.subject.previous;
       if (previous) audits.push(auditSidecar(messages, previous.state, previous.firstKeptIndex));
       audits.push(...auditRecorded(loaded.session));
+      // Every strategy's compactions take a prefix of the same facts.
+      const facts = strategies.length > 0 ? prefixFacts(messages) : null;
       for (const strategy of strategies) {
         const result = await replaySession({ sessionName: loaded.subject.sessionName, messages, tokens: loaded.tokens, policy, strategy });
-        audits.push(...auditReplay(messages, result, strategy.name));
+        audits.push(...auditReplay(messages, result, strategy.name, facts));
       }
       return { loaded, policy, audits, lines: retentionByStrategy(audits, strategies.map((strategy) => strategy.name)), warnings: loaded.warnings };
     };

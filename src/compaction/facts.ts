@@ -218,6 +218,11 @@ export function collectFacts(messages: readonly Message[], requests = toolReques
   return collector.facts;
 }
 
+/** `text` in a string of its own, which holds no larger string alive (JSON keeps every code unit, lone surrogates too). */
+function ownCopy(text: string): string {
+  return JSON.parse(JSON.stringify(text)) as string;
+}
+
 /**
  * collectFacts one message at a time: the facts of the messages added so far, in order, first
  * occurrence only, so the facts of a prefix of them are a prefix of `facts`. `errorSourceOf` says
@@ -230,10 +235,13 @@ export class FactCollector {
   constructor(private readonly errorSourceOf: (result: ToolResultBlock) => boolean) {}
 
   private note(kind: FactKind, text: string, messageId: string): void {
-    const key = `${kind}\u0000${text}`;
-    if (text.length === 0 || this.seen.has(key)) return;
-    this.seen.add(key);
-    this.facts.push({ kind, text, messageId });
+    if (text.length === 0 || this.seen.has(`${kind}\u0000${text}`)) return;
+    // A fact's text is a piece of a message's text (an error line of a tool output, a sentence),
+    // and V8 keeps the whole text alive behind such a piece: the fact holds a copy of its own, so
+    // that facts kept over a whole session (audit) do not hold its outputs.
+    const own = ownCopy(text);
+    this.seen.add(`${kind}\u0000${own}`);
+    this.facts.push({ kind, text: own, messageId });
   }
 
   add(message: Message): void {

@@ -1,12 +1,15 @@
 /**
- * `audit` of one session without `--strategy`, in two reads, so that memory follows the number of
- * messages and the text its compactions' views show, not the whole session's text: a lean read
- * finds the sidecar (and checks it), the agent's own compactions, which calls run shell commands,
- * and each message's skeleton (read/skeleton.ts), from which the sidecar's view is decided; a
- * second read hands each message over in full to audit/streamed.ts, which keeps the facts and the
- * messages the views show. Returns null when the session is read once, in full, instead (the
- * caller then audits as before): an input that cannot be read twice, a small file, a prune
- * sidecar (read in full anyway), a reader that moved messages (a Claude Code branch).
+ * `audit` of one session in two reads, so that memory follows the number of messages and the text
+ * its compactions' views show, not the whole session's text: a lean read finds the sidecar (and
+ * checks it), the agent's own compactions, which calls run shell commands, and each message's
+ * skeleton (read/skeleton.ts), from which the sidecar's view is decided; with `--strategy` (only
+ * strategies that read no text) it also gathers every message's facts, and the strategies are
+ * replayed on its slim messages. A second read hands each message over in full to
+ * audit/streamed.ts and audit/simulated.ts, which keep the facts and the messages the views show.
+ * Returns null when the session is read once, in full, instead (the caller then audits as
+ * before): an input that cannot be read twice, a small file, a prune sidecar (read in full
+ * anyway), a reader that moved messages (a Claude Code branch), and with `--strategy` a call id
+ * that comes twice or after a result it would answer.
  */
 import { cutView } from '../compaction/provider-view.js';
 import { FactCollector, shellCommandOf } from '../compaction/facts.js';
@@ -22,6 +25,9 @@ import { fitsSkeleton, SkeletonObserver } from '../read/skeleton.js';
 import type { AnyMessage, Message } from '../session/model.js';
 import { allFull } from '../session/model.js';
 import { planViewRepair } from '../session/view-repair.js';
+import { CountColumn } from '../growth/count-column.js';
+import type { SimulatedFacts, SimulatedRun } from '../audit/simulated.js';
+import { simulatedAuditStream } from '../audit/simulated.js';
 
 /** A plain file smaller than this is audited from one full read (as `context` reads one: fork/view-stream.ts). */
 export const SMALL_AUDIT_BYTES = 1 << 20;
@@ -48,8 +54,22 @@ class AuditObserver implements MessageObserver {
   firstKept = -1;
   readonly kept: Message[] = [];
   private count = 0;
+  /** With `allFacts`: how many facts the messages before each one hold (simulated compactions cut anywhere). */
+  readonly factsBefore: CountColumn | null;
 
-  constructor(private readonly firstKeptId: string | null) {}
+  constructor(
+    private readonly firstKeptId: string | null,
+    allFacts = false,
+  ) {
+    this.factsBefore = allFacts ? new CountColumn() : null;
+  }
+
+  /** The facts of the whole session, for audits of cuts made after the read (simulated: audit/simulated.ts). */
+  get allFacts(): SimulatedFacts {
+    const { facts } = this.facts;
+    const before = this.factsBefore!;
+    return { facts, before: (index) => before.at(index) ?? facts.length };
+  }
 
   observe(message: Message): void {
     this.skeletons.observe(message);
@@ -60,7 +80,10 @@ class AuditObserver implements MessageObserver {
       if (shellCommandOf(block) !== null) this.shellCalls.add(block.id);
       else this.shellCalls.delete(block.id);
     }
-    if (this.firstKeptId !== null) {
+    if (this.factsBefore) {
+      this.factsBefore.push(this.facts.facts.length);
+      this.facts.add(message);
+    } else if (this.firstKeptId !== null) {
       if (this.firstKept < 0 && message.id === this.firstKeptId) this.firstKept = this.count;
       if (this.firstKept >= 0) this.kept.push(message);
       else this.facts.add(message);
@@ -83,17 +106,34 @@ export interface StreamedAudit {
   readonly audits: readonly AuditedCompaction[];
 }
 
-export async function auditInTwoReads(input: SessionInput, format: string, smallFileBytes = SMALL_AUDIT_BYTES): Promise<StreamedAudit | null> {
+/**
+ * Replays the lean read's session under each strategy (`audit --strategy` with strategies that
+ * read no text: replay/simulate.ts on slim messages) and gives each one's compactions.
+ */
+export type SimulateRuns = (loaded: LoadedSession<AnyMessage>) => Promise<readonly SimulatedRun[]>;
+
+export async function auditInTwoReads(
+  input: SessionInput,
+  format: string,
+  smallFileBytes = SMALL_AUDIT_BYTES,
+  simulate: SimulateRuns | null = null,
+): Promise<StreamedAudit | null> {
   const shape = inputShape(input.path);
   if (shape.onlyOnce || shape.plain === null || shape.plain.size < smallFileBytes) return null;
   // The sidecar's first kept message, so that the lean read can take its audit as it goes (a
-  // sidecar it cannot read is left to the lean read to report).
-  const named = await loadSidecar(input.path).then((state) => (state && !state.pruned_outputs ? state.first_kept_message_id : null), () => null);
-  const loaded = await loadSession(input, { format, withSidecar: true, messages: 'lean' }, () => new AuditObserver(named));
+  // sidecar it cannot read is left to the lean read to report). A replay's compactions need the
+  // second read anyway: the lean read then gathers the facts of every message instead.
+  const named =
+    simulate === null ? await loadSidecar(input.path).then((state) => (state && !state.pruned_outputs ? state.first_kept_message_id : null), () => null) : null;
+  const loaded = await loadSession(input, { format, withSidecar: true, messages: 'lean' }, () => new AuditObserver(named, simulate !== null));
   const { messages } = loaded.session;
   const previous = loaded.subject.previous;
   if (allFull(messages) || !loaded.leanInOrder || previous?.state.pruned_outputs) return null;
   const { observer } = loaded;
+  // The facts were read with the calls met so far, auditReplay's with the last call of each id seen.
+  if (simulate !== null && !observer.callsSettled) return null;
+  const runs = simulate === null ? [] : await simulate(loaded);
+  const simulated = runs.some((run) => run.compactions.length > 0) ? simulatedAuditStream(runs, observer.skeletons.skeletons, observer.allFacts) : null;
   const skeletons = observer.skeletons.skeletons;
   const shellCalls = observer.shellCalls;
   const sidecar = previous
@@ -110,19 +150,27 @@ export async function auditInTwoReads(input: SessionInput, format: string, small
     firstKeptMessageId: messages[compaction.firstKeptIndex]?.id ?? null,
   }));
   // Nothing to audit: the full messages are never needed.
-  if (!sidecar && recorded.length === 0) return { loaded, audits: [] };
+  if (!sidecar && recorded.length === 0 && !simulated) return { loaded, audits: [] };
   // Only the sidecar, and the lean read took its audit as it went: no second read.
-  if (sidecar && recorded.length === 0 && observer.callsSettled && observer.firstKept === sidecar.firstKeptIndex && sidecar.view.from === sidecar.firstKeptIndex) {
+  if (sidecar && !simulated && recorded.length === 0 && observer.callsSettled && observer.firstKept === sidecar.firstKeptIndex && sidecar.view.from === sidecar.firstKeptIndex) {
     const taken = sidecarAudit(sidecar, messages.length, observer.facts.facts, observer.kept);
     return { loaded, audits: [taken] };
   }
-  const stream = auditStream({ total: messages.length, sidecar, recorded, shellCall: (id) => shellCalls.has(id) });
+  const stream = sidecar || recorded.length > 0 ? auditStream({ total: messages.length, sidecar, recorded, shellCall: (id) => shellCalls.has(id) }) : null;
   const changed = () => new InputError('the session changed while it was read; run audit again', input.path);
-  const count = await readAgainInOrder(input, loaded, (message, index) => {
-    if (index >= skeletons.length) return;
-    if (!fitsSkeleton(message, skeletons[index]!)) throw changed();
-    stream.push(message, index);
-  });
-  if (count < skeletons.length) throw changed();
-  return { loaded, audits: stream.finish() };
+  // Only simulated compactions: the read stops after the last call one happened before.
+  const until = stream ? skeletons.length : Math.min(skeletons.length, simulated!.lastNeeded);
+  const count = await readAgainInOrder(
+    input,
+    loaded,
+    (message, index) => {
+      if (index >= skeletons.length) return;
+      if (!fitsSkeleton(message, skeletons[index]!)) throw changed();
+      stream?.push(message, index);
+      simulated?.push(message, index);
+    },
+    { leanMessages: messages, until },
+  );
+  if (count < until) throw changed();
+  return { loaded, audits: [...(stream?.finish() ?? []), ...(simulated?.finish() ?? [])] };
 }

@@ -287,6 +287,21 @@ export async function readAgainInPart(
   return { messages, prefixHashes: knownDigests(digests) };
 }
 
+/** Thrown through the reader by readAgainInOrder's hook once the caller has what it needs. */
+const READ_ENOUGH = Symbol('read enough');
+
+/** What readAgainInOrder's caller may say besides the messages it visits. */
+export interface ReadAgainOptions {
+  /**
+   * The lean read's slim messages, kept by the reader instead of new copies: a caller that holds
+   * them would otherwise hold two sets while the file is read again. A reader only reads what it
+   * keeps (readers copy a message to change it).
+   */
+  readonly leanMessages?: readonly AnyMessage[];
+  /** Stop once this many messages were handed over (the rest of the file is not read). */
+  readonly until?: number;
+}
+
 /**
  * Reads a session again after a lean read (in the format it found), handing each full message to
  * `visit` with its place in the order the reader hands them over, and keeping none: `context`
@@ -294,17 +309,29 @@ export async function readAgainInPart(
  * needs the lean read's messages checks each against it (read/skeleton.ts fitsSkeleton): the file
  * may have changed between the reads.
  */
-export async function readAgainInOrder(source: SessionSource, lean: Pick<LoadedSession<AnyMessage>, 'format'>, visit: (message: Message, index: number) => void): Promise<number> {
+export async function readAgainInOrder(
+  source: SessionSource,
+  lean: Pick<LoadedSession<AnyMessage>, 'format'>,
+  visit: (message: Message, index: number) => void,
+  options: ReadAgainOptions = {},
+): Promise<number> {
   const input = sessionInput(source);
   const slim = slimmer();
+  const { leanMessages, until = Infinity } = options;
   let count = 0;
-  // The reader keeps what the hook returns until it ends: slim copies, as a lean read keeps.
+  // The reader keeps what the hook returns until it ends: slim copies, as a lean read keeps, or the lean read's own.
   const keep = (message: Message): AnyMessage => {
-    visit(message, count++);
-    return slim(message);
+    if (count >= until) throw READ_ENOUGH;
+    const index = count++;
+    visit(message, index);
+    return leanMessages?.[index] ?? slim(message);
   };
   const reader = readerByName(lean.format);
-  await withNestingCheck(input.path, () => reader.read(input.path, { keep }));
+  try {
+    await withNestingCheck(input.path, () => reader.read(input.path, { keep }));
+  } catch (error) {
+    if (error !== READ_ENOUGH) throw error;
+  }
   return count;
 }
 

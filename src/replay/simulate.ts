@@ -473,6 +473,16 @@ export async function replayReport(request: ReplayInput): Promise<ReplayReport> 
 }
 
 /**
+ * Only the compactions a replay makes, with their states, in order (`audit --strategy`): its
+ * calls, refusals and turns are never made into objects.
+ */
+export async function replayCompactions(request: ReplayInput): Promise<ReplayCompaction[]> {
+  const store = new CompactionList();
+  await simulate(request, store);
+  return store.objects(0, store.length);
+}
+
+/**
  * replayReport with its calls and refusals left as columns until `report()`: a caller that
  * drops the session's messages first (commands/replay.ts) never holds them beside the objects.
  */
