@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { replaySessionTask } from '../src/commands/replay.js';
 import { DEFAULT_POLICY_VALUES } from '../src/config/policy.js';
 import type { Outcome } from '../src/pipeline/batch.js';
@@ -128,5 +128,58 @@ describe('RecordParts', () => {
     records.sink(inputs[0]!)('{"a":');
     emit({ path: 'a', ok: false, error: 'worker exited' });
     expect(written.join('').split('\n')).toEqual(['{"a":', '{"session":"a","status":"failed"}', '']);
+  });
+});
+
+/** What the mocked process.exit throws, as the real one never returns. */
+class Exited extends Error {
+  constructor(readonly code: number) {
+    super(`exit ${code}`);
+  }
+}
+
+describe('a signal while a record is printed in pieces', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+    vi.resetModules();
+  });
+
+  /** The interruption's module fresh (its state is the process's), its handlers installed as the CLI's. */
+  async function interrupted() {
+    const interrupt = await import('../src/pipeline/interrupt.js');
+    vi.spyOn(process, 'exit').mockImplementation(((code: number) => {
+      throw new Exited(code);
+    }) as never);
+    vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    interrupt.stopAtOnceOnSignal();
+    return interrupt.installInterruptHandlers(130);
+  }
+
+  it('stops the run once the open record is whole, not in the middle of its line', async () => {
+    const uninstall = await interrupted();
+    try {
+      const { RecordParts: Parts } = await import('../src/pipeline/record-parts.js');
+      const { output, written } = notingOutput();
+      const inputs = [{ path: 'a' }, { path: 'b' }];
+      const records = new Parts(inputs, output);
+      const emit = records.emit((outcome: Outcome<Printed>) => outcome.ok && output.rendered(outcome.value));
+      records.sink(inputs[0]!)('{"a":');
+      process.emit('SIGINT', 'SIGINT');
+      records.sink(inputs[0]!)('1}');
+      records.sink(inputs[1]!)('{"b":2}');
+      expect(() => emit({ path: 'a', ok: true, value: [] })).toThrow(new Exited(130));
+      expect(written.join('')).toBe('{"a":1}\n');
+    } finally {
+      uninstall();
+    }
+  });
+
+  it('stops at once when no record is open', async () => {
+    const uninstall = await interrupted();
+    try {
+      expect(() => process.emit('SIGINT', 'SIGINT')).toThrow(new Exited(130));
+    } finally {
+      uninstall();
+    }
   });
 });

@@ -9,12 +9,14 @@
  * its record's pieces. A task sends them only once everything that can fail its session has run,
  * so a failure comes before any part; only a worker that dies as it writes (killed, out of
  * memory) can leave a record cut short, and the line is then ended there so that its failure is
- * a line of its own.
+ * a line of its own. A Ctrl-C or SIGTERM while a line is open waits for it to be whole
+ * (interrupt.ts openRecordLine), so an interrupted run prints no half record either.
  */
 import type { Diagnostic } from '../session/model.js';
 import type { SessionInput } from '../read/input.js';
 import type { PartSink } from '../workers/task.js';
 import type { Outcome } from './batch.js';
+import { closeRecordLine, openRecordLine } from './interrupt.js';
 import type { CommandOutput } from './output.js';
 
 /**
@@ -71,6 +73,7 @@ export class RecordParts {
   private turnTo(position: number): void {
     this.held.delete(this.next);
     this.next = position;
+    if (this.open) closeRecordLine();
     this.open = false;
     const waiting = this.held.get(position);
     this.held.delete(position);
@@ -79,6 +82,7 @@ export class RecordParts {
 
   private write(part: RecordPart): void {
     if (typeof part === 'string') {
+      if (!this.open) openRecordLine();
       this.output.piece(part);
       this.open = true;
     } else part.warnings.forEach((warning) => this.output.warn(warning));
