@@ -6,12 +6,12 @@
  * read holds only the messages a compaction's view shows, the same number on a session ten times
  * longer (counted, never timed).
  */
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRecorded, auditReplay, auditSidecar } from '../src/audit/compactions.js';
-import { simulatedAuditStream } from '../src/audit/simulated.js';
+import { FactPrefixes, simulatedAuditStream } from '../src/audit/simulated.js';
+import { FactCollector } from '../src/compaction/facts.js';
 import type { CompactionPolicy } from '../src/compaction/policy.js';
 import { auditInTwoReads } from '../src/pipeline/audit-session.js';
 import type { LoadedSession } from '../src/read/index.js';
@@ -21,8 +21,7 @@ import { replayCompactions, replaySession } from '../src/replay/simulate.js';
 import type { AnyMessage, ContentBlock, Message } from '../src/session/model.js';
 import { truncateStrategy } from '../src/strategies/truncate.js';
 import { estimateAll } from '../src/tokens/estimate.js';
-import { FIXTURES, runCli } from './helpers/cli.js';
-import { sessionFilesUnder } from './helpers/session-files.js';
+import { fixturesWithTruncateSidecars, sessionFilesUnder } from './helpers/session-files.js';
 
 /** Small enough that most fixtures compact several times. */
 const POLICY: CompactionPolicy = { contextLimit: 8_000, keepRecentTokens: 300, force: true, allowNoGain: true, cutRule: 'conservative', trigger: { kind: 'reserve', tokens: 2_000 } };
@@ -37,10 +36,7 @@ const simulate = async (loaded: LoadedSession<AnyMessage>) => [
 describe('audit --strategy truncate in two reads', () => {
   let dir: string;
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'compactor-audit-strategy-stream-'));
-    for (const variant of ['none', 'truncate']) await cp(FIXTURES, join(dir, variant), { recursive: true });
-    const result = await runCli(['compact', '--strategy', 'truncate', '--force', '--allow-no-gain', '--keep-recent', '300', '--jobs', '1', join(dir, 'truncate')]);
-    expect(result.stderr).not.toContain('failed');
+    dir = await fixturesWithTruncateSidecars('compactor-audit-strategy-stream-');
   }, 120_000);
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
@@ -104,7 +100,7 @@ async function mostHeld(turns: number): Promise<{ most: number; audits: number }
   const messages = longSession(turns);
   const tokens = estimateAll(messages);
   const compactions = await replayCompactions({ sessionName: 'long', messages, tokens, policy: POLICY, strategy: truncateStrategy });
-  const stream = simulatedAuditStream([{ strategy: 'truncate', compactions }], messages.map(skeletonOf), { facts: [], before: () => 0 });
+  const stream = simulatedAuditStream([{ strategy: 'truncate', compactions }], messages.map(skeletonOf), new FactPrefixes(new FactCollector(() => false)));
   let most = 0;
   messages.forEach((message, index) => {
     stream.push(message, index);

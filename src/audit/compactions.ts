@@ -130,7 +130,7 @@ export function auditReplay(messages: readonly Message[], result: ReplayResult, 
     } as const;
     const after = buildProviderContext(seen, event.state);
     if (!facts) return audited(base, seen, after);
-    const found = facts.facts.slice(0, facts.before(Math.min(base.firstKeptIndex, seen.length)));
+    const found = facts.upTo(Math.min(base.firstKeptIndex, seen.length));
     return { ...base, firstKeptMessageId: seen[base.firstKeptIndex]?.id ?? null, report: measureRetention(found, after) };
   });
 }

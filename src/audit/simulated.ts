@@ -3,7 +3,7 @@
  * read a second time, so that no read holds the session's text: the same figures as
  * compactions.ts `auditReplay` over the full messages. A compaction's facts are those of the
  * messages before its cut, a prefix of the facts the lean read gathered one message at a time
- * (`factsBefore`); its view is decided on the skeletons of the messages the provider had seen
+ * (FactPrefixes); its view is decided on the skeletons of the messages the provider had seen
  * then (read/skeleton.ts), and only the messages that view shows are held, in full, until the
  * read has passed the call it happened before. Pure.
  */
@@ -28,11 +28,26 @@ export interface SimulatedRun {
   readonly compactions: readonly SimulatedCompaction[];
 }
 
-export interface SimulatedFacts {
-  /** The facts of the whole session, in order, first occurrence only (facts.ts FactCollector). */
-  readonly facts: readonly Fact[];
-  /** How many of `facts` the messages before `index` hold. */
-  before(index: number): number;
+/**
+ * Facts gathered one message at a time (facts.ts FactCollector: in order, first occurrence only),
+ * with how many the messages before each one hold: the facts of any prefix of the messages, for
+ * cuts decided after the read. Each compaction's facts are those before its cut.
+ */
+export class FactPrefixes {
+  private readonly counts = new CountColumn();
+
+  constructor(private readonly collector: FactCollector) {}
+
+  add(message: Message): void {
+    this.counts.push(this.collector.facts.length);
+    this.collector.add(message);
+  }
+
+  /** The facts of the messages before `index` (all of them past the last message added). */
+  upTo(index: number): readonly Fact[] {
+    const { facts } = this.collector;
+    return facts.slice(0, this.counts.at(index) ?? facts.length);
+  }
 }
 
 /**
@@ -40,26 +55,25 @@ export interface SimulatedFacts {
  * null when that is not the call the last call of its id in every prefix gives (an id twice, or a
  * call after a result it would answer): each compaction then collects its own (auditCompaction).
  */
-export function prefixFacts(messages: readonly Message[]): SimulatedFacts | null {
+export function prefixFacts(messages: readonly Message[]): FactPrefixes | null {
   const calls = new Map<string, ToolRequestBlock>();
   const answeredFirst = new Set<string>();
-  const collector = new FactCollector((result) => {
-    const call = calls.get(result.tool_request_id);
-    if (!call) answeredFirst.add(result.tool_request_id);
-    return errorSource(result, call);
-  });
-  const before = new CountColumn();
+  const prefixes = new FactPrefixes(
+    new FactCollector((result) => {
+      const call = calls.get(result.tool_request_id);
+      if (!call) answeredFirst.add(result.tool_request_id);
+      return errorSource(result, call);
+    }),
+  );
   for (const message of messages) {
     for (const block of message.content) {
       if (block.type !== 'tool_request') continue;
       if (calls.has(block.id) || answeredFirst.has(block.id)) return null;
       calls.set(block.id, block);
     }
-    before.push(collector.facts.length);
-    collector.add(message);
+    prefixes.add(message);
   }
-  const { facts } = collector;
-  return { facts, before: (index) => before.at(index) ?? facts.length };
+  return prefixes;
 }
 
 export interface SimulatedAuditStream {
@@ -82,7 +96,7 @@ function viewStart(skeletons: readonly Skeleton[], compaction: SimulatedCompacti
   return end;
 }
 
-function runStream(run: SimulatedRun, skeletons: readonly Skeleton[], facts: SimulatedFacts) {
+function runStream(run: SimulatedRun, skeletons: readonly Skeleton[], facts: FactPrefixes) {
   const { compactions } = run;
   const starts = compactions.map((compaction) => viewStart(skeletons, compaction));
   // The lowest start of the compactions from each on: what must still be held.
@@ -112,7 +126,7 @@ function runStream(run: SimulatedRun, skeletons: readonly Skeleton[], facts: Sim
       tokensAfter: compaction.tokensAfter,
       summaryTokens: compaction.summaryTokens,
       firstKeptMessageId: seen[firstKept]?.id ?? null,
-      report: measureRetention(facts.facts.slice(0, facts.before(Math.min(firstKept, seen.length))), [...cut.summary, ...applyViewRepair(shown, cut.from, cut.repair)]),
+      report: measureRetention(facts.upTo(Math.min(firstKept, seen.length)), [...cut.summary, ...applyViewRepair(shown, cut.from, cut.repair)]),
     });
   };
   const auditUpTo = (count: number) => {
@@ -140,7 +154,7 @@ function runStream(run: SimulatedRun, skeletons: readonly Skeleton[], facts: Sim
  * session's, `facts` those the lean read gathered (each result read with the calls met so far:
  * the caller checked that this is the call the messages before each compaction give it).
  */
-export function simulatedAuditStream(runs: readonly SimulatedRun[], skeletons: readonly Skeleton[], facts: SimulatedFacts): SimulatedAuditStream {
+export function simulatedAuditStream(runs: readonly SimulatedRun[], skeletons: readonly Skeleton[], facts: FactPrefixes): SimulatedAuditStream {
   const streams = runs.map((run) => runStream(run, skeletons, facts));
   return {
     push(message, index) {

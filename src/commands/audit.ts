@@ -154,22 +154,23 @@ export const auditCommand: CommandModule<object, AuditArgs> = {
     // The policy at the window the session ran with, as every command takes it.
     const policyOf = async (loaded: LoadedSession<AnyMessage>) =>
       policyFor(settings.policy, (await sessionWindow(loaded.session, { flag: settings.policy.context_limit ?? undefined })).tokens);
-    // Strategies that read no text replay on the lean read's slim messages, as `replay` does.
+    // Strategies that read no text (or none asked for) replay on the lean read's slim messages, as `replay` does.
     const leanReplay = strategies.every((strategy) => 'metadataOnly' in strategy && strategy.metadataOnly === true);
+    const names = strategies.map((strategy) => strategy.name);
+    // The strategies replayed on the lean read, for an audit in two reads.
+    const replays = async (loaded: LoadedSession<AnyMessage>) => {
+      const { messages } = loaded.session;
+      const policy = await policyOf(loaded);
+      const runs: SimulatedRun[] = [];
+      for (const strategy of strategies) {
+        const compactions = await replayCompactions({ sessionName: loaded.subject.sessionName, messages, tokens: loaded.tokens, policy, strategy });
+        runs.push({ strategy: strategy.name, compactions });
+      }
+      return runs;
+    };
     const auditOne = async (input: SessionInput) => {
       // What is audited is taken as the session is read again (no full messages held).
-      const names = strategies.map((strategy) => strategy.name);
-      const replays = async (loaded: LoadedSession<AnyMessage>) => {
-        const { messages } = loaded.session;
-        const policy = await policyOf(loaded);
-        const runs: SimulatedRun[] = [];
-        for (const strategy of strategies) {
-          const compactions = await replayCompactions({ sessionName: loaded.subject.sessionName, messages, tokens: loaded.tokens, policy, strategy });
-          runs.push({ strategy: strategy.name, compactions });
-        }
-        return runs;
-      };
-      const streamed = strategies.length === 0 || leanReplay ? await auditInTwoReads(input, args.format, undefined, strategies.length === 0 ? null : replays) : null;
+      const streamed = leanReplay ? await auditInTwoReads(input, args.format, undefined, strategies.length === 0 ? null : replays) : null;
       if (streamed) {
         const { loaded, audits } = streamed;
         const policy = await policyOf(loaded);
@@ -188,7 +189,7 @@ export const auditCommand: CommandModule<object, AuditArgs> = {
         const result = await replaySession({ sessionName: loaded.subject.sessionName, messages, tokens: loaded.tokens, policy, strategy });
         audits.push(...auditReplay(messages, result, strategy.name, facts));
       }
-      return { loaded, policy, audits, lines: retentionByStrategy(audits, strategies.map((strategy) => strategy.name)), warnings: loaded.warnings };
+      return { loaded, policy, audits, lines: retentionByStrategy(audits, names), warnings: loaded.warnings };
     };
 
     await runSessionCommand<Awaited<ReturnType<typeof auditOne>>>(args, { progress: true }, (output) => ({

@@ -25,9 +25,8 @@ import { fitsSkeleton, SkeletonObserver } from '../read/skeleton.js';
 import type { AnyMessage, Message } from '../session/model.js';
 import { allFull } from '../session/model.js';
 import { planViewRepair } from '../session/view-repair.js';
-import { CountColumn } from '../growth/count-column.js';
-import type { SimulatedFacts, SimulatedRun } from '../audit/simulated.js';
-import { simulatedAuditStream } from '../audit/simulated.js';
+import type { SimulatedRun } from '../audit/simulated.js';
+import { FactPrefixes, simulatedAuditStream } from '../audit/simulated.js';
 
 /** A plain file smaller than this is audited from one full read (as `context` reads one: fork/view-stream.ts). */
 export const SMALL_AUDIT_BYTES = 1 << 20;
@@ -54,21 +53,14 @@ class AuditObserver implements MessageObserver {
   firstKept = -1;
   readonly kept: Message[] = [];
   private count = 0;
-  /** With `allFacts`: how many facts the messages before each one hold (simulated compactions cut anywhere). */
-  readonly factsBefore: CountColumn | null;
+  /** With `allFacts`: every message's facts, for audits of cuts made after the read (simulated: audit/simulated.ts). */
+  readonly prefixes: FactPrefixes | null;
 
   constructor(
     private readonly firstKeptId: string | null,
     allFacts = false,
   ) {
-    this.factsBefore = allFacts ? new CountColumn() : null;
-  }
-
-  /** The facts of the whole session, for audits of cuts made after the read (simulated: audit/simulated.ts). */
-  get allFacts(): SimulatedFacts {
-    const { facts } = this.facts;
-    const before = this.factsBefore!;
-    return { facts, before: (index) => before.at(index) ?? facts.length };
+    this.prefixes = allFacts ? new FactPrefixes(this.facts) : null;
   }
 
   observe(message: Message): void {
@@ -80,10 +72,8 @@ class AuditObserver implements MessageObserver {
       if (shellCommandOf(block) !== null) this.shellCalls.add(block.id);
       else this.shellCalls.delete(block.id);
     }
-    if (this.factsBefore) {
-      this.factsBefore.push(this.facts.facts.length);
-      this.facts.add(message);
-    } else if (this.firstKeptId !== null) {
+    if (this.prefixes) this.prefixes.add(message);
+    else if (this.firstKeptId !== null) {
       if (this.firstKept < 0 && message.id === this.firstKeptId) this.firstKept = this.count;
       if (this.firstKept >= 0) this.kept.push(message);
       else this.facts.add(message);
@@ -133,7 +123,7 @@ export async function auditInTwoReads(
   // The facts were read with the calls met so far, auditReplay's with the last call of each id seen.
   if (simulate !== null && !observer.callsSettled) return null;
   const runs = simulate === null ? [] : await simulate(loaded);
-  const simulated = runs.some((run) => run.compactions.length > 0) ? simulatedAuditStream(runs, observer.skeletons.skeletons, observer.allFacts) : null;
+  const simulated = runs.some((run) => run.compactions.length > 0) ? simulatedAuditStream(runs, observer.skeletons.skeletons, observer.prefixes!) : null;
   const skeletons = observer.skeletons.skeletons;
   const shellCalls = observer.shellCalls;
   const sidecar = previous
