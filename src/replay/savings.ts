@@ -126,14 +126,8 @@ export function policyCosts(result: ReplayReport, rates: Rates, expired: readonl
     summarizerNaive.add(summarizerCost(event, rates, false));
     summarizer.add(summarizerCost(event, rates, true));
   };
-  for (const turn of result.turns) turn.compactions.forEach(paid);
-  for (const turn of result.turns) turn.refusals.forEach(paid);
-  const after = {
-    naive: sumCosts([afterCalls.naive, summarizerNaive.split()]),
-    cached: sumCosts([afterCalls.cached, summarizer.split()]),
-  };
-  // Each compaction's window ends at the next one's call. Walked turn by turn: a turn's
-  // compactions are made as they are read (ReplayColumns.report), never all at once.
+  // Each compaction's break-even window ends at the next one's call. One walk, turn by turn: a
+  // turn's compactions are made each time they are read (ReplayColumns.report), never all at once.
   const breakEvens: BreakEven[] = [];
   let open: ReplayEvent | null = null;
   const close = (windowEnd: number) => {
@@ -141,11 +135,17 @@ export function policyCosts(result: ReplayReport, rates: Rates, expired: readonl
   };
   for (const turn of result.turns) {
     for (const event of turn.compactions) {
+      paid(event);
       close(event.callPosition);
       open = event;
     }
   }
   close(result.calls.length);
+  for (const turn of result.turns) turn.refusals.forEach(paid);
+  const after = {
+    naive: sumCosts([afterCalls.naive, summarizerNaive.split()]),
+    cached: sumCosts([afterCalls.cached, summarizer.split()]),
+  };
   return {
     before,
     after,

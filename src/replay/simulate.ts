@@ -537,23 +537,17 @@ export class ReplayColumns<Event extends ReplayEvent> {
       const to = refusalsFrom[position + 1]!;
       const first = compactionsFrom[position]!;
       const end = compactionsFrom[position + 1]!;
-      // groupTurns numbers turns from 1, in order.
-      const numbers = { turn: position + 1, ...sums.at(position) };
-      const refused = to > from ? this.refusals.objects(from, to, cursor) : NONE;
-      const pruned = prunes.get(position) ?? NONE;
-      const agent = recorded.get(position) ?? NONE;
-      turns[position] =
-        end > first
-          ? {
-              ...numbers,
-              get compactions() {
-                return compactions.objects(first, end);
-              },
-              refusals: refused,
-              prunes: pruned,
-              recorded: agent,
-            }
-          : { ...numbers, compactions: NONE, refusals: refused, prunes: pruned, recorded: agent };
+      turns[position] = {
+        // groupTurns numbers turns from 1, in order.
+        turn: position + 1,
+        ...sums.at(position),
+        get compactions() {
+          return end > first ? compactions.objects(first, end) : NONE;
+        },
+        refusals: to > from ? this.refusals.objects(from, to, cursor) : NONE,
+        prunes: prunes.get(position) ?? NONE,
+        recorded: recorded.get(position) ?? NONE,
+      };
     }
     return { policy: this.policy, stablePrefix: this.stablePrefix, calls: this.calls.objects(), turns, totals: totalsOf(turns) };
   }
