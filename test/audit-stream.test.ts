@@ -3,24 +3,18 @@
  * the audits taken as the messages go by are those of the whole session read in full
  * (auditSidecar, auditRecorded), on every fixture with and without a truncate sidecar.
  */
-import { cp, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRecorded, auditSidecar } from '../src/audit/compactions.js';
 import { auditInTwoReads } from '../src/pipeline/audit-session.js';
 import { loadSession, sessionInput } from '../src/read/index.js';
-import { FIXTURES, runCli } from './helpers/cli.js';
-import { sessionFilesUnder } from './helpers/session-files.js';
+import { fixturesWithTruncateSidecars, sessionFilesUnder } from './helpers/session-files.js';
 
 
 describe('audit in two reads', () => {
   let dir: string;
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'compactor-audit-stream-'));
-    for (const variant of ['none', 'truncate']) await cp(FIXTURES, join(dir, variant), { recursive: true });
-    const result = await runCli(['compact', '--strategy', 'truncate', '--force', '--allow-no-gain', '--keep-recent', '300', '--jobs', '1', join(dir, 'truncate')]);
-    expect(result.stderr).not.toContain('failed');
+    dir = await fixturesWithTruncateSidecars('compactor-audit-stream-');
   }, 120_000);
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
