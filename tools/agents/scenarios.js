@@ -209,6 +209,28 @@ const codexReview = {
   },
 };
 
+/** A fork scenario's parent: two parallel calls, then an answer. */
+const CODEX_PARENT_STEPS = [
+  { text: 'Running two commands.', toolCalls: [exec('echo one'), exec('echo two')], usage: { input: 3000, output: 50, reasoning: 10 }, label: 'parent: parallel calls' },
+  { text: 'Both printed.', usage: { input: 200, cacheRead: 3000, output: 12 }, label: 'parent: answer' },
+];
+
+/** A fork's own turn: one call, then an answer; `cached`: the prompt it starts from, all cached. */
+const codexForkSteps = (cached) => [
+  { text: 'In the fork: one command.', toolCalls: [exec('echo four')], usage: { input: 140, cacheRead: cached, output: 18 }, label: 'fork: one call' },
+  { text: 'Printed four.', usage: { input: 70, cacheRead: cached + 160, output: 7 }, label: 'fork: answer' },
+];
+
+const FORK_PROMPT = 'In a fork: print four.';
+
+/** A fork scenario's parent session: the first prompt, then `codex exec resume` with `prompt`; its id. */
+async function codexParent(ctx, prompt) {
+  const first = await codexParallelRun(ctx);
+  const id = codex.sessionId(first.stdout + first.stderr);
+  await ctx.run(['exec', 'resume', ...CODEX_FLAGS, id, prompt]);
+  return id;
+}
+
 const codexExecFork = {
   agent: 'codex',
   name: 'exec-fork',
@@ -217,18 +239,10 @@ const codexExecFork = {
     'session, which since 0.148 refers to the parent\'s history (history_base) instead of copying it, then one tool ' +
     'call and an answer in the fork.',
   expects: ['parallel-tool-calls', 'cached-input', 'resumed', 'forked', 'fork-refers-to-history'],
-  script: [
-    { text: 'Running two commands.', toolCalls: [exec('echo one'), exec('echo two')], usage: { input: 3000, output: 50, reasoning: 10 }, label: 'parent: parallel calls' },
-    { text: 'Both printed.', usage: { input: 200, cacheRead: 3000, output: 12 }, label: 'parent: answer' },
-    { text: 'Nothing else to run.', usage: { input: 120, cacheRead: 3200, output: 9 }, label: 'parent, resumed: answer' },
-    { text: 'In the fork: one command.', toolCalls: [exec('echo four')], usage: { input: 140, cacheRead: 3300, output: 18 }, label: 'fork: one call' },
-    { text: 'Printed four.', usage: { input: 70, cacheRead: 3460, output: 7 }, label: 'fork: answer' },
-  ],
+  script: [...CODEX_PARENT_STEPS, { text: 'Nothing else to run.', usage: { input: 120, cacheRead: 3200, output: 9 }, label: 'parent, resumed: answer' }, ...codexForkSteps(3300)],
   async play(ctx) {
-    const first = await codexParallelRun(ctx);
-    const id = codex.sessionId(first.stdout + first.stderr);
-    await ctx.run(['exec', 'resume', ...CODEX_FLAGS, id, 'Anything else?']);
-    await ctx.run(['exec', 'fork', ...CODEX_FLAGS, id, 'In a fork: print four.']);
+    const id = await codexParent(ctx, 'Anything else?');
+    await ctx.run(['exec', 'fork', ...CODEX_FLAGS, id, FORK_PROMPT]);
   },
 };
 
@@ -237,8 +251,6 @@ const codexRollouts = (ctx) =>
   sessionFiles(codex, ctx.home)
     .filter((file) => file.path.endsWith('.jsonl'))
     .map((file) => ({ ...file, meta: lines(file.absolute)[0]?.payload ?? {} }));
-
-const FORK_PROMPT = 'In a fork: print four.';
 
 const codexTuiFork = {
   agent: 'codex',
@@ -251,17 +263,13 @@ const codexTuiFork = {
     'and token counts included, restamped), and a prompt typed there: one tool call and an answer.',
   expects: ['parallel-tool-calls', 'cached-input', 'resumed', 'usage-after-tool-results', 'forked', 'fork-copies-history'],
   script: [
-    { text: 'Running two commands.', toolCalls: [exec('echo one'), exec('echo two')], usage: { input: 3000, output: 50, reasoning: 10 }, label: 'parent: parallel calls' },
-    { text: 'Both printed.', usage: { input: 200, cacheRead: 3000, output: 12 }, label: 'parent: answer' },
+    ...CODEX_PARENT_STEPS,
     { text: 'Again: one more command.', toolCalls: [exec('echo three')], usage: { input: 150, cacheRead: 3200, output: 20 }, label: 'parent, resumed: one call' },
     { text: 'Printed three.', usage: { input: 90, cacheRead: 3350, output: 8 }, label: 'parent, resumed: answer' },
-    { text: 'In the fork: one command.', toolCalls: [exec('echo four')], usage: { input: 140, cacheRead: 3440, output: 18 }, label: 'fork: one call' },
-    { text: 'Printed four.', usage: { input: 70, cacheRead: 3600, output: 7 }, label: 'fork: answer' },
+    ...codexForkSteps(3440),
   ],
   async play(ctx) {
-    const first = await codexParallelRun(ctx);
-    const id = codex.sessionId(first.stdout + first.stderr);
-    await ctx.run(['exec', 'resume', ...CODEX_FLAGS, id, 'Now print three.']);
+    const id = await codexParent(ctx, 'Now print three.');
     await ctx.terminal(['fork', '--dangerously-bypass-approvals-and-sandbox', id], async (terminal) => {
       // The fork's rollout (with its copy of the parent) is written as the terminal UI starts.
       await until(() => codexRollouts(ctx).some((file) => file.meta.forked_from_id === id));
