@@ -57,9 +57,13 @@ function loadDriver(path: string): DatabaseConstructor {
   }
 }
 
-/** The `file:` URI that opens `path` read-only with a read-only WAL index. */
-function readOnlyUri(path: string): string {
-  return `${pathToFileURL(path).href}?mode=ro&readonly_shm=1`;
+/**
+ * The `file:` URI that opens `path` read-only; with a read-only WAL index when there is one to
+ * protect (with neither `-wal` nor `-shm`, as SQLite leaves a database it closed cleanly, it
+ * reads the main file alone and creates neither; our private copy may have its index made).
+ */
+function readOnlyUri(path: string, indexReadOnly: boolean): string {
+  return `${pathToFileURL(path).href}?mode=ro${indexReadOnly ? '&readonly_shm=1' : ''}`;
 }
 
 function openError(path: string, error: unknown): InputError {
@@ -74,11 +78,12 @@ function openError(path: string, error: unknown): InputError {
 export function withReadOnlyDatabase<T>(path: string, work: (database: ReadOnlyDatabase) => T): T {
   if (!existsSync(path)) throw new InputError(`cannot read: ${describeFsError({ code: 'ENOENT' })}`, path);
   const Database = loadDriver(path);
-  const walWithoutIndex = existsSync(`${path}-wal`) && !existsSync(`${path}-shm`);
-  const copy = walWithoutIndex ? privateCopy(path) : null;
+  const wal = existsSync(`${path}-wal`);
+  const index = existsSync(`${path}-shm`);
+  const copy = wal && !index ? privateCopy(path) : null;
   let database: ReadOnlyDatabase;
   try {
-    database = new Database(readOnlyUri(copy?.database ?? path), { readonly: true, fileMustExist: true });
+    database = new Database(readOnlyUri(copy?.database ?? path, copy === null && index), { readonly: true, fileMustExist: true });
   } catch (error) {
     copy?.remove();
     throw openError(path, error);

@@ -45,13 +45,15 @@ export interface ManifestCall {
 }
 
 export interface Manifest {
-  readonly agent: AgentName;
+  readonly agent: AgentName | 'opencode' | 'opencode-json';
   readonly package: string;
   readonly version: string;
   readonly scenario: string;
   readonly commands: readonly { command: string }[];
   readonly calls: readonly ManifestCall[];
   readonly files: readonly { path: string; structures: readonly string[] }[];
+  /** opencode: its sessions, as addresses in its store relative to the fixture (`opencode.db#<id>`), and what each holds. */
+  readonly sessions?: readonly { address: string; structures: readonly string[] }[];
   readonly expectedSpend: Record<string, Omit<Spend, 'prompt'>>;
 }
 
@@ -265,7 +267,8 @@ export function usageInFile(agent: SessionAgent, text: string): Map<string, Call
  * Codex rollout's review rollouts beside it (their first line names it `parent_thread_id` and
  * `source.subagent: "review"`).
  */
-export function sessionFiles(agent: SessionAgent, path: string): string[] {
+export function sessionFiles(agent: Manifest['agent'] | 'gemini-cli', path: string): string[] {
+  // (an opencode session is its address in its store: nothing beside it)
   const files = [path];
   if (agent === 'claude-code') {
     const subagents = join(path.replace(/\.jsonl$/, ''), 'subagents');

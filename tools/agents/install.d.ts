@@ -2,10 +2,13 @@
 export interface AgentTools {
   readonly dir: string;
   readonly packages: Record<string, string>;
-  readonly versions: Record<'claude' | 'codex' | 'pi' | 'ccusage' | 'ccusageJs', string>;
+  readonly versions: Record<'claude' | 'codex' | 'pi' | 'opencode' | 'opencodeJson' | 'ccusage' | 'ccusageJs', string>;
   readonly claude: string;
   readonly codex: string;
   readonly pi: string;
+  /** opencode 1.18 (SQLite) and 1.1 (JSON storage), their platform binaries. */
+  readonly opencode: string;
+  readonly opencodeJson: string;
   readonly ccusage: string;
   readonly ccusageJs: string;
 }
