@@ -184,6 +184,24 @@ describe('sessions named in a store', () => {
     expect(missing.exitCode).toBe(1);
   });
 
+  it('a data folder whose JSON storage was copied into its database (opencode 1.2 to 1.17) reads each session once, from the database', async () => {
+    const dir = tempDir();
+    cpSync(join(JSON_FIXTURE, 'storage'), join(dir, 'storage'), { recursive: true });
+    for (const name of ['opencode.db', 'opencode.db-wal', 'opencode.db-shm']) copyFileSync(join(DB_FIXTURE, name), join(dir, name));
+    const migrated = Object.keys(expectedSpend(manifestOf(JSON_FIXTURE)).perFile)[0]!.split('#')[1]!;
+    const Database = createRequire(import.meta.url)('better-sqlite3') as typeof import('better-sqlite3');
+    const writer = new Database(join(dir, 'opencode.db'));
+    writer.pragma('foreign_keys = OFF');
+    const own = (writer.prepare('SELECT id FROM session').get() as { id: string }).id;
+    for (const table of ['message', 'part']) writer.prepare(`UPDATE ${table} SET session_id = ? WHERE session_id = ?`).run(migrated, own);
+    writer.prepare('UPDATE session SET id = ? WHERE id = ?').run(migrated, own);
+    writer.close();
+    const result = await runCli(['inspect', '--json', dir]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(sessionRecords(result.stdout).map((record) => record['session'])).toEqual([join(dir, `opencode.db#${migrated}`)]);
+    expect(result.stderr).toContain(`${join(dir, 'storage')}: 1 opencode session also in opencode's database beside it, read from the database`);
+  });
+
   it('a storage session file stands for its address', async () => {
     const files = readdirSync(join(JSON_FIXTURE, 'storage', 'session', 'global'));
     const result = await runCli(['inspect', '--json', join(JSON_FIXTURE, 'storage', 'session', 'global', files[0]!)]);

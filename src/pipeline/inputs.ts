@@ -23,7 +23,7 @@
  */
 import { statSync } from 'node:fs';
 import { lstat, stat } from 'node:fs/promises';
-import { basename, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import type { Entry } from '@nodelib/fs.walk';
 import { UsageError } from '../errors.js';
 import type { SubagentLabel } from '../formats/index.js';
@@ -201,6 +201,29 @@ function storeAddresses(input: string): readonly string[] | null {
 }
 
 /**
+ * opencode 1.2 to 1.17 copied the JSON storage into the database and left the files: a session
+ * found in both, in one data folder, is read once, from the database (a note says how many).
+ */
+function dropMigratedCopies(found: Map<string, unknown>): void {
+  const inDatabase = new Set<string>();
+  const inStorage: { readonly path: string; readonly key: string; readonly storage: string }[] = [];
+  for (const path of found.keys()) {
+    const address = parseStoreAddress(path);
+    if (!address) continue;
+    const key = `${resolve(dirname(address.store))}#${address.session}`;
+    if (basename(address.store) === 'storage') inStorage.push({ path, key, storage: address.store });
+    else inDatabase.add(key);
+  }
+  const dropped = new Map<string, number>();
+  for (const { path, key, storage } of inStorage) {
+    if (!inDatabase.has(key)) continue;
+    found.delete(path);
+    dropped.set(storage, (dropped.get(storage) ?? 0) + 1);
+  }
+  for (const [storage, count] of dropped) warn(`${storage}: ${plural(count, 'opencode session')} also in opencode's database beside it, read from the database`);
+}
+
+/**
  * The inputs' session files. Claude Code subagent transcripts are read with their session (their
  * calls are its spend: formats/claude-code.ts), so one whose session is among the inputs is not
  * read again as a session of its own, whether it was walked or named; a named one whose session is
@@ -254,6 +277,7 @@ export async function expandInputFiles(inputs: readonly string[], onWalked?: (ca
     }
     if (among.sessions.size === 0 && beside.length === 0) throw new UsageError(`${among.input}: none of its ${among.candidates} candidate files is a session`);
   }
+  dropMigratedCopies(found);
   for (const [label, count] of countByLabel([...counted.values()].map((label) => ({ label })))) {
     warn(`${plural(count, label)} counted in ${count === 1 ? 'its' : 'their'} session's spend, not read as a session of ${count === 1 ? 'its' : 'their'} own`);
   }
