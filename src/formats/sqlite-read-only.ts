@@ -15,7 +15,7 @@
  * better-sqlite3 is an optional dependency, loaded on first use: a run that reads no database
  * never loads it, and an install where it could not be built says so when a database is read.
  */
-import { copyFileSync, existsSync, mkdtempSync, readSync, openSync, closeSync, rmSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -28,10 +28,11 @@ export type ReadOnlyDatabase = BetterSqlite3.Database;
 /** The first 16 bytes of every SQLite 3 database file. */
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
 
-/** True when `path` is a file that starts as a SQLite 3 database does. */
+/** True when `path` is a regular file that starts as a SQLite 3 database does (a pipe is never opened to ask). */
 export function isSqliteFile(path: string): boolean {
   let fd: number | undefined;
   try {
+    if (!statSync(path).isFile()) return false;
     fd = openSync(path, 'r');
     const head = Buffer.alloc(SQLITE_MAGIC.length);
     return readSync(fd, head, 0, head.length, 0) === head.length && head.equals(SQLITE_MAGIC);
