@@ -9,9 +9,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readSession } from '../src/formats/index.js';
-import { opencodeSessions } from '../tools/agents/opencode-db.js';
+import { opencodeSessions, stepUsage } from '../tools/agents/opencode-db.js';
 import { agentFixtures, callUsage, expectedSpend, usageInFile } from './helpers/agent-fixtures.js';
-import type { CallUsage } from './helpers/agent-fixtures.js';
 
 const fixtures = agentFixtures();
 
@@ -39,12 +38,7 @@ describe('fixtures/agents', () => {
         // opencode records no response id: its steps, in order, are the calls billed in the session, in order.
         for (const session of opencodeSessions(dir)) {
           const billed = manifest.calls.filter((call) => call.billedIn === session.address).map(callUsage);
-          const recorded = session.steps.map(({ tokens }): CallUsage => {
-            const cacheWrite = tokens.cache?.write ?? 0;
-            const cacheRead = tokens.cache?.read ?? 0;
-            const inside = tokens.total === tokens.input + tokens.output + cacheRead + cacheWrite;
-            return { input: tokens.input, cacheRead, cacheWrite, cacheWrite1h: 0, output: tokens.output + (inside ? 0 : tokens.reasoning) };
-          });
+          const recorded = session.steps.map(({ tokens }) => stepUsage(tokens));
           expect(recorded, session.address).toEqual(billed);
         }
         return;

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSession } from '../src/formats/index.js';
-import { opencodeSessions } from '../tools/agents/opencode-db.js';
+import { opencodeSessions, stepUsage } from '../tools/agents/opencode-db.js';
 import type { AgentTools } from '../tools/agents/install.js';
 import { agentTools } from '../tools/agents/install.js';
 import { playScenario } from '../tools/agents/play.js';
@@ -78,7 +78,7 @@ describe('opencode, run for real', () => {
     const scripted = played.calls.filter((call) => call.role === 'scripted');
     expect(scripted.map((call) => call.billedIn)).toEqual(scenario.script.map(() => session!.address));
     // Straight from opencode's rows: one step-finish a call, with the usage the provider reported.
-    expect(session!.steps.map(({ tokens }) => ({ input: tokens.input, cacheRead: tokens.cache?.read ?? 0, cacheWrite: tokens.cache?.write ?? 0, cacheWrite1h: 0, output: tokens.output + tokens.reasoning }))).toEqual(
+    expect(session!.steps.map(({ tokens }) => stepUsage(tokens))).toEqual(
       scripted.map((call) => callUsage(call)),
     );
 

@@ -16,7 +16,9 @@ import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readSession } from '../src/formats/index.js';
 import { opencodeDataDir } from '../src/formats/opencode-location.js';
-import { opencodeSessions } from '../tools/agents/opencode-db.js';
+import type { OpencodeMessageRows } from '../src/formats/opencode-messages.js';
+import { opencodeSession } from '../src/formats/opencode-messages.js';
+import { opencodeSessions, stepUsage } from '../tools/agents/opencode-db.js';
 import type { Manifest, Spend } from './helpers/agent-fixtures.js';
 import { AGENT_FIXTURES, expectedSpend } from './helpers/agent-fixtures.js';
 import { runCli, sessionRecords } from './helpers/cli.js';
@@ -48,22 +50,19 @@ const counted = ({ prompt: _prompt, cacheWrite1h: _hour, ...rest }: Spend): Coun
 
 /**
  * A count by hand, from opencode's rows (tools/agents/opencode-db.js, not our reader): one call
- * per `step-finish` part, its tokens as recorded; reasoning is billed as output, inside `output`
- * where the version put it there (its `total` leaves reasoning out: 1.1) and beside it otherwise.
+ * per `step-finish` part, its tokens as recorded, reasoning billed once as output (stepUsage).
  */
 function spendByHand(dataDir: string): Map<string, Counted> {
   const out = new Map<string, Counted>();
   for (const session of opencodeSessions(dataDir)) {
     const total = { requests: 0, input: 0, cacheRead: 0, cacheWrite: 0, output: 0 };
     for (const { tokens } of session.steps) {
-      const read = tokens.cache?.read ?? 0;
-      const write = tokens.cache?.write ?? 0;
-      const inside = tokens.total === tokens.input + tokens.output + read + write;
+      const usage = stepUsage(tokens);
       total.requests++;
-      total.input += tokens.input;
-      total.cacheRead += read;
-      total.cacheWrite += write;
-      total.output += tokens.output + (inside ? 0 : tokens.reasoning);
+      total.input += usage.input;
+      total.cacheRead += usage.cacheRead;
+      total.cacheWrite += usage.cacheWrite;
+      total.output += usage.output;
     }
     out.set(session.address, total);
   }
@@ -258,5 +257,84 @@ describe('bad input', () => {
     const result = await runCli(['inspect', join(dir, 'opencode.db')]);
     expect(result.stderr).toMatch(new RegExp(`^compactor: error: .*opencode\\.db#ses_\\w+: part ${part.id}: data is not valid JSON \\(`));
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe("opencode's rows, as opencode sends them back (opencodeSession on rows made by hand)", () => {
+  const tokens = (input: number, output: number, extra: Record<string, unknown> = {}) => ({ input, output, reasoning: 0, cache: { read: 0, write: 0 }, ...extra });
+  const user = (id: string, parts: unknown[]) => ({ id, info: { role: 'user', time: { created: 1 } }, parts });
+  const assistant = (id: string, parts: unknown[], info: Record<string, unknown> = {}) => ({ id, info: { role: 'assistant', time: { created: 2 }, modelID: 'm', finish: 'stop', ...info }, parts });
+  const tool = (callID: string, state: Record<string, unknown>) => ({ type: 'tool', tool: 'bash', callID, state: { input: { command: 'ls' }, ...state } });
+  const read = (rows: OpencodeMessageRows[]) => opencodeSession({ path: 's.db#ses_x', format: 'opencode' }, rows);
+
+  it('a message of two steps is two calls, each with its step-finish tokens and its tool results', () => {
+    const session = read([
+      user('u1', [{ type: 'text', text: 'hi' }, { type: 'text', text: 'hidden', ignored: true }]),
+      assistant('a1', [
+        { type: 'step-start' },
+        tool('c1', { status: 'completed', output: 'one' }),
+        { type: 'step-finish', tokens: tokens(100, 10) },
+        { type: 'step-start' },
+        { type: 'text', text: 'done' },
+        { type: 'step-finish', tokens: tokens(120, 5) },
+      ]),
+    ]);
+    expect(session.messages.map((message) => [message.id, message.role, message.usage?.input ?? null])).toEqual([
+      ['u1', 'user', null],
+      ['a1', 'assistant', 100],
+      ['a1:results', 'user', null],
+      ['a1:1', 'assistant', 120],
+    ]);
+    expect(session.messages[0]!.content).toEqual([{ type: 'text', text: 'hi' }]);
+  });
+
+  it('tool results as opencode renders each state: pruned, failed, left pending', () => {
+    const session = read([
+      user('u1', [{ type: 'text', text: 'go' }]),
+      assistant('a1', [
+        tool('c1', { status: 'completed', output: 'long output', time: { start: 1, end: 2, compacted: 3 } }),
+        tool('c2', { status: 'error', error: 'boom' }),
+        tool('c3', { status: 'running' }),
+        { type: 'step-finish', tokens: tokens(10, 1) },
+      ]),
+    ]);
+    expect(session.messages[2]!.content).toEqual([
+      { type: 'tool_result', tool_request_id: 'c1', output: '[Old tool result content cleared]', is_error: false },
+      { type: 'tool_result', tool_request_id: 'c2', output: 'boom', is_error: true },
+      { type: 'tool_result', tool_request_id: 'c3', output: '[Tool execution was interrupted]', is_error: true },
+    ]);
+  });
+
+  it('an errored reply is not sent again: its usage is spend only; an aborted one that wrote text stays', () => {
+    const session = read([
+      user('u1', [{ type: 'text', text: 'go' }]),
+      assistant('a1', [{ type: 'step-start' }, { type: 'step-finish', tokens: tokens(50, 0) }], { error: { name: 'APIError' } }),
+      assistant('a2', [{ type: 'text', text: 'partial' }], { error: { name: 'MessageAbortedError' }, tokens: tokens(60, 2) }),
+    ]);
+    expect(session.offContext.map((call) => [call.cause, call.usage.input])).toEqual([['aborted', 50]]);
+    expect(session.messages.map((message) => [message.id, message.usage?.input])).toEqual([
+      ['u1', undefined],
+      ['a2', 60],
+    ]);
+  });
+
+  it('reasoning is billed once: beside output in 1.18 (total adds it), inside it in 1.1 (total leaves it out)', () => {
+    const usage = (step: Record<string, unknown>) => read([user('u', [{ type: 'text', text: 'x' }]), assistant('a', [{ type: 'text', text: 'y' }, { type: 'step-finish', tokens: step }])]).messages[1]!.usage;
+    expect(usage({ total: 140, input: 100, output: 30, reasoning: 10, cache: { read: 0, write: 0 } })!.output).toBe(40);
+    expect(usage({ total: 130, input: 100, output: 30, reasoning: 10, cache: { read: 0, write: 0 } })!.output).toBe(30);
+  });
+
+  it('a compaction that kept a tail: the model sees from the tail on, the summary after the compaction prompt', () => {
+    const session = read([
+      user('u1', [{ type: 'text', text: 'first' }]),
+      assistant('a1', [{ type: 'text', text: 'one' }, { type: 'step-finish', tokens: tokens(10, 1) }]),
+      user('u2', [{ type: 'text', text: 'second' }]),
+      assistant('a2', [{ type: 'text', text: 'two' }, { type: 'step-finish', tokens: tokens(20, 1) }]),
+      user('c', [{ type: 'compaction', auto: true, tail_start_id: 'u2' }]),
+      assistant('s', [{ type: 'text', text: 'the summary' }, { type: 'step-finish', tokens: tokens(30, 5) }], { summary: true, parentID: 'c' }),
+    ]);
+    expect(session.recordedCompactions).toEqual([{ atIndex: 4, firstKeptIndex: 2, summary: 'the summary', line: 5 }]);
+    expect(session.offContext.map((call) => [call.cause, call.usage.input])).toEqual([['compaction', 30]]);
+    expect(session.messages.at(-1)).toMatchObject({ id: 's', role: 'assistant', rendered: true, content: [{ type: 'text', text: 'the summary' }] });
   });
 });

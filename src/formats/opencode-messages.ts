@@ -231,9 +231,11 @@ export function opencodeSession(head: OpencodeSessionHead, rows: readonly Openco
       // The compaction's summary: its call read the whole history; the model reads its text after.
       const text = steps.flatMap((step) => step.blocks).filter((block) => block.type === 'text');
       steps.forEach((step, index) => spendOnly(step.usage, 'compaction', callKey(row.id, index)));
+      // A summary that failed is never sent; its call was billed all the same.
+      if (!info.finish || info.error) continue;
       add({ id: row.id, role: 'assistant', content: text, line, rendered: true, ...model, ...stamp });
       const opened = info.parentID ? pending.get(info.parentID) : undefined;
-      if (opened && info.finish && !info.error) {
+      if (opened) {
         const kept = opened.tail ? indexOf.get(opened.tail) : undefined;
         const summary = text.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
         recordedCompactions.push({ atIndex: opened.atIndex, firstKeptIndex: kept !== undefined && kept < opened.atIndex ? kept : opened.atIndex, summary, line: opened.line });
@@ -247,6 +249,8 @@ export function opencodeSession(head: OpencodeSessionHead, rows: readonly Openco
         spendOnly(step.usage, 'aborted', key);
         continue;
       }
+      // A step that wrote nothing and reported nothing is no call (opencode sends no empty message).
+      if (step.blocks.length === 0 && !step.usage) continue;
       const id = index === 0 ? row.id : `${row.id}:${index}`;
       add({ id, role: 'assistant', content: step.blocks, line, callKey: key, ...(step.usage ? { usage: step.usage } : {}), ...model, ...stamp });
       if (step.results.length > 0) add({ id: `${id}:results`, role: 'user', content: step.results, line, ...stamp });

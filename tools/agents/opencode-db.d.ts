@@ -18,3 +18,6 @@ export interface OpencodeStoredSession {
 }
 
 export function opencodeSessions(dataDir: string): OpencodeStoredSession[];
+
+/** A step's tokens as the provider billed them: reasoning is output, counted once. */
+export function stepUsage(tokens: OpencodeTokens): { input: number; cacheRead: number; cacheWrite: number; cacheWrite1h: number; output: number };

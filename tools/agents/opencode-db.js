@@ -62,3 +62,14 @@ export function opencodeSessions(dataDir) {
   }
   return out;
 }
+
+/**
+ * A step's tokens as the provider billed them (`callUsage`'s shape): reasoning is output, inside
+ * opencode's `output` where its `total` leaves reasoning out (1.1), beside it otherwise (1.18).
+ */
+export function stepUsage(tokens) {
+  const cacheRead = tokens.cache?.read ?? 0;
+  const cacheWrite = tokens.cache?.write ?? 0;
+  const inside = tokens.total === tokens.input + tokens.output + cacheRead + cacheWrite;
+  return { input: tokens.input, cacheRead, cacheWrite, cacheWrite1h: 0, output: tokens.output + (inside ? 0 : tokens.reasoning) };
+}
