@@ -48,6 +48,8 @@ export { resolveSummarizer, SUMMARIZER_DEFAULTS, type SummarizerSettings } from 
 export { isContextOverflow, OVERFLOW_PATTERNS } from './llm/overflow.js';
 export type { FormatReader } from './formats/reader.js';
 export { readSession, detectFormat, READERS, FORMAT_NAMES } from './formats/index.js';
+export { opencodeDataDir, opencodeSessionStores } from './formats/opencode-location.js';
+export { parseStoreAddress, storeAddress } from './formats/store-address.js';
 export { sidecarPath, loadSidecar, saveSidecar } from './sidecar/store.js';
 export { checkFreshness, type Freshness } from './sidecar/staleness.js';
 export { groupTurns, turnUsage, totalUsage } from './growth/turns.js';

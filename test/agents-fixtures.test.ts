@@ -1,25 +1,30 @@
 /**
  * The session files the real agents wrote (fixtures/agents/, made by tools/agents/make-fixtures.js):
  * each file holds exactly the usage the scripted provider reported for the calls billed in it,
- * counted straight from the file's lines; our reader reads every one; no file carries the key.
+ * counted straight from the file's lines (opencode: from its database or JSON storage, one
+ * `step-finish` part a call, tools/agents/opencode-db.js); our reader reads every one; no file
+ * carries the key.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readSession } from '../src/formats/index.js';
+import { opencodeSessions, stepUsage } from '../tools/agents/opencode-db.js';
 import { agentFixtures, callUsage, expectedSpend, usageInFile } from './helpers/agent-fixtures.js';
 
 const fixtures = agentFixtures();
 
 describe('fixtures/agents', () => {
-  it('holds the scenarios of all three agents', () => {
+  it('holds the scenarios of all four agents (opencode in both its storages)', () => {
     const agents = new Set(fixtures.map((fixture) => fixture.manifest.agent));
-    expect([...agents].sort()).toEqual(['claude-code', 'codex', 'pi']);
+    expect([...agents].sort()).toEqual(['claude-code', 'codex', 'opencode', 'opencode-json', 'pi']);
     expect(fixtures.length).toBeGreaterThanOrEqual(8);
   });
 
   describe.each(fixtures.map((fixture) => [fixture.name, fixture] as const))('%s', (_name, { dir, manifest }) => {
-    const transcripts = manifest.files.filter((file) => file.path.endsWith('.jsonl'));
+    /** opencode's sessions are addresses in its store (`opencode.db#<id>`), every other agent's its files. */
+    const stored = manifest.sessions?.map((session) => session.address) ?? [];
+    const transcripts = [...manifest.files.filter((file) => file.path.endsWith('.jsonl')), ...stored.map((path) => ({ path }))];
 
     it('says which agent version wrote it and how', () => {
       expect(manifest.package).toMatch(/@\d+\.\d+\.\d+$/);
@@ -29,6 +34,15 @@ describe('fixtures/agents', () => {
     });
 
     it('each file records exactly the usage scripted for the calls billed in it, and copies only calls billed elsewhere', () => {
+      if (manifest.agent === 'opencode' || manifest.agent === 'opencode-json') {
+        // opencode records no response id: its steps, in order, are the calls billed in the session, in order.
+        for (const session of opencodeSessions(dir)) {
+          const billed = manifest.calls.filter((call) => call.billedIn === session.address).map(callUsage);
+          const recorded = session.steps.map(({ tokens }) => stepUsage(tokens));
+          expect(recorded, session.address).toEqual(billed);
+        }
+        return;
+      }
       for (const file of transcripts) {
         const recorded = usageInFile(manifest.agent, readFileSync(join(dir, file.path), 'utf8'), join(dir, file.path));
         const billed = manifest.calls.filter((call) => call.billedIn === file.path && call.usage !== null);
@@ -46,8 +60,8 @@ describe('fixtures/agents', () => {
 
     it('calls no file recorded are the ones the agent keeps no usage for', () => {
       for (const call of manifest.calls.filter((call) => call.billedIn === null)) {
-        // compaction summaries (Claude Code, pi) and replies cut before their usage arrived
-        expect(call.kind === 'compaction' || call.hung, String(call.label)).toBe(true);
+        // compaction summaries (Claude Code, pi), replies cut before their usage arrived, opencode's title
+        expect(call.kind === 'compaction' || call.hung || (stored.length > 0 && call.kind === 'side'), String(call.label)).toBe(true);
       }
     });
 

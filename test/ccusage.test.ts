@@ -1,10 +1,11 @@
 /**
  * Our spend against ccusage's (20.x, its native binary, installed at run time from
  * tools/agents/ into a cache outside the repository; an install that fails fails this test) on
- * every real and agent-written Claude Code, Codex, pi and Gemini CLI session under fixtures/.
+ * every real and agent-written Claude Code, Codex, pi, Gemini CLI and opencode session under fixtures/.
  * Each set of sessions is laid out as the agent keeps them, in a scratch folder ccusage is
  * pointed at, and ccusage runs once per folder (`claude session`, `codex session`, `pi session`,
- * `gemini session`, all `--json --offline`, HOME an empty folder so nothing else is found);
+ * `gemini session`, `opencode session` (its database and its JSON storage), all `--json --offline`,
+ * HOME an empty folder so nothing else is found);
  * `inspect --json` reads all the folders at once. A session of ours is its file and the files
  * its agent wrote beside it (sessions' subagent transcripts, Codex review rollouts), so it is
  * compared with the ccusage rows of those files, summed. Tokens must be equal and cost within
@@ -36,7 +37,7 @@ interface Counted extends Tokens {
 
 /** A folder laid out for one ccusage run, and where each session in it came from. */
 interface Layout {
-  readonly agent: SessionAgent;
+  readonly agent: SessionAgent | 'opencode';
   readonly dir: string;
   /** Layout path → the fixture it is a copy of (relative to fixtures/). */
   readonly fixtureOf: Map<string, string>;
@@ -81,12 +82,15 @@ const DIFFERS: Record<string, { readonly ours: Tokens; readonly ccusage: Tokens 
 /**
  * Sessions whose costs are not compared, and why: ccusage's pi cost is the one pi wrote in each
  * reply (`usage.cost`), which the test provider's models.json leaves at 0; a model one side has
- * no price for, or the two catalogs price differently; tokens that differ (pinned above).
+ * no price for, or the two catalogs price differently; tokens that differ (pinned above); opencode
+ * 1.1's reasoning, which ccusage adds to an output that holds it already.
  */
 const COST_NOT_COMPARED: Record<string, string> = {
   'real/gemini-cli/codemie-ai_codemie-code_gemini-session-37b7abef.json':
     'prices differ: ccusage has gemini-3-pro at $1.60 in, $9.60 out, $0.16 cached per million; our catalog lists it as gemini-3-pro-preview, $2, $12, $0.20',
   'agents/codex/exec-fork/sessions/2026/12/07/rollout-2026-12-07T21-17-25-01a2525e-5a6e-72c1-992d-2418e58e745d.jsonl': "tokens differ (ccusage drops the fork's own calls)",
+  // 28 reasoning tokens at gpt-4.1's $8/M output: ccusage's cost is ours + $0.000224.
+  'agents/opencode-json/tools-compact/storage#ses_dad8eed67ffeg8A4qw3lf5HA6L': 'opencode 1.1 keeps reasoning inside output and reports it again as reasoning; ccusage bills it twice',
   'agents/pi/print-continue/sessions/--tmp-compactor-agents-project--/2026-11-25T03-33-23-095Z_01a210c3-e416-7120-8e1f-efdc4edf5740.jsonl': 'pi wrote cost 0',
   'agents/pi/rpc-branch-compact-abort-fork/sessions/--tmp-compactor-agents-project--/2026-11-25T03-33-41-486Z_01a210c4-2bed-718e-9916-662ff877e86f.jsonl': 'pi wrote cost 0',
   'agents/pi/rpc-branch-compact-abort-fork/sessions/--tmp-compactor-agents-project--/2026-11-25T03-33-43-536Z_01a210c4-33ef-70f5-adea-b3383b91144f.jsonl': 'pi wrote cost 0',
@@ -114,7 +118,7 @@ function place(layout: Layout, fixture: string, to: string): void {
   else walk(fixture, to);
 }
 
-function newLayout(agent: SessionAgent, name: string): Layout {
+function newLayout(agent: Layout['agent'], name: string): Layout {
   const layout = { agent, dir: join(root, name), fixtureOf: new Map<string, string>() };
   mkdirSync(layout.dir, { recursive: true });
   layouts.push(layout);
@@ -153,6 +157,17 @@ function layOut(): void {
   for (const name of filesIn('real/pi', /\.jsonl$/)) place(pi, `real/pi/${name}`, join(pi.dir, 'sessions', 'real', name));
   for (const scenario of scenarios('pi')) place(newLayout('pi', `pi-${scenario}`), `agents/pi/${scenario}/sessions`, join(root, `pi-${scenario}`, 'sessions'));
 
+  // opencode's data folder as it left it: the database and its WAL (1.18), or the JSON storage (1.1).
+  for (const agent of ['opencode', 'opencode-json']) {
+    for (const scenario of scenarios(agent)) {
+      const layout = newLayout('opencode', `${agent}-${scenario}`);
+      const from = join(AGENT_FIXTURES, agent, scenario);
+      for (const name of readdirSync(from).filter((entry) => entry !== 'manifest.json')) cpSync(join(from, name), join(layout.dir, name), { recursive: true });
+      const { sessions } = JSON.parse(readFileSync(join(from, 'manifest.json'), 'utf8')) as { sessions: { address: string }[] };
+      for (const { address } of sessions) layout.fixtureOf.set(join(layout.dir, address), `agents/${agent}/${scenario}/${address}`);
+    }
+  }
+
   const gemini = newLayout('gemini-cli', 'gemini-real');
   for (const name of filesIn('real/gemini-cli', /\.json$/)) {
     const chats = join(gemini.dir, 'tmp', name.split('_')[0]!, 'chats');
@@ -171,7 +186,9 @@ async function ccusage(layout: Layout): Promise<Map<string, Counted>> {
         ? [['codex', 'session'], { CODEX_HOME: layout.dir }]
         : layout.agent === 'pi'
           ? [['pi', 'session', '--pi-path', join(layout.dir, 'sessions')], {}]
-          : [['gemini', 'session'], { GEMINI_DATA_DIR: layout.dir }];
+          : layout.agent === 'opencode'
+            ? [['opencode', 'session'], { OPENCODE_DATA_DIR: layout.dir }]
+            : [['gemini', 'session'], { GEMINI_DATA_DIR: layout.dir }];
   const result = await execa(tools.ccusage, [...args, '--json', '--offline'], { cwd: home, env: { HOME: home, NO_COLOR: '1', ...env }, extendEnv: false, reject: false });
   expect(result.exitCode, `${basename(layout.dir)}: ${String(result.stderr)}`).toBe(0);
   const rows = new Map<string, Counted>();
@@ -190,12 +207,13 @@ async function ccusage(layout: Layout): Promise<Map<string, Counted>> {
 /**
  * ccusage's id for a session file: Claude Code the file's name (subagent transcripts it adds to
  * their session itself), Codex its path under `sessions/`, pi the name after its first `_`,
- * Gemini CLI the document's `sessionId`.
+ * Gemini CLI the document's `sessionId`, opencode the session's id (after the `#` of its address).
  */
 function ccusageIds(layout: Layout, session: string): string[] {
   if (layout.agent === 'claude-code') return [basename(session, '.jsonl')];
   if (layout.agent === 'codex') return sessionFiles('codex', session).map((file) => relative(join(layout.dir, 'sessions'), file).replace(/\.jsonl$/, ''));
   if (layout.agent === 'pi') return [basename(session, '.jsonl').replace(/^[^_]*_/, '')];
+  if (layout.agent === 'opencode') return [session.split('#').pop()!];
   return [JSON.parse(readFileSync(session, 'utf8')).sessionId];
 }
 
@@ -262,7 +280,7 @@ describe('ccusage (native 20.x) counts what we count', () => {
     for (const agent of ['claude-code', 'codex', 'pi', 'gemini-cli']) {
       expect([...fixtures].filter((fixture) => fixture.startsWith(`real/${agent}/`)).length, agent).toBeGreaterThan(0);
     }
-    for (const agent of ['claude-code', 'codex', 'pi']) expect([...fixtures].filter((fixture) => fixture.startsWith(`agents/${agent}/`)).length, agent).toBeGreaterThan(0);
+    for (const agent of ['claude-code', 'codex', 'pi', 'opencode', 'opencode-json']) expect([...fixtures].filter((fixture) => fixture.startsWith(`agents/${agent}/`)).length, agent).toBeGreaterThan(0);
     expect(compared.length).toBeGreaterThanOrEqual(24);
     expect(unclaimed).toEqual([]);
   });

@@ -59,14 +59,14 @@ describe('detection from the first lines', () => {
     const result = await runCli(['inspect', path]);
     expect(result.exitCode).toBe(1);
     expect(result.stderr.trim().split('\n')).toEqual([
-      `compactor: error: ${path}: unknown session format (try --format; known: canonical, claude-code, codex, pi, gemini-cli, anthropic-messages, openai-chat, tracing)`,
+      `compactor: error: ${path}: unknown session format (try --format; known: canonical, claude-code, codex, pi, gemini-cli, opencode, opencode-json, anthropic-messages, openai-chat, tracing)`,
     ]);
   });
 
   it('--format names come from the readers, and forcing the wrong one says what to use', async () => {
     const help = await runCli(['inspect', '--help']);
     // yargs wraps the choices to the terminal: compare without white space
-    expect(help.stdout.replace(/\s+/g, '')).toContain('"auto","canonical","claude-code","codex","pi","gemini-cli","anthropic-messages","openai-chat","tracing"');
+    expect(help.stdout.replace(/\s+/g, '')).toContain('"auto","canonical","claude-code","codex","pi","gemini-cli","opencode","opencode-json","anthropic-messages","openai-chat","tracing"');
     const anthropic = (await readFile(join(FIXTURES, 'formats/anthropic-messages.jsonl'), 'utf8')).split('\n').slice(1, 4);
     const path = await file('anthropic-without-system.jsonl', anthropic);
     const result = await runCli(['inspect', '--format', 'openai-chat', path]);

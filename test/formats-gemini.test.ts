@@ -211,7 +211,7 @@ describe('a broken chat file', () => {
     const path = await write('settings.json', '{\n  "theme": "dark"\n}\n');
     const result = await runCli(['inspect', path]);
     expect(result.stderr).toBe(
-      `compactor: error: ${path}: unknown session format: one JSON document that no reader knows (try --format; known: canonical, claude-code, codex, pi, gemini-cli, anthropic-messages, openai-chat, tracing)`,
+      `compactor: error: ${path}: unknown session format: one JSON document that no reader knows (try --format; known: canonical, claude-code, codex, pi, gemini-cli, opencode, opencode-json, anthropic-messages, openai-chat, tracing)`,
     );
   });
 });

@@ -8,7 +8,7 @@
 import type { CommandModule } from 'yargs';
 import { formatTokens } from '../report/format.js';
 import { readSession } from '../formats/index.js';
-import { forkSession } from '../fork/index.js';
+import { forkSession, refusedFork } from '../fork/index.js';
 import { unresumableReason } from '../fork/source.js';
 import { runBatch } from '../pipeline/batch.js';
 import type { CompactArgs } from './compact.js';
@@ -45,8 +45,9 @@ export const forkCommand: CommandModule<object, ForkArgs> = {
           paths,
           async ({ path }): Promise<ForkOutcome> => {
             // Refused before compacting: a session the agent cannot continue gets no file at all.
-            const unresumable = unresumableReason(await readSession(path, args.format));
-            if (unresumable) throw unresumable;
+            const session = await readSession(path, args.format);
+            const unforkable = refusedFork(session) ?? unresumableReason(session);
+            if (unforkable) throw unforkable;
             const compacted = await compactInThisThread(path, (warning) => output.warn(warning));
             if (compacted.status !== 'compacted' && compacted.status !== 'up-to-date') {
               const reason = String(compacted.record['reason'] ?? compacted.line);

@@ -38,6 +38,22 @@ export const FORK_WRITERS: Readonly<Record<string, ForkWriter>> = {
   'anthropic-messages': anthropicMessagesFork,
 };
 
+/**
+ * Agents whose sessions fork refuses to write, and why in one line: opencode keeps every session
+ * in its own database (or storage folder), which compactor only reads; a fork would have to be
+ * written into it, and no test has shown opencode resuming one.
+ */
+const REFUSED: Readonly<Record<string, string>> = {
+  opencode: 'cannot fork: opencode keeps its sessions in its own database, which compactor never writes; `compactor context` prints the compacted view',
+  'opencode-json': 'cannot fork: opencode keeps its sessions in its own storage folder, which compactor never writes; `compactor context` prints the compacted view',
+};
+
+/** Why fork refuses a session of this format before compacting it, or null. */
+export function refusedFork(session: { readonly format: string; readonly path: string }): InputError | null {
+  const reason = REFUSED[session.format];
+  return reason ? new InputError(reason, session.path) : null;
+}
+
 /** Formats an agent resumes: their forks copy the agent's own lines and cannot express a prune. */
 const AGENT_FORMATS = new Set(['claude-code', 'codex', 'pi']);
 
@@ -110,6 +126,8 @@ export async function planFork(path: string, options: ForkSessionOptions = {}): 
   const { loaded, state, view } = await loadCompactedView(path, options);
   const { session, subject } = loaded;
   const writer = FORK_WRITERS[session.format];
+  const refused = refusedFork(session);
+  if (refused) throw refused;
   if (!writer) {
     throw new InputError(`cannot fork: ${session.format} sessions are not written (fork writes ${Object.keys(FORK_WRITERS).join(', ')})`, path);
   }

@@ -19,16 +19,20 @@ import type { Peek } from './line-scan.js';
 import { deepestNesting } from './line-scan.js';
 import { isJsonObject, jsonKind, peekJsonLines, readJsonLines } from './jsonl-lines.js';
 import { openAiChatReader } from './openai-chat.js';
+import { opencodeDatabaseReader } from './opencode-db.js';
+import { opencodeStorageReader } from './opencode-json.js';
 import { piReader } from './pi.js';
 import type { FormatReader, ReadOptions } from './reader.js';
 import type { SniffedFormat } from './sniffed.js';
 import { formatIfUnchanged } from './sniffed.js';
+import { isSqliteFile } from './sqlite-read-only.js';
 import { tracingReader } from './tracing.js';
 
 /**
  * In detection order: the most specific shapes first. Agent transcripts have a `type` on every
  * line and come before the plain API-message logs; tracing logs are recognized last. A file
- * that is one JSON document spread over lines (Gemini CLI) is told by its head instead.
+ * that is one JSON document spread over lines (Gemini CLI) is told by its head instead, and a
+ * session in a store holding many (opencode's database and JSON storage) by its address.
  */
 export const READERS: readonly FormatReader[] = [
   canonicalReader,
@@ -36,6 +40,8 @@ export const READERS: readonly FormatReader[] = [
   codexReader,
   piReader,
   geminiCliReader,
+  opencodeDatabaseReader,
+  opencodeStorageReader,
   anthropicMessagesReader,
   openAiChatReader,
   tracingReader,
@@ -79,6 +85,10 @@ function unknownFormat(path: string, what = 'unknown session format'): InputErro
  * its own, from the head of the one JSON document it holds.
  */
 export async function detectFormat(path: string): Promise<FormatReader> {
+  const stored = READERS.find((candidate) => candidate.detectAddress?.(path));
+  if (stored) return stored;
+  // A database named without a session: its reader says how to name one (or why it cannot be read).
+  if (isSqliteFile(path)) return opencodeDatabaseReader;
   let lines: JsonLine[];
   try {
     lines = await firstJsonLines(path);
@@ -111,6 +121,7 @@ export type SubagentLabel = 'Claude Code subagent transcript' | 'Codex review ro
  */
 export type WalkedFile =
   | { readonly kind: 'session'; readonly sniffed?: SniffedFormat }
+  | { readonly kind: 'sessions'; readonly addresses: readonly string[] }
   | { readonly kind: 'unknown' | 'empty' }
   | { readonly kind: 'subagent'; readonly parent: string | null; readonly label: SubagentLabel };
 
@@ -139,6 +150,15 @@ function subagentOf(path: string, head: () => readonly unknown[]): WalkedFile | 
  * again.
  */
 export function sniffWalkedFile(path: string): WalkedFile {
+  if (!isLineFileName(path)) {
+    try {
+      const addresses = storedSessions(path);
+      if (addresses) return { kind: 'sessions', addresses };
+    } catch {
+      // A store that cannot be read: reading it as a session says why.
+      return SESSION;
+    }
+  }
   let peek: Peek;
   try {
     peek = peekJsonLines(path, DETECTION_LINES, SNIFF_BYTES);
@@ -162,6 +182,25 @@ export function sniffWalkedFile(path: string): WalkedFile {
   if (!reader) return { kind: 'unknown' };
   // detectFormat also insists on an object first; otherwise it is left to say what is wrong.
   return peek.whole && isJsonObject(first[0]) ? sniffedSession(reader.name, peek) : SESSION;
+}
+
+/** JSON lines and compressed files: never a store of sessions, so never opened to ask. */
+function isLineFileName(path: string): boolean {
+  return /\.(jsonl|gz|zst)$/i.test(path);
+}
+
+/**
+ * The addresses of the sessions a file stands for when it is a store of a format that keeps
+ * many sessions in one (opencode's database: all of them; a JSON storage session file: its
+ * own), else null. A store that cannot be read throws its InputError.
+ */
+export function storedSessions(path: string): readonly string[] | null {
+  if (isLineFileName(path)) return null;
+  for (const reader of READERS) {
+    const addresses = reader.sessionsIn?.(path);
+    if (addresses) return addresses;
+  }
+  return null;
 }
 
 /**

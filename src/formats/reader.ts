@@ -36,6 +36,18 @@ export interface FormatReader {
    */
   detectDocument?(head: DocumentHead): boolean;
   /**
+   * For a format whose sessions live in a store holding many (opencode's database and its JSON
+   * storage), told by its path rather than its lines: true when `path` is the address of one of
+   * its sessions (`<store>#<session id>`, store-address.ts). Asked before any line is read.
+   */
+  detectAddress?(path: string): boolean;
+  /**
+   * For such a format: the addresses of the sessions a file stands for (a database: all of its
+   * sessions; a JSON storage session file: its own), or null when the file is not this format's.
+   * Bad input (a database that cannot be read) throws an InputError.
+   */
+  sessionsIn?(path: string): readonly string[] | null;
+  /**
    * Reads the whole file, streaming, into a session. Bad input throws an InputError. Its messages
    * are what `keep` returned, or full messages without it (formats/index.ts readSession).
    */

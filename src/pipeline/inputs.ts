@@ -23,12 +23,14 @@
  */
 import { statSync } from 'node:fs';
 import { lstat, stat } from 'node:fs/promises';
-import { basename, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import type { Entry } from '@nodelib/fs.walk';
 import { UsageError } from '../errors.js';
 import type { SubagentLabel } from '../formats/index.js';
-import { namedSubagentParent, sniffWalkedFile } from '../formats/index.js';
+import { namedSubagentParent, sniffWalkedFile, storedSessions } from '../formats/index.js';
 import { isStdin } from '../formats/input-source.js';
+import { isOpencodeDatabaseName, opencodeStorageSession } from '../formats/opencode-location.js';
+import { parseStoreAddress } from '../formats/store-address.js';
 import type { SniffedFormat } from '../formats/sniffed.js';
 import type { SessionInput } from '../read/input.js';
 import { isSidecarPath } from '../sidecar/store.js';
@@ -40,17 +42,26 @@ import { logMessage } from './log.js';
 const IGNORED_DIRECTORIES = new Set(['node_modules', '.git', 'tool-results']);
 const IGNORED = [...IGNORED_DIRECTORIES].map((name) => `**/${name}/**`);
 
-/** What a directory walk reads: JSON lines (plain or gzipped), and Gemini CLI's chat files. */
+/**
+ * What a directory walk reads: JSON lines (plain or gzipped), Gemini CLI's chat files, and
+ * opencode's stores: its database (`opencode.db`) and its JSON storage's session files.
+ */
 function isSessionName(path: string): boolean {
   const name = basename(path);
   if (/\.jsonl(\.gz)?$/i.test(name)) return true;
+  if (isOpencodeDatabaseName(name) || opencodeStorageSession(path) !== null) return true;
   return /^session-.*\.json$/s.test(name) && basename(path.slice(0, -name.length - 1)) === 'chats';
+}
+
+/** opencode's JSON storage keeps messages and parts one file each, thousands: a walk skips them (its session files lead to them). */
+function isOpencodeRecordFolder(path: string): boolean {
+  return /\/storage\/(message|part)$/.test(path);
 }
 /** Files sniffed between turns of the event loop (sniffing is synchronous: a few reads a file). */
 const SNIFF_BETWEEN_TURNS = 256;
 
 async function kindOf(path: string): Promise<'file' | 'directory' | 'missing'> {
-  if (isStdin(path)) return 'file';
+  if (isStdin(path) || parseStoreAddress(path) !== null) return 'file';
   try {
     const info = await stat(path);
     return info.isDirectory() ? 'directory' : 'file';
@@ -122,7 +133,7 @@ async function walkedDirectory(directory: string): Promise<string[]> {
       root,
       {
         followSymbolicLinks: false,
-        deepFilter: (entry) => !IGNORED_DIRECTORIES.has(entry.name),
+        deepFilter: (entry) => !IGNORED_DIRECTORIES.has(entry.name) && !isOpencodeRecordFolder(entry.path),
         entryFilter: (entry) => isFileEntry(entry) && isSessionName(entry.path),
         errorFilter: () => true,
       },
@@ -160,6 +171,7 @@ async function sessionsAmong(input: string, paths: readonly string[]): Promise<F
     if (index > 0 && index % SNIFF_BETWEEN_TURNS === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     const found = sniffWalkedFile(path);
     if (found.kind === 'session') sessions.set(path, found.sniffed ?? null);
+    else if (found.kind === 'sessions') for (const address of found.addresses) sessions.set(address, null);
     else if (found.kind === 'subagent') subagents.push({ path, parent: found.parent, label: found.label });
     else warn(`${path}: ${found.kind === 'empty' ? 'empty file' : 'not a session file (no known format)'}; skipped`);
   }
@@ -173,6 +185,42 @@ function countByLabel(subagents: readonly { readonly label: SubagentLabel }[]): 
   const counts = new Map<SubagentLabel, number>();
   for (const { label } of subagents) counts.set(label, (counts.get(label) ?? 0) + 1);
   return counts;
+}
+
+/**
+ * The sessions a named file stands for when it is a store of many (an opencode database, a
+ * JSON storage session file), else null. A store that cannot be read is kept as the input, so
+ * reading it fails with its one-line error, not the run.
+ */
+function storeAddresses(input: string): readonly string[] | null {
+  try {
+    return storedSessions(input);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * opencode 1.2 to 1.17 copied the JSON storage into the database and left the files: a session
+ * found in both, in one data folder, is read once, from the database (a note says how many).
+ */
+function dropMigratedCopies(found: Map<string, unknown>): void {
+  const inDatabase = new Set<string>();
+  const inStorage: { readonly path: string; readonly key: string; readonly storage: string }[] = [];
+  for (const path of found.keys()) {
+    const address = parseStoreAddress(path);
+    if (!address) continue;
+    const key = `${resolve(dirname(address.store))}#${address.session}`;
+    if (basename(address.store) === 'storage') inStorage.push({ path, key, storage: address.store });
+    else inDatabase.add(key);
+  }
+  const dropped = new Map<string, number>();
+  for (const { path, key, storage } of inStorage) {
+    if (!inDatabase.has(key)) continue;
+    found.delete(path);
+    dropped.set(storage, (dropped.get(storage) ?? 0) + 1);
+  }
+  for (const [storage, count] of dropped) warn(`${storage}: ${plural(count, 'opencode session')} also in opencode's database beside it, read from the database`);
 }
 
 /**
@@ -191,6 +239,11 @@ export async function expandInputFiles(inputs: readonly string[], onWalked?: (ca
   for (const input of inputs) {
     const kind = await kindOf(input);
     if (kind === 'file') {
+      const addresses = storeAddresses(input);
+      if (addresses) {
+        for (const address of addresses) if (!found.has(address)) found.set(address, { key: basename(address), sniffed: null });
+        continue;
+      }
       if (!found.has(input)) found.set(input, { key: basename(input), sniffed: null });
       const subagent = namedSubagentParent(input);
       if (subagent !== null) named.push({ path: input, ...subagent });
@@ -224,6 +277,7 @@ export async function expandInputFiles(inputs: readonly string[], onWalked?: (ca
     }
     if (among.sessions.size === 0 && beside.length === 0) throw new UsageError(`${among.input}: none of its ${among.candidates} candidate files is a session`);
   }
+  dropMigratedCopies(found);
   for (const [label, count] of countByLabel([...counted.values()].map((label) => ({ label })))) {
     warn(`${plural(count, label)} counted in ${count === 1 ? 'its' : 'their'} session's spend, not read as a session of ${count === 1 ? 'its' : 'their'} own`);
   }

@@ -47,7 +47,7 @@ export interface ManifestCall {
 }
 
 export interface Manifest {
-  readonly agent: AgentName;
+  readonly agent: AgentName | 'opencode' | 'opencode-json';
   readonly package: string;
   readonly version: string;
   readonly scenario: string;
@@ -56,6 +56,8 @@ export interface Manifest {
   readonly script: readonly { readonly text?: string; readonly toolCalls?: readonly { readonly name: string; readonly input?: unknown }[] }[];
   readonly calls: readonly ManifestCall[];
   readonly files: readonly { path: string; structures: readonly string[] }[];
+  /** opencode: its sessions, as addresses in its store relative to the fixture (`opencode.db#<id>`), and what each holds. */
+  readonly sessions?: readonly { address: string; structures: readonly string[] }[];
   readonly expectedSpend: Record<string, Omit<Spend, 'prompt'>>;
 }
 
@@ -305,7 +307,8 @@ export function usageInFile(agent: SessionAgent, text: string, path?: string): M
  * Codex rollout's review rollouts beside it (their first line names it `parent_thread_id` and
  * `source.subagent: "review"`).
  */
-export function sessionFiles(agent: SessionAgent, path: string): string[] {
+export function sessionFiles(agent: Manifest['agent'] | 'gemini-cli', path: string): string[] {
+  // (an opencode session is its address in its store: nothing beside it)
   const files = [path];
   if (agent === 'claude-code') {
     const subagents = join(path.replace(/\.jsonl$/, ''), 'subagents');

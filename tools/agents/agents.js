@@ -181,4 +181,93 @@ export const pi = {
   args: (...rest) => ['--provider', 'scripted', '--model', 'gpt-4.1', ...rest],
 };
 
-export const AGENTS = { [claudeCode.name]: claudeCode, [codex.name]: codex, [pi.name]: pi };
+/**
+ * What opencode needs to stay off the network: no models.dev catalog, no update check, no share
+ * links, no default plugins, no LSP downloads, no Claude Code prompts or skills read from HOME.
+ */
+const OPENCODE_OFFLINE = {
+  OPENCODE_DISABLE_MODELS_FETCH: '1',
+  OPENCODE_DISABLE_AUTOUPDATE: '1',
+  OPENCODE_DISABLE_SHARE: '1',
+  OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
+  OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+  OPENCODE_DISABLE_CLAUDE_CODE: '1',
+};
+
+/** opencode's data folder under a HOME (`$XDG_DATA_HOME/opencode`, XDG unset): where it keeps its sessions. */
+const opencodeData = (home) => join(home, '.local', 'share', 'opencode');
+
+/**
+ * opencode (`opencode run`, and `opencode serve` for what only its API does: `/compact` is
+ * `POST /session/:id/summarize`). A custom provider in ~/.config/opencode/opencode.json points
+ * the AI SDK at the scripted provider: `@ai-sdk/anthropic` (Messages API, cache writes and
+ * thinking) or `@ai-sdk/openai-compatible` (Chat Completions, reasoning tokens). opencode
+ * installs `@opencode-ai/plugin` into its config folder from the npm registry unless the folder
+ * has a node_modules and a lock naming it: setup writes both, empty, so nothing is fetched.
+ */
+function opencodeAgent({ name, packageName, bin }) {
+  return {
+    name,
+    package: packageName,
+    bin,
+    provider: 'scripted',
+    /** Writes the config (the scripted provider, its model, no sharing or updates) and the stand-in plugin install. */
+    setup(home, provider, { api = 'anthropic', model = 'claude-sonnet-4-5', context = 200_000 } = {}) {
+      const config = join(home, '.config', 'opencode');
+      mkdirSync(join(config, 'node_modules'), { recursive: true });
+      writeFileSync(join(config, 'package-lock.json'), `${JSON.stringify({ packages: { '': { dependencies: { '@opencode-ai/plugin': '*' } } } }, null, 2)}\n`);
+      const npm = api === 'anthropic' ? '@ai-sdk/anthropic' : '@ai-sdk/openai-compatible';
+      const settings = {
+        $schema: 'https://opencode.ai/config.json',
+        autoupdate: false,
+        share: 'disabled',
+        model: `${this.provider}/${model}`,
+        small_model: `${this.provider}/${model}`,
+        provider: {
+          [this.provider]: { npm, name: 'Scripted', options: { baseURL: `${provider.url}/v1`, apiKey: API_KEY }, models: { [model]: { name: model, limit: { context, output: 4096 } } } },
+        },
+      };
+      writeFileSync(join(config, 'opencode.json'), `${JSON.stringify(settings, null, 2)}\n`);
+    },
+    env(home) {
+      return { ...QUIET, HOME: home, ...OPENCODE_OFFLINE };
+    },
+    /** `turn` (tools sent), `compaction` (the summary of the history, sent without tools), `side` (the title). */
+    kindOf(request) {
+      const tools = request.body?.tools;
+      if (Array.isArray(tools) && tools.length > 0) return 'turn';
+      // 1.18 sends the history inside `<conversation>`; 1.1 sends it as messages and asks for a prompt to continue it.
+      return /<conversation>|continuing our conversation/.test(JSON.stringify(request.body?.messages ?? '')) ? 'compaction' : 'side';
+    },
+    sessionsDir: opencodeData,
+    /** The files opencode keeps its sessions in, relative to its data folder: the database (and its WAL), or the JSON storage. */
+    sessionFiles(home) {
+      const data = opencodeData(home);
+      return filesUnder(data)
+        .filter((path) => /^opencode\.db(-wal|-shm)?$/.test(path) || /^storage\/(session|message|part)\//.test(path))
+        .map((path) => ({ path, absolute: join(data, path) }));
+    },
+    /**
+     * The sessions, as `<store>#<session id>` relative to the data folder: the database's when
+     * there is one, else the JSON storage's.
+     */
+    sessions(home) {
+      const files = this.sessionFiles(home).map((file) => file.path);
+      if (files.includes('opencode.db')) return null; // listed from the database by the caller (it needs SQLite)
+      return files.filter((path) => /^storage\/session\/[^/]+\/ses_[A-Za-z0-9]+\.json$/.test(path)).map((path) => `storage#${path.split('/').pop().slice(0, -5)}`);
+    },
+    /** The session a request belongs to: opencode 1.18 names it in `x-session-id`; 1.1 does not (one session then). */
+    sessionOf(request, sessions) {
+      const id = request.headers['x-session-id'];
+      if (id) return sessions.find((address) => address.endsWith(`#${id}`)) ?? null;
+      return sessions.length === 1 ? sessions[0] : null;
+    },
+  };
+}
+
+/** opencode 1.18: sessions in SQLite (`opencode.db`, WAL mode). */
+export const opencode = opencodeAgent({ name: 'opencode', packageName: 'opencode-ai', bin: 'opencode' });
+/** opencode 1.1: the last release here to keep sessions as JSON files (`storage/`). */
+export const opencodeJson = opencodeAgent({ name: 'opencode-json', packageName: 'opencode-ai-json', bin: 'opencodeJson' });
+
+export const AGENTS = { [claudeCode.name]: claudeCode, [codex.name]: codex, [pi.name]: pi, [opencode.name]: opencode, [opencodeJson.name]: opencodeJson };

@@ -2,12 +2,15 @@
 export interface AgentTools {
   readonly dir: string;
   readonly packages: Record<string, string>;
-  readonly versions: Record<AgentBinary | 'ccusage' | 'ccusageJs', string>;
+  readonly versions: Record<AgentBinary | 'opencode' | 'opencodeJson' | 'ccusage' | 'ccusageJs', string>;
   readonly claude: string;
   readonly codex: string;
   /** Codex 0.142.0 (package alias `codex-0142`). */
   readonly codex0142: string;
   readonly pi: string;
+  /** opencode 1.18 (SQLite) and 1.1 (JSON storage), their platform binaries. */
+  readonly opencode: string;
+  readonly opencodeJson: string;
   readonly ccusage: string;
   readonly ccusageJs: string;
 }

@@ -60,6 +60,13 @@ function binaries(dir) {
     // writes a call's usage only after the call's tool results, and forks by copying the parent.
     codex0142: firstExisting([join(modules, 'codex-0142', 'bin', 'codex.js')], 'Codex 0.142 launcher'),
     pi: firstExisting([join(modules, '@mariozechner', 'pi-coding-agent', 'dist', 'cli.js')], 'pi CLI'),
+    // opencode's wrapper links its platform binary in an install script; we run the binary itself.
+    opencode: firstExisting([join(modules, `opencode-${platform}`, 'bin', 'opencode'), join(modules, `opencode-${platform}-baseline`, 'bin', 'opencode')], 'opencode binary'),
+    // opencode 1.1 (JSON storage), nested under its alias.
+    opencodeJson: firstExisting(
+      [join(modules, 'opencode-ai-json', 'node_modules', `opencode-${platform}`, 'bin', 'opencode'), join(modules, 'opencode-ai-json', 'node_modules', `opencode-${platform}-baseline`, 'bin', 'opencode')],
+      'opencode 1.1 binary',
+    ),
     ccusage: firstExisting([join(modules, '@ccusage', `ccusage-${platform}`, 'bin', 'ccusage')], 'native ccusage binary'),
     // The last JavaScript release of ccusage, for the benchmark's second ccusage row.
     ccusageJs: firstExisting([join(modules, 'ccusage-js', 'dist', 'index.js')], 'ccusage JavaScript CLI'),

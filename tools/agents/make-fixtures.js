@@ -16,9 +16,10 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { API_KEY } from './agents.js';
 import { agentTools, packageOf } from './install.js';
+import { opencodeSessions } from './opencode-db.js';
 import { playScenario } from './play.js';
 import { SCENARIOS } from './scenarios.js';
-import { structuresOf } from './structures.js';
+import { opencodeStructures, structuresOf } from './structures.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..', '..');
@@ -60,11 +61,12 @@ function assertNoKey(path, text) {
 
 const portless = (text, port) => text.replaceAll(`127.0.0.1:${port}`, '127.0.0.1:<port>');
 
-function manifestOf(scenario, played, tools, files) {
+function manifestOf(scenario, played, tools, files, sessions) {
   const { agent, provider, commands, calls } = played;
   const port = provider.port;
   const spend = {};
   for (const file of files.filter((f) => f.path.endsWith('.jsonl'))) spend[file.path] = spendOf(calls.filter((call) => call.billedIn === file.path));
+  for (const session of sessions) spend[session.address] = spendOf(calls.filter((call) => call.billedIn === session.address));
   spend['(not recorded in any file)'] = spendOf(calls.filter((call) => call.billedIn === null));
   return {
     agent: agent.name,
@@ -81,6 +83,7 @@ function manifestOf(scenario, played, tools, files) {
     requests: provider.requests.map(({ n, method, path, kind, role, step, answered, body }) => ({ n, method, path, kind, role, step, answered, model: body?.model ?? null })),
     calls: calls.map(({ n, step, label, kind, api, model, responseId, usage, hung, billedIn, copiedTo }) => ({ n, step, label, kind: kind ?? null, api, model, responseId, usage, hung, billedIn, copiedTo })),
     files: files.map((file) => ({ path: file.path, structures: file.structures })),
+    ...(sessions.length > 0 ? { sessions } : {}),
     expectedSpend: spend,
   };
 }
@@ -101,7 +104,9 @@ async function makeFixture(scenario, tools, out) {
     if (played.calls.some((call) => call.copiedTo.includes(file.path))) structures.push('fork');
     return { ...file, structures: [...new Set(structures)].sort() };
   });
-  const found = new Set(files.flatMap((file) => file.structures));
+  // opencode keeps its sessions in one database (or one storage folder): structures per session.
+  const sessions = played.agent.sessionOf ? opencodeSessions(played.agent.sessionsDir(played.home)).map((session) => ({ address: session.address, structures: opencodeStructures(session) })) : [];
+  const found = new Set([...files, ...sessions].flatMap((file) => file.structures));
   const missing = scenario.expects.filter((name) => !found.has(name));
   if (missing.length) problems.push(`no file holds ${missing.join(', ')} (found: ${[...found].join(', ')})`);
   if (problems.length) throw new Error(`${scenario.agent}/${scenario.name}: ${problems.join('; ')} (agent home kept in ${played.home})`);
@@ -113,7 +118,7 @@ async function makeFixture(scenario, tools, out) {
     mkdirSync(dirname(join(staging, file.path)), { recursive: true });
     copyFileSync(file.absolute, join(staging, file.path));
   }
-  writeFileSync(join(staging, 'manifest.json'), `${JSON.stringify(manifestOf(scenario, played, tools, files), null, 2)}\n`);
+  writeFileSync(join(staging, 'manifest.json'), `${JSON.stringify(manifestOf(scenario, played, tools, files, sessions), null, 2)}\n`);
   rmSync(target, { recursive: true, force: true });
   renameSync(staging, target);
   rmSync(played.home, { recursive: true, force: true });

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { AGENTS, filesUnder } from './agents.js';
 import { startScriptedProvider } from './provider.js';
+import { opencodeSessions } from './opencode-db.js';
 import { commandLine, runAgent, startRpcAgent, startTerminalAgent } from './run.js';
 
 /** How long after a reply stalls the agent is interrupted: time for it to write what it got. */
@@ -45,11 +46,52 @@ export function prepareProject(cwd, { git = false } = {}) {
  * Claude Code (a CLAUDE_CONFIG_DIR), `sessions/…` for Codex (a CODEX_HOME) and pi (an agent dir).
  */
 export function sessionFiles(agent, home) {
+  if (agent.sessionFiles) return agent.sessionFiles(home);
   const sessions = agent.sessionsDir(home);
   const base = dirname(sessions);
   return filesUnder(sessions)
     .filter((path) => path.endsWith('.jsonl') || path.endsWith('.meta.json'))
     .map((path) => ({ path: relative(base, join(sessions, path)), absolute: join(sessions, path) }));
+}
+
+/** A free TCP port on 127.0.0.1 (opencode serve takes `--port 0` as its default, 4096). */
+async function freePort() {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts `opencode serve` on 127.0.0.1 for what only its HTTP API does (`/compact` is
+ * `POST /session/:id/summarize`). Resolves { url, args, stop() } once it listens.
+ */
+async function startServer({ bin, env, cwd }) {
+  const { spawn } = await import('node:child_process');
+  const args = ['serve', '--hostname', '127.0.0.1', '--port', String(await freePort())];
+  const child = spawn(bin, args, { cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const closed = new Promise((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
+  for (let waited = 0; !/listening on (http:\/\/127\.0\.0\.1:\d+)/.test(output); waited += 100) {
+    if (waited > 60_000 || child.exitCode !== null) throw new Error(`opencode serve did not start: ${output.slice(-400)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)[1];
+  return {
+    url,
+    args,
+    async stop() {
+      child.kill('SIGINT');
+      return closed;
+    },
+  };
 }
 
 /**
@@ -84,6 +126,16 @@ export async function playScenario(scenario, { tools, cwd, home = mkdtempSync(jo
   const env = agent.env(home, provider, scenario.env);
   /** Gives every call answered so far the file that holds its response id now. */
   const attribute = (final) => {
+    if (agent.sessionOf) {
+      // opencode keeps no response id: a call belongs to the session its request names (the title's to none).
+      if (!final) return;
+      const sessions = opencodeSessions(agent.sessionsDir(home)).map((session) => session.address);
+      for (const call of provider.calls) {
+        const request = provider.requests.find((each) => each.n === call.n);
+        if (!attributed.has(call.n)) attributed.set(call.n, call.role === 'side' ? null : agent.sessionOf(request, sessions));
+      }
+      return;
+    }
     const texts = sessionFiles(agent, home).map((file) => ({ ...file, text: readFileSync(file.absolute, 'utf8') }));
     for (const call of provider.calls) {
       if (attributed.has(call.n)) continue;
@@ -152,6 +204,26 @@ export async function playScenario(scenario, { tools, cwd, home = mkdtempSync(jo
         };
       },
     };
+    ctx.serve = async () => {
+      const server = await startServer({ bin, env, cwd });
+      const record = { command: commandLine(agent.bin, server.args), requests: [] };
+      commands.push(record);
+      return {
+        url: server.url,
+        /** GET or POST (with a JSON body) to the server's API; the request goes into the manifest. */
+        async call(method, path, body) {
+          record.requests.push(`${method} ${path}${body === undefined ? '' : ` ${JSON.stringify(body)}`}`);
+          const response = await fetch(`${server.url}${path}`, { method, ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) });
+          const text = await response.text();
+          if (!response.ok) throw new Error(`opencode serve: ${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`);
+          return JSON.parse(text);
+        },
+        async stop() {
+          const result = await server.stop();
+          Object.assign(record, { exit: result.code, signal: result.signal });
+        },
+      };
+    };
     await scenario.play(ctx);
     attribute(true);
   } finally {
@@ -160,6 +232,7 @@ export async function playScenario(scenario, { tools, cwd, home = mkdtempSync(jo
   const files = sessionFiles(agent, home);
   const calls = provider.calls.map((call) => {
     const billedIn = attributed.get(call.n) ?? null;
+    if (agent.sessionOf) return { ...call, billedIn, copiedTo: [] };
     const texts = files.filter((file) => file.path !== billedIn && file.path.endsWith('.jsonl')).map((file) => ({ ...file, text: readFileSync(file.absolute, 'utf8') }));
     const copiedTo = holdersOf(call, texts).map((file) => file.path);
     return { ...call, billedIn, copiedTo };

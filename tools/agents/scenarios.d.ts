@@ -1,7 +1,7 @@
 /** Types for scenarios.js (what each agent is asked and what the provider answers). */
 import type { ScriptStep } from './provider.js';
 export interface Scenario {
-  readonly agent: 'claude-code' | 'codex' | 'pi';
+  readonly agent: 'claude-code' | 'codex' | 'pi' | 'opencode' | 'opencode-json';
   readonly name: string;
   readonly summary: string;
   readonly expects: readonly string[];

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { claudeCode, codex, pi } from './agents.js';
+import { claudeCode, codex, opencode, opencodeJson, pi } from './agents.js';
 import { sessionFiles } from './play.js';
 
 const lines = (path) =>
@@ -366,6 +366,70 @@ const piRpc = {
   },
 };
 
+// ---- opencode --------------------------------------------------------------------------------
+
+/** opencode's tools: `bash` (a command and its description) and `read` (a path in the project). */
+const ocBash = (command) => ({ name: 'bash', input: { command, description: `Run ${command}` } });
+const ocRead = (filePath) => ({ name: 'read', input: { filePath } });
+
+/** The first prompt of the opencode scenarios: one response with two tool calls at once, then an answer. */
+const opencodeFirstRun = (ctx) => ctx.run(['run', 'List the files and read README.md, both at once.']);
+
+/**
+ * Two prompts in one session (`--continue`), `/compact` through opencode's server
+ * (`POST /session/:id/summarize`, what the TUI's /compact calls), and a prompt after it.
+ */
+async function opencodeCompactPlay(ctx, model) {
+  await opencodeFirstRun(ctx);
+  await ctx.run(['run', '--continue', 'Now read app.py.']);
+  const server = await ctx.serve();
+  try {
+    const sessions = await server.call('GET', '/session');
+    if (sessions.length !== 1) throw new Error(`opencode serve lists ${sessions.length} sessions, expected 1`);
+    await server.call('POST', `/session/${sessions[0].id}/summarize`, { providerID: 'scripted', modelID: model, auto: false });
+  } finally {
+    await server.stop();
+  }
+  await ctx.run(['run', '--continue', 'What should we do next?']);
+}
+
+const opencodeCompact = {
+  agent: 'opencode',
+  name: 'tools-compact',
+  summary:
+    'opencode 1.18 (SQLite, Anthropic Messages through @ai-sdk/anthropic): thinking, text and two tool calls in one response (bash, read), ' +
+    'a second prompt in the same session (--continue) reading a file, /compact through opencode serve, and a prompt after the summary.',
+  setup: { api: 'anthropic', model: 'claude-sonnet-4-5' },
+  expects: ['parallel-tool-calls', 'thinking', 'cache-write', 'compaction', 'several-turns'],
+  script: [
+    { thinking: 'Listing and reading can go together.', text: 'Both at once.', toolCalls: [ocBash('ls'), ocRead('README.md')], usage: { input: 1800, cacheWrite5m: 6000, output: 60 }, label: 'two tool calls' },
+    { text: 'A demo project with app.py.', usage: { input: 120, cacheRead: 6000, cacheWrite5m: 400, output: 25 }, label: 'answer' },
+    { text: 'Reading app.py.', toolCalls: [ocRead('app.py')], usage: { input: 90, cacheRead: 6400, cacheWrite5m: 300, output: 30 }, label: 'read app.py' },
+    { text: 'It prints 1.', usage: { input: 40, cacheRead: 6700, cacheWrite5m: 80, output: 12 }, label: 'answer' },
+    { kind: 'compaction', text: 'Summary: listed the files, read README.md and app.py (it prints 1).', usage: { input: 6900, output: 150 }, label: '/compact summary' },
+    { text: 'Next, change app.py to print 2.', usage: { input: 300, cacheWrite5m: 5200, output: 20 }, label: 'answer after the summary' },
+  ],
+  play: (ctx) => opencodeCompactPlay(ctx, 'claude-sonnet-4-5'),
+};
+
+const opencodeJsonCompact = {
+  agent: 'opencode-json',
+  name: 'tools-compact',
+  summary:
+    'opencode 1.1 (JSON storage, Chat Completions through @ai-sdk/openai-compatible, reasoning tokens): the play of opencode/tools-compact.',
+  setup: { api: 'chat', model: 'gpt-4.1', context: 32_000 },
+  expects: ['parallel-tool-calls', 'reasoning-tokens', 'cached-input', 'compaction', 'several-turns'],
+  script: [
+    { text: 'Both at once.', toolCalls: [ocBash('ls'), ocRead('README.md')], usage: { input: 1800, cacheRead: 200, output: 60, reasoning: 20 }, label: 'two tool calls' },
+    { text: 'A demo project with app.py.', usage: { input: 120, cacheRead: 2000, output: 25 }, label: 'answer' },
+    { text: 'Reading app.py.', toolCalls: [ocRead('app.py')], usage: { input: 90, cacheRead: 2100, output: 30, reasoning: 8 }, label: 'read app.py' },
+    { text: 'It prints 1.', usage: { input: 40, cacheRead: 2200, output: 12 }, label: 'answer' },
+    { kind: 'compaction', text: 'Summary: listed the files, read README.md and app.py (it prints 1).', usage: { input: 2300, output: 150 }, label: '/compact summary' },
+    { text: 'Next, change app.py to print 2.', usage: { input: 300, cacheRead: 100, output: 20 }, label: 'answer after the summary' },
+  ],
+  play: (ctx) => opencodeCompactPlay(ctx, 'gpt-4.1'),
+};
+
 /** The first prompt of a scenario (its first two replies) as the scenario CI runs for real. */
 const smokeOf = (full, play, expects) => ({
   agent: full.agent,
@@ -378,8 +442,26 @@ const smokeOf = (full, play, expects) => ({
 const claudeSmoke = smokeOf(claudeTools, (ctx) => claudeParallelRun(ctx, 'c0de0000-0000-4000-8000-000000000000'), ['parallel-tool-calls', 'hooks', 'cache-write-1h']);
 const codexSmoke = smokeOf(codexTools, codexParallelRun, ['parallel-tool-calls', 'cached-input']);
 const piSmoke = smokeOf(piTools, piParallelRun, ['parallel-tool-calls', 'cached-input']);
+const opencodeSmoke = { ...smokeOf(opencodeCompact, opencodeFirstRun, ['parallel-tool-calls', 'thinking', 'cache-write']), setup: opencodeCompact.setup };
 
-export const SCENARIOS = [claudeSmoke, claudeTools, claudeBranches, claudeAutoCompact, codexSmoke, codexTools, codexCompact, codexReview, codexExecFork, codexTuiFork, piSmoke, piTools, piRpc];
+export const SCENARIOS = [
+  claudeSmoke,
+  claudeTools,
+  claudeBranches,
+  claudeAutoCompact,
+  codexSmoke,
+  codexTools,
+  codexCompact,
+  codexReview,
+  codexExecFork,
+  codexTuiFork,
+  piSmoke,
+  piTools,
+  piRpc,
+  opencodeSmoke,
+  opencodeCompact,
+  opencodeJsonCompact,
+];
 
 /** The scenario the CI test runs for an agent. */
 export const smokeScenario = (agent) => SCENARIOS.find((scenario) => scenario.agent === agent && scenario.name === 'smoke');

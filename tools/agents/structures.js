@@ -131,6 +131,29 @@ function piStructures(lines) {
   return found;
 }
 
+/**
+ * opencode: what one session holds, from its parts and steps as opencode-db.js reads them
+ * (`{steps, parts}`): tool calls in one step, reasoning, cache writes and reads, a compaction.
+ */
+export function opencodeStructures(session) {
+  const found = new Set();
+  const tools = new Map();
+  for (const part of session.parts) {
+    if (part.type === 'tool') tools.set(part.messageID, (tools.get(part.messageID) ?? 0) + 1);
+    if (part.type === 'reasoning') found.add('thinking');
+    if (part.type === 'compaction') found.add('compaction');
+  }
+  if ([...tools.values()].some((count) => count > 1)) found.add('parallel-tool-calls');
+  for (const { tokens } of session.steps) {
+    if ((tokens?.cache?.write ?? 0) > 0) found.add('cache-write');
+    if ((tokens?.cache?.read ?? 0) > 0) found.add('cached-input');
+    if ((tokens?.reasoning ?? 0) > 0) found.add('reasoning-tokens');
+  }
+  // Prompts besides the compaction's own user message.
+  if (session.prompts - (found.has('compaction') ? 1 : 0) > 1) found.add('several-turns');
+  return [...found].sort();
+}
+
 /** The structures a session file of `agent` holds, sorted. `path` is relative to the agent's home folder. */
 export function structuresOf(agent, path, text) {
   const lines = parse(text);
