@@ -4,9 +4,10 @@
  * policy, and the token and cost tables the terminal shows. Pure: returns the page's text;
  * the command writes it.
  */
-import { formatTokens, formatUsd } from '../report/format.js';
+import { formatTokens } from '../report/format.js';
+import type { ReplayRollup } from './rollup.js';
 import type { ReplayView, TableData } from './text.js';
-import { baselineTable, costTable, tokenTable } from './text.js';
+import { baselineTable, COST_LEGEND, costTable, recordedCostText, tokenTable } from './text.js';
 
 const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', '#e377c2'];
 const BEFORE_COLOUR = '#444444';
@@ -88,29 +89,27 @@ function htmlTable(table: TableData): string {
 }
 
 function sessionSection(view: ReplayView): string {
-  const first = view.outcomes[0]?.result.totals;
+  const { recorded } = view;
   const costs = costTable(view);
-  const recorded = [
-    `${formatTokens(first?.requests ?? 0)} calls`,
-    `<span class="total">${formatTokens(first?.inputTokensBefore ?? 0)}</span> input tokens`,
-    ...(view.recordedCost ? [`<span class="total">${formatUsd(view.recordedCost.total)}</span>`] : []),
-  ].join(', ');
+  const cost = recordedCostText(recorded);
+  const calls = `${formatTokens(recorded.requests)} calls, <span class="total">${formatTokens(recorded.inputTokens)}</span> input tokens${recorded.estimatedCalls > 0 ? ' (usage partly estimated)' : ' (as reported)'}`;
+  const costLine = cost ? ` Cost as recorded: <span class="total">${cost.total}</span> (${escapeHtml(cost.details.join('; '))}).` : '';
   return `<section>
 <h2>${escapeHtml(view.path)}</h2>
-<p>${escapeHtml(view.model ?? 'unknown model')}, window ${formatTokens(view.contextWindow)}, strategy ${escapeHtml(view.strategy)}. Recorded: ${recorded}${view.estimated ? ' (usage partly estimated)' : ' (as reported)'}.</p>
+<p>${escapeHtml(view.model ?? 'unknown model')}, window ${formatTokens(view.contextWindow)}, strategy ${escapeHtml(view.strategy)}. Recorded: ${calls}.${costLine}</p>
 <h3>Baseline per turn</h3>
 <p class="note">The input of each turn's first call, before and under each policy; a dot marks a turn with a compaction; the dashed line is the window.</p>
 ${svgChart(view)}
 <h3>Tokens</h3>
 ${htmlTable(tokenTable(view))}
 <h3>Cost</h3>
-${costs ? `<p class="note">naive: every prompt token at the input price; cached: the cache-aware model; summaries: the summarizer calls; break-even: calls after a compaction until it paid for itself (the slowest).</p>\n${htmlTable(costs)}` : '<p>Unknown model: no prices (pass --model or --price-input/--price-output).</p>'}
+${costs ? `<p class="note">${escapeHtml(COST_LEGEND.join(' '))}</p>\n${htmlTable(costs)}` : '<p>Unknown model: no prices (pass --model or --price-input/--price-output).</p>'}
 <h3>Baselines</h3>
 ${htmlTable(baselineTable(view))}
 </section>`;
 }
 
-export function renderHtmlReport(views: readonly ReplayView[]): string {
+export function renderHtmlReport(views: readonly ReplayView[], _rollup: ReplayRollup | null = null): string {
   return `<!doctype html>
 <html lang="en">
 <head>
