@@ -124,10 +124,13 @@ function topTable(policy: PolicyRollup): string[] {
  * the sessions each saves most in.
  */
 export function renderReplayRollup(rollup: ReplayRollup): string {
-  const priced = rollup.pricedSessions < rollup.sessions ? ` (of the ${formatTokens(rollup.pricedSessions)} sessions with prices)` : '';
   const lines = [
     `what-if across ${formatTokens(rollup.sessions)} sessions: ${formatTokens(rollup.requests)} calls, ${formatTokens(rollup.inputTokens)} input tokens`,
-    `cost as recorded: ${formatUsd(rollup.costUsd)}${priced}${rollup.costEstimatedUsd > 0 ? `, ~${formatUsd(rollup.costEstimatedUsd)} of it estimated` : ''}`,
+    `cost as recorded: ${formatUsd(rollup.costUsd)}`,
+  ];
+  if (rollup.pricedSessions < rollup.sessions) lines.push(`  of the ${formatTokens(rollup.pricedSessions)} sessions with prices`);
+  if (rollup.costEstimatedUsd > 0) lines.push(`  estimated: ~${formatUsd(rollup.costEstimatedUsd)}, for calls with no usage`);
+  lines.push(
     '',
     'tokens (sessions: those it compacts in; thrashing: sessions back at the',
     'trigger within 2 turns of a compaction)',
@@ -136,7 +139,7 @@ export function renderReplayRollup(rollup: ReplayRollup): string {
     "cost (each session's recorded cost less what the policy saves there, added",
     'up; no-cache saved: the same saving if no prompt were cached, naive)',
     costTable(rollup),
-  ];
+  );
   for (const policy of rollup.policies) lines.push('', ...topTable(policy));
   return `${lines.join('\n')}\n`;
 }
