@@ -147,3 +147,24 @@ describe('on every real fixture', () => {
     }
   });
 });
+
+describe("docs/audit.md's worked example", () => {
+  it('codex at 100,000 on the marot/spotter session: the bill less the simulated difference', async () => {
+    const session = join(FIXTURES, 'real', 'claude-code', 'marot_spotter', '258c7280-ae70-4798-800f-63464d01a85d.jsonl');
+    const [record] = jsonLines((await runCli(['replay', '--json', '--policy', 'codex', '--context-limit', '100000', session])).stdout);
+    const inspected = jsonLines((await runCli(['inspect', '--json', session])).stdout)[0]!;
+    const codex = record!['policies'][0];
+    const round = (value: number) => Number(value.toFixed(4));
+    expect(record!['cost'].total_usd).toBe(inspected['spend'].cost.total_usd);
+    expect(round(record!['cost'].total_usd)).toBe(12.2257);
+    expect(record!['billed_requests']).toBe(156);
+    expect(codex.totals).toMatchObject({ compactions: 3, input_tokens_before: 15_121_271, input_tokens_after: 10_341_645, summarizer_input_tokens: 282_831, summarizer_output_tokens: 1335 });
+    const { cache_model: cache, naive, summarizer } = codex.costs;
+    expect([cache.before.total_usd, cache.after.total_usd, cache.after.total_usd - summarizer.total_usd, summarizer.total_usd].map(round)).toEqual([10.6062, 9.3243, 9.1495, 0.1748]);
+    expect(round(codex.savings.cache_aware_usd)).toBe(1.2819);
+    expect(codex.savings.cache_aware_usd).toBe(cache.before.total_usd - cache.after.total_usd);
+    expect(codex.costs.cost_usd).toBe(record!['cost'].total_usd - codex.savings.cache_aware_usd);
+    expect(round(codex.costs.cost_usd)).toBe(10.9438);
+    expect([naive.before.total_usd, naive.after.total_usd, codex.savings.naive_usd].map(round)).toEqual([76.5788, 54.1282, 22.4506]);
+  });
+});

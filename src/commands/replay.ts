@@ -17,7 +17,8 @@ import { PrunedSizesObserver } from '../replay/pruned-sizes.js';
 import { policyCosts, recordedCalls, recordedCost } from '../replay/savings.js';
 import { detectThrash } from '../replay/thrash.js';
 import { UsageError } from '../errors.js';
-import { renderHtmlReport } from '../replay/html.js';
+import type { HtmlSection } from '../replay/html.js';
+import { renderHtmlReport, sessionSection } from '../replay/html.js';
 import type { PolicyOutcome, RecordedSummary, ReplayView } from '../replay/text.js';
 import { renderReplay } from '../replay/text.js';
 import type { AnyMessage, Diagnostic } from '../session/model.js';
@@ -103,11 +104,17 @@ interface PolicyBreach {
 interface Replayed {
   /** The record's JSON text with --json, else the human report (CommandOutput.rendered). */
   readonly printed: Printed;
-  /** The view, only when this thread reads it (--html); else null. */
-  readonly view: ReplayView | null;
+  /**
+   * With --html, the session's part of the page, made where the session was replayed: its text,
+   * not the view behind it (every turn and call under every policy) held to the end of the run.
+   */
+  readonly section: HtmlSection | null;
   readonly breaches: readonly PolicyBreach[];
-  /** What the roll-up across sessions reads of the session's record (rollup.ts). */
-  readonly rollup: RollupInput;
+  /**
+   * What the roll-up across sessions reads of the session's record (rollup.ts): one entry, taken
+   * out of the list as the roll-up adds it, so the run's outcomes do not hold it to the end.
+   */
+  readonly rollup: RollupInput[];
   readonly warnings: readonly (Diagnostic | string)[];
 }
 
@@ -122,8 +129,8 @@ interface ReplayOptions extends ReadTaskOptions {
   /** With --json the record is rendered (as JSON text), else the human report, with --chart's charts. */
   readonly json: boolean;
   readonly chart: boolean;
-  /** --html: the view comes back too, for the page. */
-  readonly keepView: boolean;
+  /** --html: the session's part of the page comes back too. */
+  readonly html: boolean;
 }
 
 interface ReplayContext extends ReplayOptions {
@@ -194,7 +201,7 @@ async function replayOne(input: SessionInput, ctx: ReplayContext, parts?: PartSi
   const { view } = replayed;
   const breaches = view.outcomes.flatMap((outcome) => outcome.breaches.map((breach) => ({ policy: outcome.result.policy.name, breach })));
   const record = replayRecord(replayed, ctx);
-  const kept = { view: ctx.keepView ? view : null, breaches, rollup: rollupInput(record) };
+  const kept = { section: ctx.html ? sessionSection(view) : null, breaches, rollup: [rollupInput(record)] };
   if (!ctx.json) return { printed: renderReplay(view, ctx.chart), ...kept, warnings: replayed.warnings };
   if (!parts) return { printed: printedJson(record), ...kept, warnings: replayed.warnings };
   if (replayed.warnings.length > 0) parts({ warnings: replayed.warnings });
@@ -388,13 +395,13 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
       simulatedSummaryTokens,
       json: args.json,
       chart: args.chart,
-      keepView: args.html !== undefined,
+      html: args.html !== undefined,
     };
     const count = settings.tokenizer === 'heuristic' ? undefined : await loadTextCounter(settings.tokenizer);
     const strategyName = settings.strategy ?? 'truncate';
     // Only an offline strategy moves to workers: a summarizer's client lives in this thread.
     const offline = simulatedSummaryTokens === null && strategyName !== 'summarize' ? strategyName : null;
-    const views = (outcomes: readonly Outcome<Replayed>[]) => outcomes.flatMap((outcome) => (outcome.ok && outcome.value.view ? [outcome.value.view] : []));
+    const sections = (outcomes: readonly Outcome<Replayed>[]) => outcomes.flatMap((outcome) => (outcome.ok && outcome.value.section ? [outcome.value.section] : []));
     // Across the sessions, in the order they are printed (so saved records give the same sums).
     const rollup = new ReplayRollupSum();
     let replayed = 0;
@@ -418,14 +425,14 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
       print: (path, { printed, breaches, rollup: input }) => {
         output.rendered(printed);
         for (const { policy, breach } of breaches) process.stderr.write(`${breachLine(path, breach, policy)}\n`);
-        rollup.add(input);
+        for (const record of input.splice(0)) rollup.add(record);
         replayed++;
       },
       finish: async (outcomes) => {
         // Over several sessions, what each policy would have done across them.
         const across = replayed > 1 ? rollup.rollup() : null;
         if (across) output.record(replayRollupJson(across), () => renderReplayRollup(across));
-        if (args.html) await (await import('write-file-atomic')).default(args.html, renderHtmlReport(views(outcomes), across));
+        if (args.html) await (await import('write-file-atomic')).default(args.html, renderHtmlReport(sections(outcomes), across));
       },
       breached: (outcomes) => outcomes.some((outcome) => outcome.ok && outcome.value.breaches.length > 0),
     }));

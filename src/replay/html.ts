@@ -21,14 +21,20 @@ function htmlTable(table: TableData): string {
   return `<table><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
 }
 
-function sessionSection(view: ReplayView, id: string): string {
+/** A session's part of the page, made where it was replayed (the page puts it in its section). */
+export interface HtmlSection {
+  readonly path: string;
+  readonly html: string;
+}
+
+/** The session's heading, chart and tables. */
+export function sessionSection(view: ReplayView): HtmlSection {
   const { recorded } = view;
   const costs = costTable(view);
   const cost = recordedCostText(recorded);
   const calls = `${formatTokens(recorded.requests)} calls, <span class="total">${formatTokens(recorded.inputTokens)}</span> input tokens${recorded.estimatedCalls > 0 ? ' (usage partly estimated)' : ' (as reported)'}`;
   const costLine = cost ? ` Cost as recorded: <span class="total">${cost.total}</span> (${escapeHtml(cost.details.join('; '))}).` : '';
-  return `<section id="${id}">
-<h2>${escapeHtml(view.path)}</h2>
+  const html = `<h2>${escapeHtml(view.path)}</h2>
 <p>${escapeHtml(view.model ?? 'unknown model')}, window ${formatTokens(view.contextWindow)}, strategy ${escapeHtml(view.strategy)}. Recorded: ${calls}.${costLine}</p>
 <h3>Baseline per turn</h3>
 <p class="note">The input of each turn's first call, before and under each policy.</p>
@@ -38,15 +44,15 @@ ${htmlTable(tokenTable(view))}
 <h3>Cost</h3>
 ${costs ? `<p class="note">${escapeHtml(COST_LEGEND.join(' '))}</p>\n${htmlTable(costs)}` : '<p>Unknown model: no prices (pass --model or --price-input/--price-output).</p>'}
 <h3>Baselines</h3>
-${htmlTable(baselineTable(view))}
-</section>`;
+${htmlTable(baselineTable(view))}`;
+  return { path: view.path, html };
 }
 
 /** The page; `rollup` (over several sessions) opens it. */
-export function renderHtmlReport(views: readonly ReplayView[], rollup: ReplayRollup | null = null): string {
+export function renderHtmlReport(parts: readonly HtmlSection[], rollup: ReplayRollup | null = null): string {
   // A section's id is its place in the page; the summary links the top sessions to theirs.
-  const ids = new Map(views.map((view, i) => [view.path, `session-${i + 1}`]));
-  const sections = views.map((view) => sessionSection(view, ids.get(view.path)!));
+  const ids = new Map(parts.map((part, i) => [part.path, `session-${i + 1}`]));
+  const sections = parts.map((part) => `<section id="${ids.get(part.path)!}">\n${part.html}\n</section>`);
   return `<!doctype html>
 <html lang="en">
 <head>
