@@ -4,11 +4,11 @@
  * per day as a column chart, the roll-up's tables, and each policy's sessions that save most,
  * linking to their sections below. Pure: returns the HTML.
  */
-import { formatPercent, formatTokens, formatUsd } from '../report/format.js';
-import { escapeHtml, legendRows, px, tickStep } from '../report/svg.js';
+import { formatTokens, formatUsd } from '../report/format.js';
+import { escapeHtml, htmlTable, legendRows, px, tickStep } from '../report/html.js';
 import { PALETTE } from './html-chart.js';
 import type { ReplayRollup } from './rollup.js';
-import { compactedCell, reductionOf } from './rollup-report.js';
+import { ROLLUP_COST_LEGEND, ROLLUP_TOKEN_LEGEND, rollupCostTable, rollupTokenTable, topSessionsTable } from './rollup-report.js';
 
 /** An axis over [low, high] that holds 0, in round steps. */
 function axis(low: number, high: number): { readonly from: number; readonly to: number; readonly step: number } {
@@ -92,85 +92,25 @@ function spendChart(rollup: ReplayRollup): string {
   return `<svg class="spend" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="spend per day">${parts.join('')}</svg>`;
 }
 
-type Cells = readonly (readonly [string, 'l' | 'r'])[];
-
-function table(headers: Cells, rows: readonly Cells[]): string {
-  const head = headers.map(([text, align]) => `<th class="${align}">${escapeHtml(text)}</th>`).join('');
-  const body = rows.map((row) => `<tr>${row.map(([html, align]) => `<td class="${align}">${html}</td>`).join('')}</tr>`).join('\n');
-  return `<table><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
-}
-
 function policyTables(rollup: ReplayRollup): string {
-  const tokens = table(
-    [
-      ['policy', 'l'],
-      ['sessions', 'r'],
-      ['compacted', 'r'],
-      ['thrashing', 'r'],
-      ['input tokens', 'r'],
-      ['saved', 'r'],
-    ],
-    [
-      [['recorded', 'l'], ['-', 'r'], ['-', 'r'], ['-', 'r'], [formatTokens(rollup.inputTokens), 'r'], ['-', 'r']],
-      ...rollup.policies.map((policy): Cells => [
-        [escapeHtml(policy.name), 'l'],
-        [formatTokens(policy.compactingSessions), 'r'],
-        [compactedCell(policy), 'r'],
-        [formatTokens(policy.thrashingSessions), 'r'],
-        [formatTokens(policy.inputTokensAfter), 'r'],
-        [formatPercent(reductionOf(policy)), 'r'],
-      ]),
-    ],
-  );
-  const costs = table(
-    [
-      ['policy', 'l'],
-      ['cost', 'r'],
-      ['saved', 'r'],
-      ['summaries', 'r'],
-      ['no-cache saved', 'r'],
-    ],
-    [
-      [['recorded', 'l'], [formatUsd(rollup.costUsd), 'r'], ['-', 'r'], ['-', 'r'], ['-', 'r']],
-      ...rollup.policies.map((policy): Cells => [
-        [escapeHtml(policy.name), 'l'],
-        [formatUsd(policy.costUsd), 'r'],
-        [formatUsd(policy.savedCacheAwareUsd), 'r'],
-        [formatUsd(policy.summarizerUsd), 'r'],
-        [formatUsd(policy.savedNaiveUsd), 'r'],
-      ]),
-    ],
-  );
-  return `<p class="note">sessions: those a policy compacts in; thrashing: sessions back at the trigger within 2 turns of a compaction.</p>
-${tokens}
-<p class="note">cost: each session's recorded cost less what the policy saves there, added up; no-cache saved: the same saving if no prompt were cached (naive).</p>
-${costs}`;
+  return `<p class="note">${escapeHtml(ROLLUP_TOKEN_LEGEND.join(' '))}</p>
+${htmlTable(rollupTokenTable(rollup))}
+<p class="note">${escapeHtml(ROLLUP_COST_LEGEND.join(' '))}</p>
+${htmlTable(rollupCostTable(rollup))}`;
 }
 
-/** Each policy's sessions that save most, a link to each one's section. */
+/** Each policy's sessions that save most, each path a link to its section. */
 function topSessions(rollup: ReplayRollup, anchor: (session: string) => string | null): string {
   return rollup.policies
     .map((policy) => {
       if (policy.topSessions.length === 0) return `<h4>${escapeHtml(policy.name)}</h4>\n<p>Compacts in no session.</p>`;
-      const rows = policy.topSessions.map((entry): Cells => {
-        const id = anchor(entry.session);
-        const name = escapeHtml(entry.session);
-        return [
-          [entry.savedCacheAwareUsd === null ? '-' : formatUsd(entry.savedCacheAwareUsd), 'r'],
-          [formatTokens(entry.inputTokensSaved), 'r'],
-          [compactedCell(entry), 'r'],
-          [id ? `<a href="#${id}">${name}</a>` : name, 'l'],
-        ];
-      });
-      return `<h4>${escapeHtml(policy.name)}</h4>\n${table(
-        [
-          ['saved', 'r'],
-          ['tokens saved', 'r'],
-          ['compacted', 'r'],
-          ['session', 'l'],
-        ],
-        rows,
-      )}`;
+      const table = topSessionsTable(policy, (path) => path);
+      const last = table.columns.length - 1;
+      const link = (row: number, column: number) => {
+        const id = column === last ? anchor(policy.topSessions[row]!.session) : null;
+        return id === null ? null : `#${id}`;
+      };
+      return `<h4>${escapeHtml(policy.name)}</h4>\n${htmlTable(table, link)}`;
     })
     .join('\n');
 }

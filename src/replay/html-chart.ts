@@ -7,8 +7,8 @@
  * Pure: returns the SVG.
  */
 import { formatTokens } from '../report/format.js';
-import type { LegendEntry } from '../report/svg.js';
-import { escapeHtml, legendRows, px, tickStep } from '../report/svg.js';
+import type { LegendEntry } from '../report/html.js';
+import { escapeHtml, legendRows, px, tickStep } from '../report/html.js';
 import type { ReplayView } from './text.js';
 
 export const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', '#e377c2'];

@@ -6,20 +6,12 @@
  * text; the command writes it.
  */
 import { formatTokens } from '../report/format.js';
-import { escapeHtml } from '../report/svg.js';
+import { escapeHtml, htmlTable } from '../report/html.js';
 import { archiveSummary } from './html-archive.js';
 import { baselineChart } from './html-chart.js';
 import type { ReplayRollup } from './rollup.js';
-import type { ReplayView, TableData } from './text.js';
+import type { ReplayView } from './text.js';
 import { baselineTable, COST_LEGEND, costTable, recordedCostText, tokenTable } from './text.js';
-
-function htmlTable(table: TableData): string {
-  const head = table.columns.map((column) => `<th class="${column.align === 'left' ? 'l' : 'r'}">${escapeHtml(column.header.trim())}</th>`).join('');
-  const body = table.rows
-    .map((row) => `<tr>${row.map((cell, i) => `<td class="${table.columns[i]?.align === 'left' ? 'l' : 'r'}">${escapeHtml(cell.trim())}</td>`).join('')}</tr>`)
-    .join('\n');
-  return `<table><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
-}
 
 /** A session's part of the page, made where it was replayed (the page puts it in its section). */
 export interface HtmlSection {

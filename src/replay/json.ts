@@ -12,6 +12,7 @@ import type { PolicyOutcome } from './text.js';
 import { costJson } from '../cost/json.js';
 import { JsonList } from '../report/json-pieces.js';
 import type { SessionSpend } from '../ledgers/rollup.js';
+import { byDay } from './rollup.js';
 
 /** The policy as it ran: the compaction settings and what the preset adds. */
 export function replayPolicyJson(policy: ReplayPolicy) {
@@ -123,6 +124,6 @@ export function spendByDayJson(spend: SessionSpend) {
   const days = new Map<string | null, number>();
   for (const part of spend.parts) days.set(part.day, (days.get(part.day) ?? 0) + part.ledger.pricedCost.total);
   return [...days]
-    .sort(([a], [b]) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1))
+    .sort(([a], [b]) => byDay(a, b))
     .map(([day, costUsd]) => ({ day, cost_usd: costUsd }));
 }

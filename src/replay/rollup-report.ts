@@ -5,7 +5,10 @@
  * every field). The HTML page's summary is html-archive.ts.
  */
 import { fitPath, formatPercent, formatTokens, formatUsd } from '../report/format.js';
+import type { TableData } from '../report/table.js';
 import { renderTable } from '../report/table.js';
+
+const render = (table: TableData) => renderTable(table.columns, table.rows);
 import type { PolicyRollup, ReplayRollup, TopSession } from './rollup.js';
 
 /** 1 − after / before; 0 when nothing was sent (as a session's `reduction`). */
@@ -74,7 +77,8 @@ export function compactedCell(policy: Pick<PolicyRollup, 'compactions' | 'prunes
   return `${formatTokens(policy.compactions)}${policy.prunes > 0 ? `+${formatTokens(policy.prunes)}p` : ''}`;
 }
 
-function tokenTable(rollup: ReplayRollup): string {
+/** The roll-up's token table: sessions compacted in, compactions, thrashing sessions, input tokens. */
+export function rollupTokenTable(rollup: ReplayRollup): TableData {
   const rows = [
     ['recorded', '-', '-', '-', formatTokens(rollup.inputTokens), '-'],
     ...rollup.policies.map((policy) => [
@@ -87,35 +91,43 @@ function tokenTable(rollup: ReplayRollup): string {
     ]),
   ];
   const headers = ['sessions', 'compacted', 'thrashing', 'input tokens', 'saved'];
-  return renderTable([{ header: 'policy', align: 'left' }, ...headers.map((header) => ({ header }))], rows);
+  return { columns: [{ header: 'policy', align: 'left' }, ...headers.map((header) => ({ header }))], rows };
 }
 
-function costTable(rollup: ReplayRollup): string {
+/** The roll-up's cost table: each policy's cost, saving, summarizer calls and naive saving. */
+export function rollupCostTable(rollup: ReplayRollup): TableData {
   const rows = [
     ['recorded', formatUsd(rollup.costUsd), '-', '-', '-'],
     ...rollup.policies.map((policy) => [policy.name, formatUsd(policy.costUsd), formatUsd(policy.savedCacheAwareUsd), formatUsd(policy.summarizerUsd), formatUsd(policy.savedNaiveUsd)]),
   ];
   const headers = ['cost', 'saved', 'summaries', 'no-cache saved'];
-  return renderTable([{ header: 'policy', align: 'left' }, ...headers.map((header) => ({ header }))], rows);
+  return { columns: [{ header: 'policy', align: 'left' }, ...headers.map((header) => ({ header }))], rows };
 }
 
-/** A policy's top sessions, the path column taking what the figures leave of the width. */
-function topTable(policy: PolicyRollup): string[] {
-  if (policy.topSessions.length === 0) return [`${policy.name}: compacts in no session`];
-  const figures = policy.topSessions.map((entry) => [
+/** The legends of the two tables, a line each (80 columns); a page prints each as one paragraph. */
+export const ROLLUP_TOKEN_LEGEND = ['tokens (sessions: those it compacts in; thrashing: sessions back at the', 'trigger within 2 turns of a compaction)'];
+export const ROLLUP_COST_LEGEND = ["cost (each session's recorded cost less what the policy saves there, added", 'up; no-cache saved: the same saving if no prompt were cached, naive)'];
+
+/** A policy's top sessions, each path as `fit` gives it. */
+export function topSessionsTable(policy: PolicyRollup, fit: (path: string) => string): TableData {
+  const rows = policy.topSessions.map((entry) => [
     entry.savedCacheAwareUsd === null ? '-' : formatUsd(entry.savedCacheAwareUsd),
     formatTokens(entry.inputTokensSaved),
     compactedCell(entry),
+    fit(entry.session),
   ]);
-  const headers = ['saved', 'tokens saved', 'compacted'];
-  const widths = headers.map((header, column) => Math.max(header.length, ...figures.map((cells) => cells[column]!.length)));
+  return { columns: [{ header: 'saved' }, { header: 'tokens saved' }, { header: 'compacted' }, { header: 'session', align: 'left' }], rows };
+}
+
+/** A policy's top sessions in text, the path column taking what the figures leave of the width. */
+function topTable(policy: PolicyRollup): string[] {
+  if (policy.topSessions.length === 0) return [`${policy.name}: compacts in no session`];
+  const figures = topSessionsTable(policy, () => '');
+  const widths = figures.columns.slice(0, -1).map((column, i) => Math.max(column.header.length, ...figures.rows.map((cells) => cells[i]!.length)));
   // renderTable's frame: a space each side of every cell and one between cells, the last trimmed.
   const pathWidth = Math.max('session'.length, WIDTH - widths.reduce((sum, width) => sum + width + 3, 0) - 2);
-  const rows = figures.map((cells, index) => [...cells, fitPath(policy.topSessions[index]!.session, pathWidth)]);
-  return [
-    `${policy.name}: the sessions it saves most in`,
-    renderTable([...headers.map((header) => ({ header })), { header: 'session', align: 'left' }], rows),
-  ];
+  const table = topSessionsTable(policy, (path) => fitPath(path, pathWidth));
+  return [`${policy.name}: the sessions it saves most in`, renderTable(table.columns, table.rows)];
 }
 
 /**
@@ -132,13 +144,11 @@ export function renderReplayRollup(rollup: ReplayRollup): string {
   if (rollup.costEstimatedUsd > 0) lines.push(`  estimated: ~${formatUsd(rollup.costEstimatedUsd)}, for calls with no usage`);
   lines.push(
     '',
-    'tokens (sessions: those it compacts in; thrashing: sessions back at the',
-    'trigger within 2 turns of a compaction)',
-    tokenTable(rollup),
+    ...ROLLUP_TOKEN_LEGEND,
+    render(rollupTokenTable(rollup)),
     '',
-    "cost (each session's recorded cost less what the policy saves there, added",
-    'up; no-cache saved: the same saving if no prompt were cached, naive)',
-    costTable(rollup),
+    ...ROLLUP_COST_LEGEND,
+    render(rollupCostTable(rollup)),
   );
   for (const policy of rollup.policies) lines.push('', ...topTable(policy));
   return `${lines.join('\n')}\n`;

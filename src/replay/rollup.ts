@@ -134,6 +134,14 @@ export interface ReplayRollup {
   readonly policies: readonly PolicyRollup[];
 }
 
+/** UTC days in order, earliest first, undated (null) last. */
+export function byDay(a: string | null, b: string | null): number {
+  if (a === b) return 0;
+  if (a === null) return 1;
+  if (b === null) return -1;
+  return a < b ? -1 : 1;
+}
+
 /** Does `a` save more than `b`? Dollars first (priced before unpriced), then tokens; ties keep the earlier. */
 function savesMore(a: TopSession, b: TopSession): boolean {
   const dollars = (entry: TopSession) => entry.savedCacheAwareUsd ?? -Infinity;
@@ -267,7 +275,7 @@ export class ReplayRollupSum {
   rollup(): ReplayRollup {
     const spendByDay = [...this.days]
       .map(([day, sum]) => ({ day, sessions: sum.sessions, costUsd: sum.costUsd }))
-      .sort((a, b) => (a.day === b.day ? 0 : a.day === null ? 1 : b.day === null ? -1 : a.day < b.day ? -1 : 1));
+      .sort((a, b) => byDay(a.day, b.day));
     return {
       sessions: this.sessions,
       requests: this.requests,

@@ -9,7 +9,7 @@ import type { PolicyCosts, RecordedCost } from './savings.js';
 import type { ThrashReport } from './thrash.js';
 import { renderBarChart } from '../report/chart.js';
 import { formatPercent, formatTokens, formatUsd, titleLine } from '../report/format.js';
-import type { Column } from '../report/table.js';
+import type { TableData } from '../report/table.js';
 import { renderTable } from '../report/table.js';
 
 export interface PolicyOutcome {
@@ -43,11 +43,6 @@ export interface ReplayView {
   readonly strategy: string;
   readonly recorded: RecordedSummary;
   readonly outcomes: readonly PolicyOutcome[];
-}
-
-export interface TableData {
-  readonly columns: readonly Column[];
-  readonly rows: readonly (readonly string[])[];
 }
 
 /** Policies per baseline table in the terminal, so it fits 80 columns. */

@@ -1,10 +1,28 @@
 /**
- * What the HTML pages' inline SVG charts share: escaping, round axis steps, and a legend laid out
- * in rows below a plot, never on it. Pure; each chart is drawn by its own module.
+ * What the HTML pages share: escaping, tables, and for their inline SVG charts round axis steps
+ * and a legend laid out in rows below a plot, never on it. Pure; each chart is drawn by its own
+ * module.
  */
+import type { TableData } from './table.js';
 
 export function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/**
+ * A table as HTML, each cell's text escaped; `link`, when it gives one for a cell, makes that
+ * cell a link to it.
+ */
+export function htmlTable(table: TableData, link?: (row: number, column: number) => string | null): string {
+  const align = (column: number) => (table.columns[column]?.align === 'left' ? 'l' : 'r');
+  const head = table.columns.map((column, i) => `<th class="${align(i)}">${escapeHtml(column.header.trim())}</th>`).join('');
+  const cell = (text: string, row: number, column: number) => {
+    const href = link?.(row, column) ?? null;
+    const content = escapeHtml(text.trim());
+    return `<td class="${align(column)}">${href === null ? content : `<a href="${escapeHtml(href)}">${content}</a>`}</td>`;
+  };
+  const body = table.rows.map((cells, row) => `<tr>${cells.map((text, column) => cell(text, row, column)).join('')}</tr>`).join('\n');
+  return `<table><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
 }
 
 /** A round step for about five axis ticks over [0, max]. */
