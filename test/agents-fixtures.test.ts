@@ -30,9 +30,14 @@ describe('fixtures/agents', () => {
 
     it('each file records exactly the usage scripted for the calls billed in it, and copies only calls billed elsewhere', () => {
       for (const file of transcripts) {
-        const recorded = usageInFile(manifest.agent, readFileSync(join(dir, file.path), 'utf8'));
+        const recorded = usageInFile(manifest.agent, readFileSync(join(dir, file.path), 'utf8'), join(dir, file.path));
         const billed = manifest.calls.filter((call) => call.billedIn === file.path && call.usage !== null);
         const copied = new Set(manifest.calls.filter((call) => call.copiedTo.includes(file.path)).map((call) => call.responseId));
+        if ([...recorded.keys()].some((id) => id.startsWith('token_count '))) {
+          // A version that records no response id (Codex before 0.153): its calls, in order.
+          expect([...recorded.values()], file.path).toEqual(billed.map(callUsage));
+          continue;
+        }
         for (const call of billed) expect(recorded.get(call.responseId), `${file.path}: ${call.label}`).toEqual(callUsage(call));
         const unaccounted = [...recorded.keys()].filter((id) => !billed.some((call) => call.responseId === id) && !copied.has(id));
         expect(unaccounted, file.path).toEqual([]);

@@ -23,6 +23,14 @@ describe('catalog lookups by name', () => {
     expect(peakAgain!.rates.input.base).toBe(peak!.rates.input.base);
   });
 
+  it('finds a model the provider serves only as a preview under the name an agent records without the suffix', async () => {
+    // Gemini CLI records gemini-3-pro; Google bills it as gemini-3-pro-preview ($2 in, $12 out, $0.20 cached per million).
+    const model = await lookupModel('gemini-3-pro', new Date('2026-01-16T11:00:00Z'));
+    expect(model).toMatchObject({ id: 'gemini-3-pro-preview', provider: 'google' });
+    expect([model!.rates.input.base, model!.rates.output.base, model!.rates.cacheRead.base]).toEqual([2, 12, 0.2]);
+    expect(await lookupModel('gemini-3-pro-preview')).toMatchObject({ id: 'gemini-3-pro-preview' });
+  });
+
   it('answers null again for a name the catalog does not know', async () => {
     expect(await lookupModel('<synthetic>', new Date('2025-10-01T03:00:00Z'))).toBeNull();
     expect(await lookupModel('<synthetic>', new Date('2025-10-01T18:00:00Z'))).toBeNull();

@@ -50,8 +50,16 @@ interface Layout {
  *   copies, so its spend is nothing.
  * - Gemini CLI's `thoughts` are billed as output: we count them in `output`, ccusage bills them
  *   (its cost agrees) but leaves them out of its `outputTokens`.
+ * - A Codex fork (`forked_from_id`) whose first two token counts fall in one second: ccusage takes
+ *   them, and every other count of that second, for the parent's history replayed (which Codex
+ *   before 0.148 copies in one burst). Codex 0.148 on copies nothing, so what ccusage drops are the
+ *   fork's own calls (the scripted provider answers within milliseconds): its manifest bills them.
  */
 const DIFFERS: Record<string, { readonly ours: Tokens; readonly ccusage: Tokens }> = {
+  'agents/codex/exec-fork/sessions/2026/12/07/rollout-2026-12-07T21-17-25-01a2525e-5a6e-72c1-992d-2418e58e745d.jsonl': {
+    ours: { input: 210, cacheRead: 6_760, cacheWrite: 0, output: 25 },
+    ccusage: { input: 0, cacheRead: 0, cacheWrite: 0, output: 0 },
+  },
   'agents/pi/rpc-branch-compact-abort-fork/sessions/--tmp-compactor-agents-project--/2026-11-25T03-33-43-536Z_01a210c4-33ef-70f5-adea-b3383b91144f.jsonl': {
     ours: { input: 400, cacheRead: 1_000, cacheWrite: 0, output: 14 },
     ccusage: { input: 7_900, cacheRead: 21_200, cacheWrite: 0, output: 115 },
@@ -73,15 +81,17 @@ const DIFFERS: Record<string, { readonly ours: Tokens; readonly ccusage: Tokens 
 /**
  * Sessions whose costs are not compared, and why: ccusage's pi cost is the one pi wrote in each
  * reply (`usage.cost`), which the test provider's models.json leaves at 0; a model one side has
- * no price for.
+ * no price for, or the two catalogs price differently; tokens that differ (pinned above).
  */
 const COST_NOT_COMPARED: Record<string, string> = {
+  'real/gemini-cli/codemie-ai_codemie-code_gemini-session-37b7abef.json':
+    'prices differ: ccusage has gemini-3-pro at $1.60 in, $9.60 out, $0.16 cached per million; our catalog lists it as gemini-3-pro-preview, $2, $12, $0.20',
+  'agents/codex/exec-fork/sessions/2026/12/07/rollout-2026-12-07T21-17-25-01a2525e-5a6e-72c1-992d-2418e58e745d.jsonl': "tokens differ (ccusage drops the fork's own calls)",
   'agents/pi/print-continue/sessions/--tmp-compactor-agents-project--/2026-11-25T03-33-23-095Z_01a210c3-e416-7120-8e1f-efdc4edf5740.jsonl': 'pi wrote cost 0',
   'agents/pi/rpc-branch-compact-abort-fork/sessions/--tmp-compactor-agents-project--/2026-11-25T03-33-41-486Z_01a210c4-2bed-718e-9916-662ff877e86f.jsonl': 'pi wrote cost 0',
   'agents/pi/rpc-branch-compact-abort-fork/sessions/--tmp-compactor-agents-project--/2026-11-25T03-33-43-536Z_01a210c4-33ef-70f5-adea-b3383b91144f.jsonl': 'pi wrote cost 0',
   'real/pi/agent-sessions_pi_small_v3.jsonl': 'a test model neither prices (pi wrote cost 0)',
   'real/pi/pi-mono_before-compaction_v1.jsonl': 'tokens differ (a fork of copies)',
-  'real/gemini-cli/codemie-ai_codemie-code_gemini-session-37b7abef.json': 'gemini-3-pro is not in our catalog',
 };
 
 const NONE: Counted = { input: 0, cacheRead: 0, cacheWrite: 0, output: 0, cost: 0 };

@@ -29,7 +29,7 @@ interface Loaded {
 let fixtures: Loaded[] = [];
 
 beforeAll(async () => {
-  const files = (await fg(['**/*.jsonl', 'real/gemini-cli/*.json'], { cwd: FIXTURES, absolute: true })).sort();
+  const files = (await fg(['**/*.jsonl', 'real/gemini-cli/*.json', 'formats/*.json'], { cwd: FIXTURES, absolute: true })).sort();
   fixtures = await Promise.all(
     files.map(async (file) => {
       const session = await readSession(file);
@@ -62,9 +62,10 @@ function separatedPairs(messages: readonly Message[], start: number, cut: number
 describe('no cut separates a tool call from its result', () => {
   it('holds the fixtures this test needs', () => {
     // 17 real JSONL files (marot/spotter's session with its 2 subagent transcripts, each read as a
-    // session here) and 2 Gemini CLI chat files, 17 hand-written format files (5 of them a Claude
-    // Code project folder), bug.jsonl, 2 audit fixtures, 12 written by the real agents
-    expect(fixtures.map((fixture) => fixture.name)).toHaveLength(51);
+    // session here) and 2 Gemini CLI chat files, 19 hand-written format files (5 of them a Claude
+    // Code project folder, 1 a Gemini CLI chat file), bug.jsonl, 2 audit fixtures, 16 written by
+    // the real agents
+    expect(fixtures.map((fixture) => fixture.name)).toHaveLength(57);
     const pairs = fixtures.reduce((total, { session }) => total + toolPairs(session.messages).length, 0);
     expect(pairs).toBeGreaterThan(900);
   });

@@ -13,6 +13,7 @@ import { readGeminiCli } from '../src/formats/gemini-cli.js';
 import { detectFormat, readSession, sniffWalkedFile } from '../src/formats/index.js';
 import { formatIfUnchanged } from '../src/formats/sniffed.js';
 import type { Message } from '../src/session/model.js';
+import { isProviderCall } from '../src/session/model.js';
 import { FIXTURES, jsonLines, runCli, sessionRecords } from './helpers/cli.js';
 
 const CODEMIE = join(FIXTURES, 'real/gemini-cli/codemie-ai_codemie-code_gemini-session-37b7abef.json');
@@ -29,6 +30,7 @@ afterAll(async () => {
 interface RawMessage {
   id: string;
   type: string;
+  content: unknown;
   toolCalls?: { id: string; result?: unknown[] }[];
   tokens?: { input: number; output: number; cached: number; thoughts: number; tool: number };
 }
@@ -114,6 +116,24 @@ describe('the real Gemini CLI chat files', () => {
       ['gemini-cli', 9, 87_418, 1_441 + 2_914],
       ['gemini-cli', 15, 102_805, 1_551 + 4_905],
     ]);
+  });
+
+  it('a gemini message with nothing in it and only zeros for tokens is no call, neither spend nor context', async () => {
+    // fixtures/formats/gemini-cli-empty-reply.json, in the shape of the codemie file: a call with
+    // a tool, an empty reply with tokens all 0 (as issue 30 found in a real session: 75 context
+    // calls for 74 billed), and the answer.
+    const file = join(FIXTURES, 'formats/gemini-cli-empty-reply.json');
+    const { messages: raw, sums } = byHand(file);
+    const empty = raw.filter((message) => message.type === 'gemini' && message.content === '' && !message.toolCalls?.length && Object.values(message.tokens ?? {}).every((count) => count === 0));
+    expect(empty).toHaveLength(1);
+    const billed = raw.filter((message) => message.tokens && Object.values(message.tokens).some((count) => count > 0));
+    const session = await readSession(file);
+    expect(session.messages.map((message) => message.id)).not.toContain(empty[0]!.id);
+    expect(session.messages.filter(isProviderCall).map((message) => message.id)).toEqual(billed.map((message) => message.id));
+    const { record } = { record: jsonLines((await runCli(['inspect', '--json', file])).stdout)[0]! };
+    expect(record['spend']).toMatchObject({ requests: billed.length, input_tokens: sums.input + sums.tool, output_tokens: sums.output + sums.thoughts });
+    expect(record['context']).toMatchObject({ requests: billed.length, excluded_from_spend: [] });
+    expect(record['turns'].map((turn: Record<string, unknown>) => [turn['requests'], turn['estimated']])).toEqual([[billed.length, false]]);
   });
 
   it('hands each message to keep as it is made, in session order', async () => {

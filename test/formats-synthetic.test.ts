@@ -2,12 +2,14 @@
  * The hand-written files under fixtures/formats/: one per format, each built to hold that
  * format's traps with numbers small enough to add up by hand (the sums are in the comments).
  */
+import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readSession } from '../src/formats/index.js';
 import type { Message } from '../src/session/model.js';
 import { estimateAll } from '../src/tokens/estimate.js';
-import { FIXTURES, jsonLines, runCli } from './helpers/cli.js';
+import { FIXTURES, jsonLines, runCli, scratchCopy } from './helpers/cli.js';
 
 const fixture = (name: string) => join(FIXTURES, 'formats', name);
 const ids = (messages: readonly Message[]) => messages.map((message) => message.id);
@@ -64,6 +66,36 @@ describe('Anthropic messages', () => {
     // the image block of line 8 carries no text; the text beside it stays
     expect(session.messages[7]!.content).toEqual([{ type: 'text', text: 'Fix it.' }]);
     expect(session.messages[10]!.usage).toEqual({ input: 10, output: 12, cacheRead: 3_250, cacheWrite: 0 });
+  });
+});
+
+describe('canonical', () => {
+  it("reads a thinking block as {text} and as Anthropic's {thinking, signature}, and redacted_thinking as thinking without text", async () => {
+    const session = await readSession(fixture('canonical-thinking.jsonl'));
+    expect(session.format).toBe('canonical');
+    expect(session.warnings).toEqual([]);
+    expect(session.messages[1]!.content[0]).toEqual({ type: 'thinking', text: 'Read the CI log first.' });
+    expect(session.messages[3]!.content).toEqual([
+      { type: 'thinking', text: 'The parser test fails on empty input; that is the whole story.' },
+      { type: 'thinking', text: '' },
+      { type: 'text', text: 'test_parse fails: the parser raises on empty input.' },
+    ]);
+    // Anthropic's field name reads as ours: the same file written with `text` everywhere inspects the same.
+    const { dir, cleanup } = await scratchCopy();
+    try {
+      const asText = readFileSync(fixture('canonical-thinking.jsonl'), 'utf8').replace('"thinking":"The parser', '"text":"The parser');
+      await writeFile(join(dir, 'as-text.jsonl'), asText);
+      const [ours, theirs] = await Promise.all([inspect('canonical-thinking.jsonl'), runCli(['inspect', '--json', join(dir, 'as-text.jsonl')])]);
+      const { session: _a, ...withThinking } = ours.record;
+      const { session: _b, ...withText } = jsonLines(theirs.stdout)[0]!;
+      expect(withThinking).toEqual(withText);
+      expect(withThinking['turns'][0]['added']['thinking']).toBeGreaterThan(0);
+      // The lean read (estimate) sizes both shapes as the full read does.
+      const estimate = jsonLines((await runCli(['estimate', '--json', fixture('canonical-thinking.jsonl')])).stdout)[0]!;
+      expect(estimate['estimated_tokens']).toBe(withThinking['turns'][0]['added_tokens']);
+    } finally {
+      await cleanup();
+    }
   });
 });
 

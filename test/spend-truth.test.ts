@@ -5,7 +5,8 @@
  * readers do: Claude Code one call per `message.id` over the file and its `subagents/`
  * transcripts, the output of the line with a `stop_reason`, copied `forkedFrom` lines and
  * `<synthetic>` ones left out; Codex one call per `token_usage_record`, which the `token_count`
- * totals must confirm, else one per change of those totals, plus the review rollouts beside it;
+ * totals must confirm, else one per change of those totals, plus the review rollouts beside it,
+ * a fork's lines that repeat its parent's rollout left out;
  * pi one call per assistant entry with usage, whatever its branch or stop reason, but for a
  * fork's entries older than its header; Gemini CLI one per message with `tokens`, thoughts as
  * output, tool-use prompt as input). The agents' sessions, read as a batch by

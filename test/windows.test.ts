@@ -1,7 +1,9 @@
 /**
  * The window a session ran with (src/pricing/window.ts): Claude Code's 200K, or 1M once a call
- * shows more; the window Codex recorded; the catalog's; 128,000; `--context-limit` over all of
- * them. And the commands that use it: inspect, replay, estimate and compact, through the CLI.
+ * shows more; the window Codex recorded; the agent's own default where the session records none
+ * (Codex 258,400, Gemini CLI 1,048,576, pi 128,000 after the catalog); the catalog's; 128,000 for
+ * a file no agent wrote; `--context-limit` over all of them. And the commands that use it:
+ * inspect, replay, estimate and compact, through the CLI.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -32,13 +34,23 @@ describe('the window rule', () => {
     expect((await sessionWindow(branch, {})).tokens).toBe(1_000_000);
   });
 
-  it('takes the window Codex recorded, else the catalog, else 128,000; the flag over all', async () => {
+  it("takes the window Codex recorded, else Codex's own (not the catalog's 400,000: the API's, output included), else the catalog, else 128,000; the flag over all", async () => {
     expect(await sessionWindow(session('codex', 1000, { model: 'gpt-5-codex', contextWindow: 272_000 }), {})).toEqual({ tokens: 272_000, source: 'agent' });
-    expect(await sessionWindow(session('codex', 1000, { model: 'gpt-5-codex' }), {})).toEqual({ tokens: 400_000, source: 'catalog' });
+    expect(await sessionWindow(session('codex', 1000, { model: 'gpt-5-codex' }), {})).toEqual({ tokens: 258_400, source: 'agent-default' });
+    expect(await sessionWindow(session('codex', 1000, { model: 'no-such-model-9000' }), {})).toEqual({ tokens: 258_400, source: 'agent-default' });
     expect(await sessionWindow(session('canonical', 1000), {})).toEqual({ tokens: 1_000_000, source: 'catalog' });
     expect(await sessionWindow(session('canonical', 1000, { model: 'no-such-model-9000' }), {})).toEqual({ tokens: 128_000, source: 'fallback' });
     expect(await sessionWindow(session('claude-code', 250_000), { flag: 90_000 })).toEqual({ tokens: 90_000, source: 'flag' });
     expect(knownWindow(session('codex', 1000, { contextWindow: 272_000 }), 50_000)).toEqual({ tokens: 50_000, source: 'flag' });
+  });
+
+  it("an unknown model runs at its agent's own window: Gemini CLI's token limit for every model, pi's default after the catalog, Claude Code's 200K", async () => {
+    expect(await sessionWindow(session('gemini-cli', 1000, { model: 'gemini-3-pro' }), {})).toEqual({ tokens: 1_048_576, source: 'agent-default' });
+    expect(await sessionWindow(session('gemini-cli', 1000, { model: 'gemini-2.5-pro' }), {})).toEqual({ tokens: 1_048_576, source: 'agent-default' });
+    expect(await sessionWindow(session('pi', 1000, { model: 'pi-fixture-model' }), {})).toEqual({ tokens: 128_000, source: 'agent-default' });
+    expect(await sessionWindow(session('pi', 1000, { model: 'gpt-4.1' }), {})).toEqual({ tokens: 1_000_000, source: 'catalog' });
+    expect(await sessionWindow(session('claude-code', 1000), { model: 'no-such-model-9000' })).toEqual({ tokens: 200_000, source: 'claude-code-default' });
+    expect(await sessionWindow(session('codex', 1000), { model: 'no-such-model-9000' })).toEqual({ tokens: 258_400, source: 'agent-default' });
   });
 
   it("asks the catalog about --model's window, not what the agent ran", async () => {

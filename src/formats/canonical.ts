@@ -1,6 +1,8 @@
 /**
  * Our canonical format (the Message model, as JSON): one message a line,
  * `{id, role, content: block[] | string, metadata?: {input_tokens, output_tokens, …}, timestamp?}`.
+ * A thinking block is `{type: "thinking", text}`, or as Anthropic writes it, `{thinking,
+ * signature?}`; `redacted_thinking` (its text encrypted) is a thinking block with no text.
  * See README "Canonical session format" and "Bad input" for what is an error and what a warning:
  * a line we cannot interpret is an error; one we can read with a repair is a warning.
  */
@@ -31,7 +33,17 @@ const blockSchema = z.discriminatedUnion('type', [
   }),
 ]);
 
-const CANONICAL_BLOCK_TYPES = new Set(['text', 'thinking', 'tool_request', 'tool_result']);
+const CANONICAL_BLOCK_TYPES = new Set(['text', 'thinking', 'redacted_thinking', 'tool_request', 'tool_result']);
+
+/**
+ * A thinking block in the model's own shape (`{type: "thinking", text}`): Anthropic's field name
+ * (`thinking`) read as its text when `text` is absent, a redacted one as no text.
+ */
+function asThinking(block: Record<string, unknown>): Record<string, unknown> {
+  if (block['type'] === 'redacted_thinking') return { type: 'thinking', text: '' };
+  if (block['type'] !== 'thinking' || block['text'] !== undefined || typeof block['thinking'] !== 'string') return block;
+  return { type: 'thinking', text: block['thinking'] };
+}
 const ROLES: ReadonlySet<string> = new Set<Role>(['user', 'assistant', 'system']);
 const TOKEN_FIELDS = ['input_tokens', 'output_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens'] as const;
 type TokenField = (typeof TOKEN_FIELDS)[number];
@@ -109,7 +121,7 @@ class LineReader {
         this.warn(line, `content.${index}: unknown block type ${JSON.stringify(type)}; block skipped`);
         return;
       }
-      const parsed = blockSchema.safeParse(block);
+      const parsed = blockSchema.safeParse(asThinking(block as Record<string, unknown>));
       if (!parsed.success) throw new InputError(`content.${index}.${describeIssue(parsed.error)}`, this.path, line);
       blocks.push(parsed.data);
     });
@@ -166,7 +178,11 @@ function describeIssue(error: z.ZodError): string {
 }
 
 
-/** A block as only our format writes it (Anthropic's `thinking` has no `text`, its tools differ). */
+/**
+ * A block as only our format writes it, for detection: Anthropic's thinking (`thinking`,
+ * `redacted_thinking`) and tools differ, and a line holding them is Anthropic's (which the
+ * canonical reader still reads, in a file detected as canonical by its first line).
+ */
 function isCanonicalBlock(block: unknown): boolean {
   const record = block as Record<string, unknown> | null;
   if (!record || typeof record !== 'object') return false;

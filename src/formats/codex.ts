@@ -5,14 +5,21 @@
  * - content comes from `response_item` lines only; `event_msg` lines repeat it for the UI;
  * - consecutive model outputs (reasoning, tool calls, assistant text) are one provider call
  *   until an input (user message, tool output) arrives;
- * - per-call usage is the `token_usage_record` line Codex 0.169 writes after each response (its
- *   `response_id` names the call), else `token_count.last_token_usage`; a `token_count` whose
+ * - per-call usage is the `token_usage_record` line Codex writes after each response since 0.153
+ *   (its `response_id` names the call), else `token_count.last_token_usage`; a `token_count` whose
  *   cumulative totals a record or an earlier event already gave is dropped (Codex repeats them at
  *   turn start and after a compaction, with a zero `last_token_usage`); `input_tokens` includes the cached part
  *   (`cached_input_tokens`, billed at the cache-read price) and what was written to the cache
  *   (`cache_write_input_tokens`, newest versions), so both are taken out of `Usage.input`;
+ * - a `token_count` comes before its call's items (up to 0.58), while the call streams (0.125,
+ *   0.130), or after the results of the call's tool requests (0.131 on, with no record before
+ *   0.153): usage goes to the open call, else the call just closed, else the call whose tool
+ *   results are all that followed it, else the next call to open;
  * - a `token_count` no model output takes was billed all the same: spend only (`offContext`,
  *   cause `unmatched`);
+ * - a fork written by Codex up to 0.147 starts with a copy of its parent's rollout
+ *   (codex-fork.ts): its calls are context here and were billed there (Message.copiedFrom), and
+ *   what it bills off the context (reviews, compactions, unmatched usage) is the parent's;
  * - a review (`entered_review_mode` … `exited_review_mode`, or 0.169's `item_completed`
  *   EnteredReviewMode … ExitedReviewMode) is a conversation of its own, with token totals that
  *   restart: its items are not context and its calls are spend only (cause `review`); the
@@ -32,6 +39,7 @@
 import { z } from '../lazy-zod.js';
 import { InputError } from '../errors.js';
 import type { AbortedTurn, AnyMessage, ContentBlock, Diagnostic, Message, OffContextCall, RecordedCompaction, Role, Session, Usage } from '../session/model.js';
+import { ForkReplay } from './codex-fork.js';
 import { reviewRolloutsOf } from './codex-reviews.js';
 import { asRecord, callKeyOf, lastModel, lineId, nonZeroUsage, outputText, parseLine, partsText, toolArguments, tokenCount } from './convert.js';
 import { forEachJsonLine } from './jsonl-lines.js';
@@ -48,6 +56,7 @@ interface OpenCall {
   readonly blocks: ContentBlock[];
   usage?: Usage;
   callKey?: string;
+  copiedFrom?: string;
   model?: string;
   timestamp?: string;
 }
@@ -56,6 +65,8 @@ interface OpenCall {
 interface PendingUsage {
   readonly usage: Usage;
   readonly callKey?: string;
+  /** Set when the usage is in a fork's copy of its parent's history: billed there. */
+  readonly copiedFrom?: string;
   readonly line: number;
   readonly timestamp?: string;
 }
@@ -91,6 +102,12 @@ function isRepeat(thread: { lastTotals: string | null }, totals: string | null):
   return false;
 }
 
+/** True when `message` holds only results of tool requests `call` made. */
+function answersToolRequests(call: AnyMessage, message: Message): boolean {
+  const asked = new Set(call.content.flatMap((block) => (block.type === 'tool_request' ? [block.id] : [])));
+  return message.content.length > 0 && message.content.every((block) => block.type === 'tool_result' && asked.has(block.tool_request_id));
+}
+
 /** Codex's record of a review's outcome in the main thread (its exit templates open so). */
 const REVIEW_OUTCOME = '<user_action>';
 
@@ -115,6 +132,11 @@ class RolloutBuilder {
   private call: OpenCall | null = null;
   /** Index in `messages` of the last closed call, while no input has followed it yet. */
   private lastCall: number | null = null;
+  /**
+   * Index in `messages` of the last closed call, without usage, while only results of its own
+   * tool requests have followed it: Codex 0.131 on writes the call's usage after them.
+   */
+  private answered: number | null = null;
   private pendingUsage: PendingUsage | null = null;
   /** The main thread's cumulative totals, as last reported. */
   private readonly thread: { lastTotals: string | null } = { lastTotals: null };
@@ -125,6 +147,8 @@ class RolloutBuilder {
   private turnStart: number | null = null;
   /** The thread id of the first session_meta: the thread review rollouts name. */
   threadId: string | undefined;
+  /** A fork's copy of its parent's history, if the rollout starts with one. */
+  readonly replay = new ForkReplay();
   /** The review in progress, or null in the main thread. */
   private review: ReviewThread | null = null;
   /** Set at a review's exit: the next item may be Codex's rendering of the review (no call made it). */
@@ -215,26 +239,34 @@ class RolloutBuilder {
   output(block: ContentBlock, line: number, timestamp: string | undefined): void {
     if (!this.call) {
       this.call = { id: lineId(line), line, blocks: [], ...(this.model ? { model: this.model } : {}), ...(timestamp ? { timestamp } : {}) };
-      if (this.pendingUsage) {
-        this.call.usage = this.pendingUsage.usage;
+      this.answered = null; // usage from now on is this call's
+      const pending = this.pendingUsage;
+      if (pending) {
+        Object.assign(this.call, { usage: pending.usage }, pending.copiedFrom ? { copiedFrom: pending.copiedFrom } : {});
         this.pendingUsage = null;
       }
     }
     this.call.blocks.push(block);
   }
 
-  /** An input message: closes the open call first; usage still waiting for a call was for none. */
+  /**
+   * An input message: closes the open call first; usage still waiting for a call was for none.
+   * Results of the last call's tool requests keep it waiting for its usage (held back from `keep`).
+   */
   input(message: Message): void {
     this.closeCall();
+    const previous = this.lastCall ?? this.answered;
+    const waiting = previous === null ? undefined : this.messages[previous]!;
+    this.answered = waiting && !waiting.usage && answersToolRequests(waiting, message) ? previous : null;
     this.lastCall = null;
     this.flushPending();
     this.messages.push(message);
-    this.settle(this.messages.length);
+    this.settle(this.answered ?? this.messages.length);
   }
 
   closeCall(): void {
     if (!this.call) return;
-    const { id, line, blocks, usage, callKey, model, timestamp } = this.call;
+    const { id, line, blocks, usage, callKey, copiedFrom, model, timestamp } = this.call;
     this.messages.push({
       id,
       role: 'assistant',
@@ -244,6 +276,7 @@ class RolloutBuilder {
       ...(model ? { model } : {}),
       ...(timestamp ? { timestamp } : {}),
       ...(callKey ? { callKey } : {}),
+      ...(copiedFrom ? { copiedFrom } : {}),
     });
     this.lastCall = this.messages.length - 1;
     this.call = null;
@@ -269,43 +302,52 @@ class RolloutBuilder {
   }
 
   /**
-   * A call's usage. Older versions write it before the call's items, newer ones after: it belongs
-   * to the open call, else the call just closed, else the next call to open. A record ends its
-   * response: the next output is another call.
+   * A call's usage. Versions write it before the call's items, while they stream, or after the
+   * results of its tool requests: it belongs to the open call, else the call just closed, else
+   * the call only its tool results followed, else the next call to open. A record ends its
+   * response: the next output is another call. Usage in a fork's copy of its parent was billed
+   * there: its call is marked a copy, and a copied review's calls are not this session's.
    */
   private reported(report: ReportedUsage, endsResponse: boolean): void {
     const { usage, callKey, line, timestamp } = report;
     const stamp = timestamp ? { timestamp } : {};
+    const copiedFrom = this.replay.copiedFrom;
     if (this.review) {
       // The review's totals restart from zero: repeats are dropped against its own.
       if (isRepeat(this.review, report.totals)) return;
       const model = this.review.model;
-      if (usage) this.offContext.push({ cause: 'review', usage, ...(model ? { model } : {}), ...stamp, file: this.file, line, ...(callKey ? { callKey } : {}) });
+      if (usage && !copiedFrom) this.offContext.push({ cause: 'review', usage, ...(model ? { model } : {}), ...stamp, file: this.file, line, ...(callKey ? { callKey } : {}) });
       return;
     }
     if (isRepeat(this.thread, report.totals)) return; // repeated event, same call
     this.reviewJustEnded = false; // a call of the main thread: what follows is its output
     if (!usage) return;
-    const key = callKey ? { callKey } : {};
+    const marks = { ...(callKey ? { callKey } : {}), ...(copiedFrom ? { copiedFrom } : {}) };
     if (this.call && !this.call.usage) {
-      Object.assign(this.call, { usage }, key);
+      Object.assign(this.call, { usage }, marks);
       if (endsResponse) this.closeCall();
       return;
     }
-    const closed = this.lastCall === null ? undefined : this.messages[this.lastCall];
-    if (!this.call && closed && !closed.usage) {
-      this.messages[this.lastCall!] = { ...closed, usage, ...key };
-      return;
+    if (!this.call) {
+      const waiting = this.lastCall ?? this.answered;
+      const closed = waiting === null ? undefined : this.messages[waiting];
+      if (closed && !closed.usage) {
+        this.messages[waiting!] = { ...closed, usage, ...marks };
+        this.answered = null;
+        this.settle(this.lastCall ?? this.messages.length);
+        return;
+      }
     }
     this.flushPending();
-    this.pendingUsage = { usage, line, ...stamp, ...key };
+    this.pendingUsage = { usage, line, ...stamp, ...marks };
   }
 
-  /** Usage no model output took: billed all the same, so spend only (with a warning). */
+  /** Usage no model output took: billed all the same, so spend only (with a warning); the parent's, in a fork's copy. */
   private flushPending(): void {
     const pending = this.pendingUsage;
     if (!pending) return;
     this.pendingUsage = null;
+    if (pending.copiedFrom) return;
     this.warnings.push({ file: this.file, line: pending.line, message: 'token usage matches no model output; counted as spend only' });
     this.offContext.push(this.offCall('unmatched', pending));
   }
@@ -324,7 +366,7 @@ class RolloutBuilder {
     const pending = this.pendingUsage;
     if (pending) {
       this.pendingUsage = null;
-      this.offContext.push(this.offCall('compaction', pending));
+      if (!pending.copiedFrom) this.offContext.push(this.offCall('compaction', pending));
       return;
     }
     // Without turn starts (older versions) a turn's last answer could pass for the summary's call.
@@ -332,7 +374,7 @@ class RolloutBuilder {
     if (index === null || this.turnStart === null || index < this.turnStart || index !== this.messages.length - 1) return;
     const summary = this.messages.pop()!;
     this.lastCall = null;
-    if (summary.usage) {
+    if (summary.usage && !summary.copiedFrom) {
       const { usage, line, timestamp, callKey } = summary;
       this.offContext.push(this.offCall('compaction', { usage, line, ...(timestamp ? { timestamp } : {}), ...(callKey ? { callKey } : {}) }));
     }
@@ -487,7 +529,9 @@ export async function readCodex(file: string, options?: ReadOptions & { readonly
     const parsed = parseLine(lineSchema, value, file, line);
     const { type, payload } = parsed;
     const timestamp = typeof parsed['timestamp'] === 'string' ? parsed['timestamp'] : undefined;
+    builder.replay.line(timestamp);
     if (type === 'session_meta') {
+      builder.replay.meta(payload, timestamp);
       builder.cwd ??= typeof payload['cwd'] === 'string' && payload['cwd'] !== '' ? payload['cwd'] : undefined;
       builder.threadId ??= typeof payload['id'] === 'string' ? payload['id'] : undefined;
     } else if (type === 'turn_context') {

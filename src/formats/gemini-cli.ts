@@ -11,6 +11,8 @@
  *   them out: so `Usage.input` = input − cached + tool, `cacheRead` = cached, `output` = output +
  *   thoughts;
  * - `info`, `error` and `warning` messages are the CLI's own notes, never sent to the model;
+ * - a `gemini` message with nothing in it (no text, thoughts or tool calls) and no tokens, or
+ *   only zeros, is no call: nothing was billed, and the model is sent nothing of it;
  * - `content` is a string, or a part list in newer versions (its text parts are read).
  *
  * The document is read one message at a time (json-document.ts), and each message goes to
@@ -105,6 +107,7 @@ function messagesOf(message: GeminiMessage, line: number): Message[] {
   const calls = message.toolCalls ?? [];
   for (const call of calls) blocks.push({ type: 'tool_request', id: call.id, name: call.name, arguments: toolArguments(call.args) });
   const usage = message.tokens ? geminiCallUsage(message.tokens) : undefined;
+  if (blocks.length === 0 && !usage) return [];
   const assistant: Message = {
     id: message.id,
     role: 'assistant',

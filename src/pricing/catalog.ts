@@ -60,7 +60,10 @@ const timelessLookups = new Map<string, CatalogModel | null>();
 
 /**
  * Looks a model name up as sessions record it (`claude-opus-4-1-20250805`, `gpt-5-codex`, or
- * `provider/model`). `at` picks the prices in force then (the catalog dates its price changes).
+ * `provider/model`), and a name the catalog does not know with `-preview` after it: a model the
+ * provider serves only as a preview is listed under that id, while an agent may record it without
+ * (Gemini CLI's `gemini-3-pro`, billed as `gemini-3-pro-preview`). `at` picks the prices in force
+ * then (the catalog dates its price changes).
  * A provider that lists no cache prices bills cached tokens as plain input: OpenAI has no
  * cache-write surcharge, and a model without caching reads nothing cheaper. A model with no
  * one-hour write price gets oneHourWriteRate.
@@ -73,6 +76,8 @@ export async function lookupModel(name: string, at?: Date): Promise<CatalogModel
   const slash = name.indexOf('/');
   const attempts: { modelId: string; providerId?: string }[] = [{ modelId: name }];
   if (slash > 0) attempts.push({ modelId: name.slice(slash + 1), providerId: name.slice(0, slash) }, { modelId: name.slice(slash + 1) });
+  const bare = name.slice(slash + 1);
+  if (!bare.endsWith('-preview')) attempts.push({ modelId: `${bare}-preview` });
   for (const attempt of attempts) {
     const options = {
       ...(attempt.providerId ? { providerId: attempt.providerId } : {}),

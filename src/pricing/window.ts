@@ -1,8 +1,10 @@
 /**
  * The context window a session ran with, as its agent ran it: `--context-limit` when given, else
- * what the session shows (the window Codex records, Claude Code's 200K or 1M), else the catalog's
- * window for the model, else 128,000. The catalog is read only when nothing before it answers,
- * so `estimate` and `compact` on Claude Code and Codex sessions never load its 800 kB.
+ * what the session shows (the window Codex records, Claude Code's 200K or 1M), else the agent's
+ * own window for a model it was given no other (Codex, Gemini CLI), else the catalog's window
+ * for the model, else pi's default, else 128,000. The catalog is read only when nothing before it
+ * answers, so `estimate` and `compact` on Claude Code, Codex and Gemini CLI sessions never load
+ * its 800 kB.
  */
 import { DEFAULT_CONTEXT_LIMIT } from '../compaction/policy.js';
 import type { AnyMessage, Session } from '../session/model.js';
@@ -13,9 +15,10 @@ import { lookupModel } from './catalog.js';
 /**
  * Where a window came from: `flag` (--context-limit), `agent` (the session shows it: Codex's
  * recorded window, or a Claude Code call above 200K of input), `claude-code-default` (200K),
- * `catalog` (the model's window there) or `fallback` (128,000).
+ * `agent-default` (the agent's own window when the session records none: AGENT_WINDOWS),
+ * `catalog` (the model's window there) or `fallback` (128,000: a file no agent wrote).
  */
-export type WindowSource = 'flag' | 'agent' | 'claude-code-default' | 'catalog' | 'fallback';
+export type WindowSource = 'flag' | 'agent' | 'claude-code-default' | 'agent-default' | 'catalog' | 'fallback';
 
 export interface ContextWindow {
   readonly tokens: number;
@@ -25,6 +28,20 @@ export interface ContextWindow {
 /** Claude Code runs every model at 200K unless the 1M beta is on, which only a longer prompt shows. */
 export const CLAUDE_CODE_WINDOW = 200_000;
 export const CLAUDE_CODE_LONG_WINDOW = 1_000_000;
+
+/**
+ * The window an agent runs a model at when its session records none, by format:
+ * - Codex: 272,000 tokens less the 5% it keeps in reserve (`effective_context_window_percent`),
+ *   for the gpt-5 family and for any model it has no metadata for (what 0.169 records then);
+ * - Gemini CLI: its token limit (`tokenLimit`), 1,048,576 for every model;
+ * - pi: a model its models.json gives no `contextWindow` runs at 128,000 (for a model it knows,
+ *   the catalog's window is nearer, so the catalog is asked first).
+ */
+const AGENT_WINDOWS: Readonly<Record<string, { readonly tokens: number; readonly beforeCatalog: boolean }>> = {
+  codex: { tokens: 258_400, beforeCatalog: true },
+  'gemini-cli': { tokens: 1_048_576, beforeCatalog: true },
+  pi: { tokens: 128_000, beforeCatalog: false },
+};
 
 /** The largest prompt the session's own agent sent (subagents run their own conversations). */
 function largestPrompt(session: Session<AnyMessage>): number {
@@ -47,13 +64,20 @@ export function knownWindow(session: Session<AnyMessage>, flag: number | undefin
       ? { tokens: CLAUDE_CODE_LONG_WINDOW, source: 'agent' }
       : { tokens: CLAUDE_CODE_WINDOW, source: 'claude-code-default' };
   }
-  return null;
+  const own = AGENT_WINDOWS[session.format];
+  return own?.beforeCatalog ? { tokens: own.tokens, source: 'agent-default' } : null;
 }
 
-/** The catalog's window for a model, or the 128,000 fallback. */
-export function catalogWindow(model: CatalogModel | null): ContextWindow {
+/**
+ * The catalog's window for a model; for one the catalog gives none, the window the session's
+ * agent runs an unknown model at (Claude Code's 200K, AGENT_WINDOWS), else the 128,000 fallback.
+ */
+export function catalogWindow(model: CatalogModel | null, format: string): ContextWindow {
   const tokens = model?.contextWindow;
-  return tokens ? { tokens, source: 'catalog' } : { tokens: DEFAULT_CONTEXT_LIMIT, source: 'fallback' };
+  if (tokens) return { tokens, source: 'catalog' };
+  if (format === 'claude-code') return { tokens: CLAUDE_CODE_WINDOW, source: 'claude-code-default' };
+  const own = AGENT_WINDOWS[format];
+  return own ? { tokens: own.tokens, source: 'agent-default' } : { tokens: DEFAULT_CONTEXT_LIMIT, source: 'fallback' };
 }
 
 /**
@@ -66,9 +90,9 @@ export async function sessionWindow(
 ): Promise<ContextWindow> {
   const known = knownWindow(session, options.flag, options.model !== undefined && options.model !== session.model);
   if (known) return known;
-  if (options.catalog !== undefined) return catalogWindow(options.catalog);
+  if (options.catalog !== undefined) return catalogWindow(options.catalog, session.format);
   const name = options.model ?? session.model;
-  return catalogWindow(name ? await windowLookup(name) : null);
+  return catalogWindow(name ? await windowLookup(name) : null, session.format);
 }
 
 /**

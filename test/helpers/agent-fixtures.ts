@@ -35,6 +35,8 @@ export type SessionAgent = AgentName | 'gemini-cli';
 
 export interface ManifestCall {
   readonly n: number;
+  /** The script step that answered it (Manifest.script), or null for a side request. */
+  readonly step: number | null;
   readonly label: string | null;
   readonly kind: string | null;
   readonly responseId: string;
@@ -50,6 +52,8 @@ export interface Manifest {
   readonly version: string;
   readonly scenario: string;
   readonly commands: readonly { command: string }[];
+  /** What the provider answered, step by step: the reply's text and tool calls. */
+  readonly script: readonly { readonly text?: string; readonly toolCalls?: readonly { readonly name: string; readonly input?: unknown }[] }[];
   readonly calls: readonly ManifestCall[];
   readonly files: readonly { path: string; structures: readonly string[] }[];
   readonly expectedSpend: Record<string, Omit<Spend, 'prompt'>>;
@@ -161,14 +165,41 @@ function codexCall(usage: any): CallUsage {
   return { input: usage.input_tokens - cacheRead - cacheWrite, cacheRead, cacheWrite, cacheWrite1h: 0, output: usage.output_tokens };
 }
 
+/** A line as Codex wrote it, but for its time: what a fork's copy of its parent keeps. */
+const untimed = (line: any): string => JSON.stringify({ ...line, timestamp: undefined });
+
 /**
- * Codex 0.169: a `token_usage_record` per response (`response_id`, `usage` with input INCLUDING
- * the cached part). The `token_count` events must tell the same story: each change of the running
- * total adds exactly that response's usage. Older versions write only the `token_count` events:
- * each change of the running total is one call (a review inside the rollout restarts the totals:
- * they change all the same).
+ * The lines of a forked rollout (its first line's `forked_from_id`) that copy its parent's: Codex
+ * before 0.148 writes the parent's lines, restamped, right after the fork's own first line. They
+ * are found by comparing with the parent's rollout beside it (the rollout whose first line has
+ * that id); without it, none are known.
  */
-function codexUsage(lines: any[]): Map<string, CallUsage> {
+function copiedFromParent(lines: any[], path: string | undefined): number {
+  const parent = lines[0]?.type === 'session_meta' ? lines[0].payload?.forked_from_id : undefined;
+  if (!parent || !path) return 0;
+  for (const name of readdirSync(dirname(path))) {
+    const other = join(dirname(path), name);
+    if (other === path || !name.endsWith('.jsonl')) continue;
+    const theirs = jsonLines(readFileSync(other, 'utf8'));
+    if (theirs[0]?.type !== 'session_meta' || theirs[0].payload?.id !== parent) continue;
+    let copied = 0;
+    while (copied < theirs.length && 1 + copied < lines.length && untimed(theirs[copied]) === untimed(lines[1 + copied])) copied++;
+    return copied;
+  }
+  return 0;
+}
+
+/**
+ * Codex 0.153 on: a `token_usage_record` per response (`response_id`, `usage` with input
+ * INCLUDING the cached part). The `token_count` events must tell the same story: each change of
+ * the running total adds exactly that response's usage. Older versions write only the
+ * `token_count` events: each change of the running total is one call (a review inside the
+ * rollout restarts the totals: they change all the same). A fork's copy of its parent's lines
+ * (copiedFromParent) was billed in the parent: its totals are the parent's, its calls none here.
+ */
+function codexUsage(all: any[], path: string | undefined): Map<string, CallUsage> {
+  const copied = copiedFromParent(all, path);
+  const lines = copied > 0 ? [all[0], ...all.slice(1 + copied)] : all;
   const byId = new Map<string, CallUsage>();
   const records: any[] = [];
   for (const line of lines) {
@@ -178,7 +209,8 @@ function codexUsage(lines: any[]): Map<string, CallUsage> {
     byId.set(line.payload.response_id, codexCall(usage));
   }
   const steps: any[] = [];
-  let total = '';
+  // A fork's totals go on from where the copied ones left them.
+  let total = copied > 0 ? lastTotal(all.slice(1, 1 + copied)) : '';
   for (const line of lines) {
     const info = line.type === 'event_msg' && line.payload?.type === 'token_count' ? line.payload.info : null;
     if (!info?.last_token_usage) continue;
@@ -192,6 +224,12 @@ function codexUsage(lines: any[]): Map<string, CallUsage> {
     throw new Error(`token_count totals (${steps.length} changes) disagree with the ${records.length} token_usage_record lines`);
   }
   return byId;
+}
+
+/** The running total of the last `token_count` among `lines`, as codexUsage compares them. */
+function lastTotal(lines: any[]): string {
+  const counts = lines.filter((line) => line.type === 'event_msg' && line.payload?.type === 'token_count' && line.payload.info?.last_token_usage);
+  return counts.length === 0 ? '' : JSON.stringify(counts.at(-1).payload.info.total_token_usage);
 }
 
 /**
@@ -245,16 +283,18 @@ function geminiUsage(document: any): Map<string, CallUsage> {
 /**
  * The usage a session file records, one entry per provider response, counted straight from its
  * lines. Responses recorded with no usage at all (a reply aborted before usage arrived, a fork's
- * zeroed copy) are left out.
+ * zeroed copy) are left out, and so are a fork's copies of its parent's calls. `path`: where the
+ * file is, for a Codex fork's parent beside it. Codex versions that record no response id key
+ * their calls `token_count <n>`, in the order the file holds them.
  */
-export function usageInFile(agent: SessionAgent, text: string): Map<string, CallUsage> {
+export function usageInFile(agent: SessionAgent, text: string, path?: string): Map<string, CallUsage> {
   const all =
     agent === 'gemini-cli'
       ? geminiUsage(JSON.parse(text))
       : agent === 'claude-code'
         ? claudeUsage(jsonLines(text))
         : agent === 'codex'
-          ? codexUsage(jsonLines(text))
+          ? codexUsage(jsonLines(text), path)
           : piUsage(jsonLines(text));
   return new Map([...all].filter(([, usage]) => !isZero(usage)));
 }
@@ -300,7 +340,7 @@ export function spendOf(calls: Iterable<CallUsage>): Spend {
 export function spendByHand(agent: SessionAgent, path: string): Spend {
   const calls = new Map<string, CallUsage>();
   for (const file of sessionFiles(agent, path)) {
-    for (const [id, usage] of usageInFile(agent, readFileSync(file, 'utf8'))) calls.set(agent === 'claude-code' ? id : `${file} ${id}`, usage);
+    for (const [id, usage] of usageInFile(agent, readFileSync(file, 'utf8'), file)) calls.set(agent === 'claude-code' ? id : `${file} ${id}`, usage);
   }
   return spendOf(calls.values());
 }

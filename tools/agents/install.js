@@ -56,11 +56,32 @@ function binaries(dir) {
     ),
     // Codex's launcher finds its native binary in the optional platform package and forwards signals.
     codex: firstExisting([join(modules, '@openai', 'codex', 'bin', 'codex.js')], 'Codex launcher'),
+    // An older Codex under an alias (its platform package nests under it): the last release that
+    // writes a call's usage only after the call's tool results, and forks by copying the parent.
+    codex0142: firstExisting([join(modules, 'codex-0142', 'bin', 'codex.js')], 'Codex 0.142 launcher'),
     pi: firstExisting([join(modules, '@mariozechner', 'pi-coding-agent', 'dist', 'cli.js')], 'pi CLI'),
     ccusage: firstExisting([join(modules, '@ccusage', `ccusage-${platform}`, 'bin', 'ccusage')], 'native ccusage binary'),
     // The last JavaScript release of ccusage, for the benchmark's second ccusage row.
     ccusageJs: firstExisting([join(modules, 'ccusage-js', 'dist', 'index.js')], 'ccusage JavaScript CLI'),
   };
+}
+
+/** The package.json name of each binary's package. */
+const PACKAGE_OF = {
+  claude: '@anthropic-ai/claude-code',
+  codex: '@openai/codex',
+  codex0142: 'codex-0142',
+  pi: '@mariozechner/pi-coding-agent',
+  ccusage: 'ccusage',
+  ccusageJs: 'ccusage-js',
+};
+
+/** The package and version a binary comes from, as `name@version` (an alias gives the package it stands for). */
+export function packageOf(packages, bin) {
+  const name = PACKAGE_OF[bin];
+  const spec = name === undefined ? undefined : packages[name];
+  if (spec === undefined) throw new Error(`agent tools: no pinned package for the binary ${bin}`);
+  return spec.startsWith('npm:') ? spec.slice('npm:'.length) : `${name}@${spec}`;
 }
 
 /** Every package npm installed has the version and integrity the lock file names. */
@@ -183,8 +204,8 @@ async function install(dir, log) {
 }
 
 /**
- * The paths of the `claude`, `codex`, `pi` and native `ccusage` binaries (and `ccusageJs`, the
- * JavaScript ccusage 18 CLI), installing them first when this lock file has not been installed
+ * The paths of the `claude`, `codex` (and `codex0142`), `pi` and native `ccusage` binaries (and
+ * `ccusageJs`, the JavaScript ccusage 18 CLI), installing them first when this lock file has not been installed
  * yet. Also returns `dir`, the pinned `packages` ({name: version}) and each binary's
  * `--version` output (`versions`).
  */

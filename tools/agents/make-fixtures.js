@@ -15,7 +15,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rename
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { API_KEY } from './agents.js';
-import { agentTools } from './install.js';
+import { agentTools, packageOf } from './install.js';
 import { playScenario } from './play.js';
 import { SCENARIOS } from './scenarios.js';
 import { structuresOf } from './structures.js';
@@ -68,8 +68,8 @@ function manifestOf(scenario, played, tools, files) {
   spend['(not recorded in any file)'] = spendOf(calls.filter((call) => call.billedIn === null));
   return {
     agent: agent.name,
-    package: `${agent.package}@${tools.packages[agent.package]}`,
-    version: tools.versions[agent.bin],
+    package: packageOf(tools.packages, played.bin),
+    version: tools.versions[played.bin],
     scenario: scenario.name,
     summary: scenario.summary,
     generatedBy: `node tools/agents/make-fixtures.js --only ${agent.name}/${scenario.name}`,

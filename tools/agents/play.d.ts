@@ -10,9 +10,18 @@ export interface PlayedCall extends BilledCall {
 }
 export interface Played {
   readonly agent: { readonly name: string; readonly bin: string };
+  /** The AgentTools binary that played it (the agent's own unless the scenario names another). */
+  readonly bin: string;
   readonly home: string;
   readonly provider: ScriptedProvider;
-  readonly commands: readonly { readonly command: string; readonly exit?: number | null; readonly signal?: string | null }[];
+  readonly commands: readonly {
+    readonly command: string;
+    readonly exit?: number | null;
+    readonly signal?: string | null;
+    /** A terminal UI's run: the keystrokes typed into it. */
+    readonly terminal?: true;
+    readonly typed?: readonly string[];
+  }[];
   readonly calls: readonly PlayedCall[];
   readonly files: readonly { readonly path: string; readonly absolute: string }[];
   readonly env: Record<string, string>;

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { AGENTS, filesUnder } from './agents.js';
 import { startScriptedProvider } from './provider.js';
-import { commandLine, runAgent, startRpcAgent } from './run.js';
+import { commandLine, runAgent, startRpcAgent, startTerminalAgent } from './run.js';
 
 /** How long after a reply stalls the agent is interrupted: time for it to write what it got. */
 const SETTLE_BEFORE_INTERRUPT_MS = 1000;
@@ -53,14 +53,30 @@ export function sessionFiles(agent, home) {
 }
 
 /**
- * Plays `scenario` with the installed `tools` in `cwd` (prepared afresh). Returns { agent,
- * home, provider (closed), commands, calls, files, env }: `calls` are the provider's billed
- * calls, each with `billedIn` (the session file, relative to the agent's sessions folder, that
- * recorded it when it was made, or null) and `copiedTo` (files that repeat it later, a fork).
+ * The files among `texts` that hold a call: those naming its response id, else (an agent version
+ * that records no response id, Codex before 0.153) those naming one of its output items.
+ */
+function holdersOf(call, texts) {
+  const holding = (id) => texts.filter((file) => file.text.includes(`"${id}"`));
+  const byResponse = holding(call.responseId);
+  if (byResponse.length > 0) return byResponse;
+  const byItems = new Map();
+  for (const id of call.itemIds ?? []) for (const file of holding(id)) byItems.set(file.path, file);
+  return [...byItems.values()];
+}
+
+/**
+ * Plays `scenario` with the installed `tools` in `cwd` (prepared afresh), with the binary
+ * `scenario.bin` names (the agent's own by default). Returns { agent, bin, home, provider
+ * (closed), commands, calls, files, env }: `calls` are the provider's billed calls, each with
+ * `billedIn` (the session file, relative to the agent's sessions folder, that recorded it when
+ * it was made, or null) and `copiedTo` (files that repeat it later, a fork).
  */
 export async function playScenario(scenario, { tools, cwd, home = mkdtempSync(join(tmpdir(), `compactor-${scenario.agent}-home-`)) }) {
   const agent = AGENTS[scenario.agent];
-  const bin = tools[agent.bin];
+  const binName = scenario.bin ?? agent.bin;
+  const bin = tools[binName];
+  if (!bin) throw new Error(`${scenario.agent}/${scenario.name}: no installed binary ${binName}`);
   prepareProject(cwd, { git: scenario.git });
   const provider = await startScriptedProvider({ script: scenario.script, kindOf: (request) => agent.kindOf(request) });
   const commands = [];
@@ -71,7 +87,7 @@ export async function playScenario(scenario, { tools, cwd, home = mkdtempSync(jo
     const texts = sessionFiles(agent, home).map((file) => ({ ...file, text: readFileSync(file.absolute, 'utf8') }));
     for (const call of provider.calls) {
       if (attributed.has(call.n)) continue;
-      const holders = texts.filter((file) => file.text.includes(`"${call.responseId}"`));
+      const holders = holdersOf(call, texts);
       if (holders.length > 1) throw new Error(`${scenario.agent}/${scenario.name}: call ${call.responseId} first appears in several files at once: ${holders.map((file) => file.path).join(', ')}`);
       if (holders.length === 1) attributed.set(call.n, holders[0].path);
       else if (final) attributed.set(call.n, null);
@@ -93,6 +109,27 @@ export async function playScenario(scenario, { tools, cwd, home = mkdtempSync(jo
         if (!interrupt && result.code !== 0) throw new Error(`${commandLine(agent.bin, args)} exited ${result.code ?? result.signal}; last output:\n${tail}`);
         attribute(true);
         return result;
+      },
+      /** Runs the agent's terminal UI; `drive(terminal)` types into it, and it is quit once `drive` resolves. */
+      async terminal(args, drive) {
+        const terminal = startTerminalAgent({ bin, args, env, cwd });
+        const record = { command: commandLine(agent.bin, args), terminal: true, typed: [] };
+        commands.push(record);
+        try {
+          await drive({
+            type(text) {
+              record.typed.push(text);
+              terminal.type(text);
+            },
+            get output() {
+              return terminal.output;
+            },
+          });
+        } finally {
+          const result = await terminal.close();
+          Object.assign(record, { exit: result.code, signal: result.signal });
+        }
+        attribute(true);
       },
       rpc(args) {
         const session = startRpcAgent({ bin, args, env, cwd });
@@ -123,10 +160,9 @@ export async function playScenario(scenario, { tools, cwd, home = mkdtempSync(jo
   const files = sessionFiles(agent, home);
   const calls = provider.calls.map((call) => {
     const billedIn = attributed.get(call.n) ?? null;
-    const copiedTo = files
-      .filter((file) => file.path !== billedIn && file.path.endsWith('.jsonl') && readFileSync(file.absolute, 'utf8').includes(`"${call.responseId}"`))
-      .map((file) => file.path);
+    const texts = files.filter((file) => file.path !== billedIn && file.path.endsWith('.jsonl')).map((file) => ({ ...file, text: readFileSync(file.absolute, 'utf8') }));
+    const copiedTo = holdersOf(call, texts).map((file) => file.path);
     return { ...call, billedIn, copiedTo };
   });
-  return { agent, home, provider, commands, calls, files, env };
+  return { agent, bin: binName, home, provider, commands, calls, files, env };
 }

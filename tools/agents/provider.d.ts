@@ -48,6 +48,8 @@ export interface BilledCall {
   /** What the provider reported (null: a reply cut before any usage was sent). */
   readonly usage: NormalUsage | null;
   readonly toolCalls: readonly { readonly id: string; readonly name: string }[];
+  /** The ids of the reply's output items (Responses API: its message and tool calls); [] for the other APIs. */
+  readonly itemIds: readonly string[];
   readonly hung: boolean;
 }
 export interface ScriptedProvider {

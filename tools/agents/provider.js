@@ -256,6 +256,8 @@ export async function startScriptedProvider({ script = [], kindOf = defaultKindO
     const stream = request.api === 'responses' || request.body?.stream === true;
     const responseId = nextId(RESPONSE_ID_PREFIX[request.api]);
     const reply = { ...step, id: responseId, model, toolCalls: (step.toolCalls ?? []).map((call) => ({ ...call, id: call.id ?? nextId(TOOL_ID_PREFIX[request.api]) })) };
+    // The Responses API names each output item too; versions of Codex that keep no response id record these.
+    const output = request.api === 'responses' ? responsesOutput(reply) : [];
     const call = {
       n: request.n,
       responseId,
@@ -267,12 +269,13 @@ export async function startScriptedProvider({ script = [], kindOf = defaultKindO
       model,
       usage: step.hang ? reportedBeforeStall(request.api, step.usage) : normalUsage(step.usage),
       toolCalls: reply.toolCalls.map(({ id, name }) => ({ id, name })),
+      itemIds: output.map((item) => item.id),
       hung: Boolean(step.hang),
     };
     calls.push(call);
     request.answered = step.hang ? 'hung' : role;
     if (request.api === 'anthropic') answerAnthropic(res, reply, stream);
-    else if (request.api === 'responses') answerResponses(res, reply);
+    else if (request.api === 'responses') answerResponses(res, reply, output);
     else answerChat(res, reply, stream);
   }
 
@@ -347,13 +350,18 @@ export async function startScriptedProvider({ script = [], kindOf = defaultKindO
     res.end();
   }
 
-  function answerResponses(res, reply) {
-    const id = reply.id;
+  /** A Responses API reply's output items: its text, then its tool calls. */
+  function responsesOutput(reply) {
     const output = [];
     if (reply.text) output.push({ type: 'message', id: nextId('msg_scripted'), role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: reply.text, annotations: [] }] });
     for (const call of reply.toolCalls) {
       output.push({ type: 'function_call', id: nextId('fc_scripted'), call_id: call.id, name: call.name, arguments: JSON.stringify(call.input ?? {}), status: 'completed' });
     }
+    return output;
+  }
+
+  function answerResponses(res, reply, output) {
+    const id = reply.id;
     const base = { id, object: 'response', created_at: 0, model: reply.model };
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     let sequence = 0;

@@ -24,3 +24,10 @@ export function startRpcAgent(options: Omit<RunAgentOptions, 'input' | 'interrup
   readonly events: unknown[];
   close(): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>;
 };
+export function startTerminalAgent(
+  options: Omit<RunAgentOptions, 'input' | 'interruptWhen' | 'interruptSignal'> & { readonly columns?: number; readonly rows?: number },
+): {
+  readonly output: string;
+  type(text: string): void;
+  close(): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }>;
+};

@@ -2,6 +2,7 @@
  * Runs one agent command to its end: spawned without a shell and without a TTY, with exactly
  * the environment given (plus PATH), its output collected, a hard time limit, and an optional
  * interrupt: once `interruptWhen` resolves the process gets `interruptSignal` (an aborted turn).
+ * Also an agent driven over JSON lines (pi's RPC mode) and one driven in a terminal (a TUI).
  * The scripted provider runs in the same process, so nothing here may block the event loop.
  */
 import { spawn } from 'node:child_process';
@@ -114,6 +115,52 @@ export function startRpcAgent({ bin, args, env, cwd, timeoutMs = 120_000 }) {
     },
     close: () => {
       child.stdin.end();
+      return closed;
+    },
+  };
+}
+
+/** How many Ctrl-C a terminal agent is sent, a second apart, before it is killed. */
+const QUIT_KEYS = 5;
+
+/**
+ * Starts an agent's interactive terminal UI in a pseudo-terminal, made by util-linux `script`
+ * (no native module): `type(text)` sends keystrokes (`\r` is Enter), `output` is what it drew so
+ * far, `close()` presses Ctrl-C until it exits (killed after QUIT_KEYS) and resolves
+ * {code, signal, output}.
+ */
+export function startTerminalAgent({ bin, args, env, cwd, timeoutMs = 120_000, columns = 100, rows = 40 }) {
+  const terminal = { TERM: 'xterm-256color', COLUMNS: String(columns), LINES: String(rows) };
+  const child = spawn('script', ['--quiet', '--return', '--command', commandLine(bin, args), '/dev/null'], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env, ...terminal },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const closed = new Promise((resolve, reject) => {
+    child.once('error', (error) => reject(new Error(`cannot start script(1) for ${bin}: ${error.message}`)));
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, output });
+    });
+  });
+  const running = () => child.exitCode === null && child.signalCode === null;
+  return {
+    get output() {
+      return output;
+    },
+    type(text) {
+      child.stdin.write(text);
+    },
+    async close() {
+      for (let pressed = 0; pressed < QUIT_KEYS && running(); pressed++) {
+        child.stdin.write('\x03');
+        await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 1000))]);
+      }
+      if (running()) child.kill('SIGKILL');
       return closed;
     },
   };

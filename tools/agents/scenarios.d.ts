@@ -9,6 +9,8 @@ export interface Scenario {
   readonly env?: Record<string, string>;
   readonly setup?: Record<string, unknown>;
   readonly git?: boolean;
+  /** The AgentTools binary to play it with, when not the agent's own (`codex0142`). */
+  readonly bin?: string;
   play(ctx: unknown): Promise<unknown>;
 }
 export const SCENARIOS: readonly Scenario[];

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { claudeCode, codex, pi } from './agents.js';
+import { sessionFiles } from './play.js';
 
 const lines = (path) =>
   readFileSync(path, 'utf8')
@@ -208,6 +209,85 @@ const codexReview = {
   },
 };
 
+/** A fork scenario's parent: two parallel calls, then an answer. */
+const CODEX_PARENT_STEPS = [
+  { text: 'Running two commands.', toolCalls: [exec('echo one'), exec('echo two')], usage: { input: 3000, output: 50, reasoning: 10 }, label: 'parent: parallel calls' },
+  { text: 'Both printed.', usage: { input: 200, cacheRead: 3000, output: 12 }, label: 'parent: answer' },
+];
+
+/** A fork's own turn: one call, then an answer; `cached`: the prompt it starts from, all cached. */
+const codexForkSteps = (cached) => [
+  { text: 'In the fork: one command.', toolCalls: [exec('echo four')], usage: { input: 140, cacheRead: cached, output: 18 }, label: 'fork: one call' },
+  { text: 'Printed four.', usage: { input: 70, cacheRead: cached + 160, output: 7 }, label: 'fork: answer' },
+];
+
+const FORK_PROMPT = 'In a fork: print four.';
+
+/** A fork scenario's parent session: the first prompt, then `codex exec resume` with `prompt`; its id. */
+async function codexParent(ctx, prompt) {
+  const first = await codexParallelRun(ctx);
+  const id = codex.sessionId(first.stdout + first.stderr);
+  await ctx.run(['exec', 'resume', ...CODEX_FLAGS, id, prompt]);
+  return id;
+}
+
+const codexExecFork = {
+  agent: 'codex',
+  name: 'exec-fork',
+  summary:
+    'codex exec with two parallel exec_command calls; codex exec resume (one more answer); codex exec fork of that ' +
+    'session, which since 0.148 refers to the parent\'s history (history_base) instead of copying it, then one tool ' +
+    'call and an answer in the fork.',
+  expects: ['parallel-tool-calls', 'cached-input', 'resumed', 'forked', 'fork-refers-to-history'],
+  script: [...CODEX_PARENT_STEPS, { text: 'Nothing else to run.', usage: { input: 120, cacheRead: 3200, output: 9 }, label: 'parent, resumed: answer' }, ...codexForkSteps(3300)],
+  async play(ctx) {
+    const id = await codexParent(ctx, 'Anything else?');
+    await ctx.run(['exec', 'fork', ...CODEX_FLAGS, id, FORK_PROMPT]);
+  },
+};
+
+/** The rollouts under the agent's sessions folder, with their first line (the session_meta). */
+const codexRollouts = (ctx) =>
+  sessionFiles(codex, ctx.home)
+    .filter((file) => file.path.endsWith('.jsonl'))
+    .map((file) => ({ ...file, meta: lines(file.absolute)[0]?.payload ?? {} }));
+
+const codexTuiFork = {
+  agent: 'codex',
+  name: 'tui-fork-0.142',
+  bin: 'codex0142',
+  summary:
+    'Codex 0.142, which writes a call\'s usage (token_count) only after the call\'s tool results and no per-response ' +
+    'record: codex exec with two parallel exec_command calls; codex exec resume with one more call; then `codex fork` ' +
+    'in its terminal UI (a pseudo-terminal), which copies the parent\'s rollout into the fork\'s (its session_meta ' +
+    'and token counts included, restamped), and a prompt typed there: one tool call and an answer.',
+  expects: ['parallel-tool-calls', 'cached-input', 'resumed', 'usage-after-tool-results', 'forked', 'fork-copies-history'],
+  script: [
+    ...CODEX_PARENT_STEPS,
+    { text: 'Again: one more command.', toolCalls: [exec('echo three')], usage: { input: 150, cacheRead: 3200, output: 20 }, label: 'parent, resumed: one call' },
+    { text: 'Printed three.', usage: { input: 90, cacheRead: 3350, output: 8 }, label: 'parent, resumed: answer' },
+    ...codexForkSteps(3440),
+  ],
+  async play(ctx) {
+    const id = await codexParent(ctx, 'Now print three.');
+    await ctx.terminal(['fork', '--dangerously-bypass-approvals-and-sandbox', id], async (terminal) => {
+      // The fork's rollout (with its copy of the parent) is written as the terminal UI starts.
+      await until(() => codexRollouts(ctx).some((file) => file.meta.forked_from_id === id));
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      terminal.type(FORK_PROMPT);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      terminal.type('\r');
+      const fork = () => codexRollouts(ctx).find((file) => file.meta.forked_from_id === id);
+      const answered = () => {
+        const all = lines(fork().absolute);
+        const asked = all.findIndex((line) => line.payload?.type === 'message' && JSON.stringify(line.payload.content).includes(FORK_PROMPT));
+        return asked >= 0 && all.slice(asked).some((line) => line.payload?.type === 'task_complete');
+      };
+      await until(() => ctx.provider.pending() === 0 && answered());
+    });
+  },
+};
+
 // ---- pi -------------------------------------------------------------------------------------
 
 const piTools = {
@@ -299,7 +379,7 @@ const claudeSmoke = smokeOf(claudeTools, (ctx) => claudeParallelRun(ctx, 'c0de00
 const codexSmoke = smokeOf(codexTools, codexParallelRun, ['parallel-tool-calls', 'cached-input']);
 const piSmoke = smokeOf(piTools, piParallelRun, ['parallel-tool-calls', 'cached-input']);
 
-export const SCENARIOS = [claudeSmoke, claudeTools, claudeBranches, claudeAutoCompact, codexSmoke, codexTools, codexCompact, codexReview, piSmoke, piTools, piRpc];
+export const SCENARIOS = [claudeSmoke, claudeTools, claudeBranches, claudeAutoCompact, codexSmoke, codexTools, codexCompact, codexReview, codexExecFork, codexTuiFork, piSmoke, piTools, piRpc];
 
 /** The scenario the CI test runs for an agent. */
 export const smokeScenario = (agent) => SCENARIOS.find((scenario) => scenario.agent === agent && scenario.name === 'smoke');

@@ -73,19 +73,39 @@ function codexStructures(lines) {
   const found = new Set();
   let callsSinceUsage = 0;
   let turns = 0;
+  let metas = 0;
+  let forked = false;
+  let sinceResults = null; // lines since the last tool result, while no usage has followed it
+  let recorded = false; // a token_usage_record since the last model output
   for (const line of lines) {
     const payload = line.payload ?? {};
     if (line.type === 'response_item' && payload.type === 'function_call') callsSinceUsage++;
-    if (line.type === 'token_usage_record') {
+    if (line.type === 'response_item' && ['message', 'function_call', 'reasoning'].includes(payload.type) && payload.role !== 'user') recorded = false;
+    if (line.type === 'response_item' && payload.type === 'function_call_output') sinceResults = 0;
+    const usage = line.type === 'token_usage_record' ? payload.usage : line.type === 'event_msg' && payload.type === 'token_count' ? payload.info?.last_token_usage : null;
+    if (usage) {
       if (callsSinceUsage > 1) found.add('parallel-tool-calls');
       callsSinceUsage = 0;
-      if ((payload.usage?.cached_input_tokens ?? 0) > 0) found.add('cached-input');
+      if ((usage.cached_input_tokens ?? 0) > 0) found.add('cached-input');
     }
+    if (line.type === 'token_usage_record') recorded = true;
+    // A call's usage written after its tool results, with no record of the call before them.
+    if (line.type === 'event_msg' && payload.type === 'token_count' && usage && sinceResults !== null && !recorded) found.add('usage-after-tool-results');
+    if (usage || (line.type === 'response_item' && payload.type === 'message')) sinceResults = null;
     if (line.type === 'event_msg' && payload.type === 'task_started') turns++;
     if (line.type === 'event_msg' && payload.type === 'turn_aborted') found.add('aborted');
     if (line.type === 'compacted') found.add('compacted');
     if (line.type === 'event_msg' && payload.type === 'item_completed' && /ReviewMode$/.test(payload.item?.type ?? '')) found.add('review');
-    if (line.type === 'session_meta' && payload.source?.subagent === 'review') found.add('review');
+    if (line.type === 'session_meta') {
+      metas++;
+      if (payload.source?.subagent === 'review') found.add('review');
+      if (metas === 1 && payload.forked_from_id) {
+        forked = true;
+        found.add('forked');
+        if (payload.history_base) found.add('fork-refers-to-history');
+      }
+      if (metas > 1 && forked) found.add('fork-copies-history');
+    }
   }
   if (turns > 1) found.add('resumed');
   return found;
