@@ -60,7 +60,9 @@ export { cachedTokens, cacheLifetime, CACHE_TTL_MS, type CacheLifetime } from '.
 export { billedCalls, billedCost, buildLedgers, type BilledCall, type Ledger, type Ledgers, type LedgerDifference } from './ledgers/ledgers.js';
 export { rollUp, sessionSpend, sessionProject, utcDay, type Rollup, type RollupRow, type SessionSpend } from './ledgers/rollup.js';
 export { presetPolicy, PRESET_NAMES, type ReplayPolicy, type PresetName } from './replay/presets.js';
-export { policyCosts, type PolicyCosts } from './replay/savings.js';
+export { policyCosts, recordedCalls, recordedCost, type PolicyCosts, type RecordedCalls, type RecordedCost, type CallBilling } from './replay/savings.js';
+export { replayRollup, ReplayRollupSum, rollupInput, TOP_SESSIONS, type ReplayRollup, type RollupInput } from './replay/rollup.js';
+export { replayRollupJson } from './replay/rollup-report.js';
 export { detectThrash, THRASH_TURNS } from './replay/thrash.js';
 export { checkGates, type GateLimits, type Breach } from './gates/check.js';
 export { lookupModel, type CatalogModel, type Rates } from './pricing/catalog.js';

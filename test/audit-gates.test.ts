@@ -76,14 +76,17 @@ describe('replay gates', () => {
   it('passes when the policy keeps the session under the gates', async () => {
     const result = await runCli(['replay', '--json', '--policy', 'codex', '--context-limit', '80000', '--max-baseline', '60000', dir]);
     expect(result.exitCode).toBe(0);
+    // Each session's record, then the roll-up across them.
     const records = jsonLines(result.stdout);
+    expect(records.pop()).toHaveProperty('rollup');
     expect(records.map((record) => record.policies[0].totals.max_baseline_after)).toEqual([58_884, 9740]);
     expect(records.every((record) => record.policies[0].gates.length === 0)).toBe(true);
   });
 
-  it('gates the cache-aware cost after compaction, summaries included', async () => {
+  it("gates the policy's cost: the recorded cost less its cache-aware saving, summaries included", async () => {
     const json = jsonLines((await runCli(['replay', '--json', '--policy', 'pi', '--context-limit', '80000', dir])).stdout);
-    const cost = json[0]!.policies[0].costs.after_cached.total_usd as number;
+    const cost = json[0]!.policies[0].costs.cost_usd as number;
+    expect(cost).toBeCloseTo(json[0]!.cost.total_usd - json[0]!.policies[0].savings.cache_aware_usd, 12);
     const below = await runCli(['replay', '--policy', 'pi', '--context-limit', '80000', '--max-cost', (cost - 0.01).toFixed(2), dir]);
     expect(below.exitCode).toBe(3);
     expect(gateLines(below.stderr)).toEqual([

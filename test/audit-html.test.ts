@@ -62,7 +62,7 @@ describe('replay --html', () => {
     expect(dom).toContain(usd(record.cost.total_usd));
     for (const policy of record.policies) {
       expect(dom).toContain(`<td class="l">${policy.name}</td>`);
-      expect(dom).toContain(usd(policy.costs.after_cached.total_usd));
+      expect(dom).toContain(usd(policy.costs.cost_usd));
       expect(dom).toContain(policy.totals.input_tokens_after.toLocaleString('en-US'));
     }
     expect(dom).toMatch(/<polyline[^>]+stroke="#1f77b4"/);

@@ -150,7 +150,7 @@ describe('coop at an 80,000 window, by hand', () => {
     const output = calls.reduce((a, call) => a + call.output, 0);
     const sIn = summarizer.reduce((a, s) => a + s.input, 0);
     const sOut = summarizer.reduce((a, s) => a + s.output, 0);
-    expect(coop.costs.after_naive.total_usd).toBeCloseTo(((afterTotal + sIn) * PRICE.input + (output + sOut) * PRICE.output) / 1e6, 9);
+    expect(coop.costs.naive.after.total_usd).toBeCloseTo(((afterTotal + sIn) * PRICE.input + (output + sOut) * PRICE.output) / 1e6, 9);
 
     // Cache-aware: read the previous prompt, write the rest; after a compaction only the system
     // prompt and tools (first reported prompt minus the first message) are still cached. No two
@@ -170,10 +170,14 @@ describe('coop at an 80,000 window, by hand', () => {
     // coop's summarizer is sent the span as text: no cache, full input price.
     const summarizerUsd = summarizer.map((s) => (s.input * PRICE.input + s.output * PRICE.output) / 1e6);
     const afterCached = afterCalls.reduce((a, b) => a + b, 0) + summarizerUsd.reduce((a, b) => a + b, 0);
-    expect(coop.costs.before_cached.total_usd).toBeCloseTo(beforeCached, 9);
-    expect(coop.costs.after_cached.total_usd).toBeCloseTo(afterCached, 9);
+    expect(coop.costs.cache_model.before.total_usd).toBeCloseTo(beforeCached, 9);
+    expect(coop.costs.cache_model.after.total_usd).toBeCloseTo(afterCached, 9);
     expect(coop.savings.cache_aware_usd).toBeCloseTo(beforeCached - afterCached, 9);
-    expect(coop.savings.naive_usd).toBeCloseTo(record!.cost.total_usd - coop.costs.after_naive.total_usd, 9);
+    // The trace reports no cache use: naively priced, the recorded calls are its bill.
+    expect(coop.costs.naive.before.total_usd).toBeCloseTo(record!.cost.total_usd, 9);
+    expect(coop.savings.naive_usd).toBeCloseTo(record!.cost.total_usd - coop.costs.naive.after.total_usd, 9);
+    // The policy's cost: the bill, less the cache-aware saving.
+    expect(coop.costs.cost_usd).toBeCloseTo(record!.cost.total_usd - (beforeCached - afterCached), 9);
 
     // Break-even of each compaction: the same calls without it (every prompt longer by what it
     // removed, no rewrite), until the next compaction.
@@ -215,12 +219,11 @@ describe('coop at an 80,000 window, by hand', () => {
     const row = stdout.split('\n').find((line) => line.startsWith(' coop ') && line.includes('$'))!;
     expect(row.trim().split(/\s+/)).toEqual([
       'coop',
-      usd(coop.costs.after_naive.total_usd),
-      usd(coop.savings.naive_usd),
-      usd(coop.costs.after_cached.total_usd),
+      usd(coop.costs.cost_usd),
       coop.savings.cache_aware_usd < 0 ? `-${usd(-coop.savings.cache_aware_usd)}` : usd(coop.savings.cache_aware_usd),
       usd(coop.costs.summarizer.total_usd),
       'never',
+      usd(coop.savings.naive_usd),
     ]);
     expect(stdout).toMatch(/ coop\s+3\s+3,091,961\s+27\.7%\s+75,720\s+yes \(0\)/);
     expect(stdout).toMatch(/ pi\s+1\s+3,289,040\s+23\.1%\s+60,261\s+no/);
@@ -260,7 +263,7 @@ describe('opencode pruning', () => {
       // With no usage, a call's output is its own message's estimate.
       cached += (read * 0.3 + (prompt - read) * 3.75 + tokens[assistants[k]!]! * 15) / 1e6;
     });
-    expect(opencode.costs.after_cached.total_usd).toBeCloseTo(cached, 9);
+    expect(opencode.costs.cache_model.after.total_usd).toBeCloseTo(cached, 9);
     // The rewrite costs more than the pruned tokens save in a cached session.
     expect(opencode.savings.cache_aware_usd).toBeLessThan(0);
     expect(opencode.savings.naive_usd).toBeGreaterThan(0);

@@ -86,8 +86,8 @@ describe('compactor replay', () => {
     const [record] = jsonLines(result.stdout);
     const expected = (record!.totals.input_tokens_before * 15 + record!.totals.output_tokens * 75) / 1e6;
     const costs = record!.policies[0].costs;
-    expect(costs.before_naive.total_usd).toBeCloseTo(expected, 6);
-    expect(costs.after_naive.total_usd).toBeCloseTo(expected, 6);
+    expect(costs.naive.before.total_usd).toBeCloseTo(expected, 6);
+    expect(costs.naive.after.total_usd).toBeCloseTo(expected, 6);
     expect(record!.policies[0].savings.naive_usd).toBeCloseTo(0, 6);
   });
 

@@ -9,7 +9,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonLines, runCli } from './helpers/cli.js';
+import { jsonLines, runCli, sessionRecords } from './helpers/cli.js';
 
 const GOLDEN = join(import.meta.dirname, 'golden', 'settings');
 const BUG = 'fixtures/bug.jsonl';
@@ -43,8 +43,9 @@ const echoed = (fields: readonly string[]) => (stdout: string) =>
     .join('\n');
 
 /** replay's policies: the first at the top level, then every one compared. */
+// Each session's record (the roll-up across sessions that ends a run over two echoes no policy).
 const replayPolicies = (stdout: string) =>
-  jsonLines(stdout)
+  sessionRecords(stdout)
     .flatMap((record) => [JSON.stringify(record['policy']), ...(record['policies'] as { policy: unknown }[]).map((entry) => JSON.stringify(entry.policy))])
     .join('\n');
 

@@ -32,7 +32,7 @@ test('--summary-tokens N simulates summaries of N tokens and estimates what the 
   const truncate = jsonLines((await runCli(['replay', BUG, ...POLICY, '--json', '--price-input', '15', '--price-output', '75'], { env: t.scratch.env })).stdout)[0]!;
   expect(truncate.totals.summarizer_input_tokens).toBe(0);
   // Bigger summaries and the summarizer's own tokens cost more than truncate's one-liners.
-  const afterUsd = (r: Record<string, any>) => r.policies[0].costs.after_naive.total_usd as number;
+  const afterUsd = (r: Record<string, any>) => r.policies[0].costs.naive.after.total_usd as number;
   expect(afterUsd(record!)).toBeGreaterThan(afterUsd(truncate));
   const summarizerCost = (16_874 * 15 + 8_000 * 75) / 1_000_000;
   expect(afterUsd(record!)).toBeCloseTo((record!.totals.input_tokens_after * 15 + record!.totals.output_tokens * 75) / 1_000_000 + summarizerCost, 6);

@@ -34,6 +34,7 @@ const call = fc.record({
 const refusal = fc.record({
   refused: fc.constantFrom('no-gain' as const, 'would-thrash' as const),
   trigger: fc.constantFrom('proactive' as const, 'overflow' as const),
+  callPosition: fc.nat({ max: 2 ** 31 - 1 }),
   turn: fc.integer({ min: 1, max: 2 ** 31 - 1 }),
   tokensBefore: number,
   tokensAfter: fc.option(number, { nil: null }),
@@ -171,7 +172,7 @@ describe('replayColumns', () => {
       expect(report.calls).toHaveLength(messages.filter((message) => message.role === 'assistant').length);
       for (const simulated of report.calls) expect(Object.keys(simulated)).toEqual(['index', 'turn', 'before', 'after', 'output', 'unchanged']);
       const refusals = report.turns.flatMap((turn) => turn.refusals);
-      for (const refused of refusals) expect(Object.keys(refused)).toEqual(['refused', 'trigger', 'turn', 'tokensBefore', 'tokensAfter', 'summarizer']);
+      for (const refused of refusals) expect(Object.keys(refused)).toEqual(['refused', 'trigger', 'callPosition', 'turn', 'tokensBefore', 'tokensAfter', 'summarizer']);
       expect(report.totals.noGain + report.totals.wouldThrash).toBe(refusals.length);
       seen.compactions += report.totals.compactions;
       seen.refusals += refusals.length;

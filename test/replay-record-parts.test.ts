@@ -30,7 +30,7 @@ const options = {
   simulatedSummaryTokens: null,
   json: true,
   chart: false,
-  keepView: false,
+  html: false,
   strategy: 'truncate',
   strategyOptions: {},
 } as const;

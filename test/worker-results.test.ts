@@ -22,7 +22,7 @@ const text = (printed: Printed): string => printedText(printed);
 
 const READ = { format: 'auto', tokenizer: 'heuristic', strict: false } as const;
 
-function replayOptions(json: boolean, keepView: boolean) {
+function replayOptions(json: boolean, html: boolean) {
   return {
     ...READ,
     names: ['custom'],
@@ -33,7 +33,7 @@ function replayOptions(json: boolean, keepView: boolean) {
     simulatedSummaryTokens: null,
     json,
     chart: false,
-    keepView,
+    html,
     strategy: 'truncate',
     strategyOptions: {},
   } as const;
@@ -44,22 +44,28 @@ function inspectOptions(json: boolean, batch: boolean) {
 }
 
 describe('replay result', () => {
-  it('with --json is the record as JSON text, with no view unless --html asks for one', async () => {
+  it('with --json is the record as JSON text, with no page section unless --html asks for one, and the roll-up\'s few figures', async () => {
     const result = await replaySessionTask.run({ path: BUG }, replayOptions(true, false));
-    expect(result.view).toBeNull();
+    expect(result.section).toBeNull();
     const record = JSON.parse(text(result.printed)) as { session: string; policies: unknown[] };
     expect(record.session).toBe(BUG);
     expect(record.policies).toHaveLength(1);
     // The gates still come back, by policy.
     expect(result.breaches.map((entry) => entry.policy)).toEqual(['custom']);
-    const withView = await replaySessionTask.run({ path: BUG }, replayOptions(true, true));
-    expect(withView.view?.outcomes).toHaveLength(1);
-    expect(withView.printed).toBe(result.printed);
+    // The roll-up reads a few fields of the record, not its turns.
+    expect(result.rollup).toHaveLength(1);
+    expect(Object.keys(result.rollup[0]!)).toEqual(['session', 'requests', 'input_tokens', 'output_tokens', 'cost', 'cost_estimated_usd', 'spend_by_day', 'policies']);
+    expect(Object.keys(result.rollup[0]!.policies[0]!)).toEqual(['name', 'totals', 'costs', 'savings', 'thrash']);
+    // With --html the session's part of the page comes back as text, not the view it is made of.
+    const withSection = await replaySessionTask.run({ path: BUG }, replayOptions(true, true));
+    expect(withSection.section?.path).toBe(BUG);
+    expect(withSection.section?.html).toContain('<svg class="baseline"');
+    expect(withSection.printed).toBe(result.printed);
   });
 
   it('without --json is the text report', async () => {
     const result = await replaySessionTask.run({ path: BUG }, replayOptions(false, false));
-    expect(result.view).toBeNull();
+    expect(result.section).toBeNull();
     expect(() => JSON.parse(text(result.printed))).toThrow();
     expect(text(result.printed)).toContain(BUG);
   });

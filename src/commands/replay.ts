@@ -7,7 +7,6 @@
  */
 import type { CommandModule } from 'yargs';
 import type { CacheLifetime } from '../replay/cache.js';
-import { cacheExpiry, cacheLifetime } from '../replay/cache.js';
 import { checkGates } from '../gates/check.js';
 import type { ReplayPolicy } from '../replay/presets.js';
 import { CUSTOM_POLICY_NAME, customPolicy, isPresetName, presetPolicy, PRESET_NAMES } from '../replay/presets.js';
@@ -15,11 +14,12 @@ import type { ReplayColumns, ReplayEvent } from '../replay/simulate.js';
 import { replayColumns } from '../replay/simulate.js';
 import type { PrunedSizes } from '../replay/pruned-sizes.js';
 import { PrunedSizesObserver } from '../replay/pruned-sizes.js';
-import { policyCosts } from '../replay/savings.js';
+import { policyCosts, recordedCalls, recordedCost } from '../replay/savings.js';
 import { detectThrash } from '../replay/thrash.js';
 import { UsageError } from '../errors.js';
-import { renderHtmlReport } from '../replay/html.js';
-import type { PolicyOutcome, ReplayView } from '../replay/text.js';
+import type { HtmlSection } from '../replay/html.js';
+import { renderHtmlReport, sessionSection } from '../replay/html.js';
+import type { PolicyOutcome, RecordedSummary, ReplayView } from '../replay/text.js';
 import { renderReplay } from '../replay/text.js';
 import type { AnyMessage, Diagnostic } from '../session/model.js';
 import type { StrategyName, StrategyOptions } from '../strategies/index.js';
@@ -42,7 +42,6 @@ import type { PolicyValues } from '../config/policy.js';
 import { policyFor } from '../config/policy.js';
 import type { SettingArgs } from '../config/settings.js';
 import type { PriceOverrides, Pricing, PricingArgs } from './pricing.js';
-import type { Ledgers } from '../ledgers/ledgers.js';
 import { priceOverrides, priceSession, pricingJson, pricingWarnings, withPricing } from './pricing.js';
 import type { SummarizerArgs } from './summarizer.js';
 import { replayStrategy, withSummarizer } from './summarizer.js';
@@ -53,8 +52,13 @@ import { printedJson, printedJsonTo } from '../pipeline/output.js';
 import type { RecordPart } from '../pipeline/record-parts.js';
 import { RecordParts } from '../pipeline/record-parts.js';
 import { runSessions } from '../pipeline/sessions.js';
-import { replayResultJson, replayPolicyJson, outcomeJson } from '../replay/json.js';
+import { replayResultJson, replayPolicyJson, outcomeJson, spendByDayJson } from '../replay/json.js';
 import { costJson } from '../cost/json.js';
+import type { SessionSpend } from '../ledgers/rollup.js';
+import { SpendByDay } from '../ledgers/rollup.js';
+import type { RollupInput } from '../replay/rollup.js';
+import { ReplayRollupSum, rollupInput } from '../replay/rollup.js';
+import { renderReplayRollup, replayRollupJson } from '../replay/rollup-report.js';
 
 type ReplayArgs = CommonArgs &
   PolicyArgs &
@@ -100,9 +104,17 @@ interface PolicyBreach {
 interface Replayed {
   /** The record's JSON text with --json, else the human report (CommandOutput.rendered). */
   readonly printed: Printed;
-  /** The view, only when this thread reads it (--html); else null. */
-  readonly view: ReplayView | null;
+  /**
+   * With --html, the session's part of the page, made where the session was replayed: its text,
+   * not the view behind it (every turn and call under every policy) held to the end of the run.
+   */
+  readonly section: HtmlSection | null;
   readonly breaches: readonly PolicyBreach[];
+  /**
+   * What the roll-up across sessions reads of the session's record (rollup.ts): one entry, taken
+   * out of the list as the roll-up adds it, so the run's outcomes do not hold it to the end.
+   */
+  readonly rollup: RollupInput[];
   readonly warnings: readonly (Diagnostic | string)[];
 }
 
@@ -117,8 +129,8 @@ interface ReplayOptions extends ReadTaskOptions {
   /** With --json the record is rendered (as JSON text), else the human report, with --chart's charts. */
   readonly json: boolean;
   readonly chart: boolean;
-  /** --html: the view comes back too, for the page. */
-  readonly keepView: boolean;
+  /** --html: the session's part of the page comes back too. */
+  readonly html: boolean;
 }
 
 interface ReplayContext extends ReplayOptions {
@@ -147,32 +159,34 @@ function textNeed(ctx: ReplayContext): TextNeed {
   return placeholder === undefined ? { kind: 'none' } : { kind: 'pruned sizes', placeholder };
 }
 
-/** The session's provider calls as recorded, added up for the report. */
-interface RecordedTotals {
-  readonly requests: number;
-  readonly inputTokens: number;
-  readonly outputTokens: number;
-  /** Whether the file reports no usage for some call. */
-  readonly estimated: boolean;
-}
-
 /**
- * What the replay needs of the session's recorded calls: their pricing and ledgers, the cache's
- * lifetime and where it expired, and their totals. The calls themselves, their billed forms and
- * costs (about 400 bytes a call) stay in here, garbage before the policies are replayed.
+ * What the replay needs of the session's recorded calls: their pricing and ledgers, the bill by
+ * day, the cache's lifetime, where it expired and how the bill holds each call, and their
+ * totals. The calls themselves, their billed forms and costs (about 400 bytes a call) stay in
+ * here, garbage before the policies are replayed.
  */
-async function recordedCalls(loaded: LoadedSession<AnyMessage>, ctx: ReplayContext) {
+async function recordedSession(loaded: LoadedSession<AnyMessage>, ctx: ReplayContext) {
   const { session, tokens } = loaded;
   const calls = providerCalls(session.messages, tokens, session.recordedCompactions);
-  const { pricing, ledgers } = await priceSession(session, calls, { model: ctx.model, overrides: ctx.overrides, contextLimit: ctx.policy.context_limit ?? undefined });
-  const lifetime = cacheLifetime(calls);
-  const recorded: RecordedTotals = {
+  const byDay = new SpendByDay(session);
+  const { pricing, ledgers } = await priceSession(
+    session,
+    calls,
+    { model: ctx.model, overrides: ctx.overrides, contextLimit: ctx.policy.context_limit ?? undefined },
+    (call, cost) => byDay.add(call, cost),
+  );
+  const facts = recordedCalls(session.messages, calls);
+  const { spend } = ledgers;
+  const totals = {
     requests: calls.length,
     inputTokens: calls.reduce((total, call) => total + call.input, 0),
     outputTokens: calls.reduce((total, call) => total + call.output, 0),
-    estimated: calls.some((call) => call.estimated),
+    estimatedCalls: facts.billing.reduce((count, kind) => count + (kind === 'estimated' ? 1 : 0), 0),
+    billedRequests: spend.requests,
+    offContextRequests: ledgers.notInContext.reduce((count, part) => count + part.ledger.requests, 0),
+    unpricedRequests: spend.unpricedRequests,
   };
-  return { pricing, ledgers, recorded, lifetime, expired: cacheExpiry(session.messages, calls, lifetime) };
+  return { pricing, billed: spend.pricedCost, totals, facts, spendByDay: byDay.spend() };
 }
 
 /**
@@ -186,11 +200,12 @@ async function replayOne(input: SessionInput, ctx: ReplayContext, parts?: PartSi
   const replayed = await replayAll(input, ctx);
   const { view } = replayed;
   const breaches = view.outcomes.flatMap((outcome) => outcome.breaches.map((breach) => ({ policy: outcome.result.policy.name, breach })));
-  const kept = { view: ctx.keepView ? view : null, breaches };
+  const record = replayRecord(replayed, ctx);
+  const kept = { section: ctx.html ? sessionSection(view) : null, breaches, rollup: [rollupInput(record)] };
   if (!ctx.json) return { printed: renderReplay(view, ctx.chart), ...kept, warnings: replayed.warnings };
-  if (!parts) return { printed: printedJson(replayRecord(replayed, ctx)), ...kept, warnings: replayed.warnings };
+  if (!parts) return { printed: printedJson(record), ...kept, warnings: replayed.warnings };
   if (replayed.warnings.length > 0) parts({ warnings: replayed.warnings });
-  return { printed: printedJsonTo(replayRecord(replayed, ctx), parts), ...kept, warnings: [] };
+  return { printed: printedJsonTo(record, parts), ...kept, warnings: [] };
 }
 
 /** A session replayed: the view, and what the record says besides, without the session's messages. */
@@ -200,7 +215,7 @@ interface ReplayedSession {
   readonly model: string | null;
   readonly pricing: Pricing;
   readonly lifetime: CacheLifetime;
-  readonly recorded: RecordedTotals;
+  readonly spendByDay: SessionSpend;
   readonly warnings: readonly (Diagnostic | string)[];
 }
 
@@ -215,10 +230,7 @@ interface Simulated {
   readonly format: string;
   readonly model: string | null;
   readonly pricing: Pricing;
-  readonly ledgers: Ledgers;
-  readonly recorded: RecordedTotals;
-  readonly lifetime: CacheLifetime;
-  readonly expired: readonly boolean[];
+  readonly recorded: Awaited<ReturnType<typeof recordedSession>>;
   readonly warnings: readonly (Diagnostic | string)[];
 }
 
@@ -241,7 +253,8 @@ async function simulateAll(input: SessionInput, ctx: ReplayContext): Promise<Sim
     loaded = read;
   }
   const { recordedCompactions } = loaded.session;
-  const { pricing, ledgers, recorded, lifetime, expired } = await recordedCalls(loaded, ctx);
+  const recorded = await recordedSession(loaded, ctx);
+  const { pricing } = recorded;
   requirePricesForCostGate(ctx.limits, pricing.rates !== null, input.path);
   const results: ReplayColumns<ReplayEvent>[] = [];
   for (const policy of replayPolicies(ctx.names, ctx.policy, pricing.window.tokens)) {
@@ -263,10 +276,7 @@ async function simulateAll(input: SessionInput, ctx: ReplayContext): Promise<Sim
     format: loaded.session.format,
     model: loaded.session.model ?? null,
     pricing,
-    ledgers,
     recorded,
-    lifetime,
-    expired,
     warnings: [...loaded.warnings, ...pricingWarnings(pricing)],
   };
 }
@@ -278,40 +288,41 @@ async function simulateAll(input: SessionInput, ctx: ReplayContext): Promise<Sim
  */
 async function replayAll(input: SessionInput, ctx: ReplayContext): Promise<ReplayedSession> {
   const simulated = await simulateAll(input, ctx);
-  const { format, model, pricing, ledgers, recorded, lifetime, expired, warnings } = simulated;
+  const { format, model, pricing, recorded, warnings } = simulated;
   const results = simulated.results.splice(0).map((columns) => columns.report());
-  // The policies replay the session's own conversation at its model's rates.
+  // The policies replay the session's own conversation at its model's rates; the recorded calls
+  // are the same in every replay.
   const rates = pricing.rates;
+  const first = results[0]!;
+  const bill = rates ? recordedCost(first, rates, recorded.facts, recorded.billed) : null;
   const policyOutcomes: PolicyOutcome[] = results.map((result) => {
-    const costs = rates ? policyCosts(result, rates, expired, lifetime) : null;
+    const costs = rates && bill ? policyCosts(result, rates, recorded.facts, bill) : null;
     const { totals } = result;
     const breaches = checkGates(
       {
         baseline: totals.maxBaselineAfter,
         inputTokens: totals.inputTokensAfter + totals.summarizerInputTokens,
-        costUsd: costs?.after.cached.total ?? null,
+        costUsd: costs?.costUsd ?? null,
       },
       ctx.limits,
     );
     return { result, costs, thrash: detectThrash(result), breaches };
   });
-  // As recorded: the context ledger (inspect's `cost`).
-  const recordedCost = ledgers.context.cost;
+  const summary: RecordedSummary = { ...recorded.totals, cost: bill };
   const view: ReplayView = {
     path: input.path,
     model: pricing.model,
     contextWindow: pricing.window.tokens,
     strategy: ctx.strategy.name,
-    recordedCost,
-    estimated: recorded.estimated,
+    recorded: summary,
     outcomes: policyOutcomes,
   };
-  return { view, format, model, pricing, lifetime, recorded, warnings };
+  return { view, format, model, pricing, lifetime: recorded.facts.lifetime, spendByDay: recorded.spendByDay, warnings };
 }
 
 /** One session's `--json` record. */
-function replayRecord({ view, format, model, pricing, lifetime, recorded }: ReplayedSession, ctx: ReplayContext) {
-  const { path, recordedCost, outcomes: policyOutcomes } = view;
+function replayRecord({ view, format, model, pricing, lifetime, spendByDay }: ReplayedSession, ctx: ReplayContext) {
+  const { path, recorded, outcomes: policyOutcomes } = view;
   return {
     session: path,
     format,
@@ -323,7 +334,13 @@ function replayRecord({ view, format, model, pricing, lifetime, recorded }: Repl
     requests: recorded.requests,
     input_tokens: recorded.inputTokens,
     output_tokens: recorded.outputTokens,
-    cost: recordedCost ? costJson(recordedCost) : null,
+    estimated_requests: recorded.estimatedCalls,
+    billed_requests: recorded.billedRequests,
+    unpriced_requests: recorded.unpricedRequests,
+    // The one recorded figure: the bill (spend), plus an estimate for calls with no usage.
+    cost: recorded.cost ? costJson(recorded.cost.cost) : null,
+    cost_estimated_usd: recorded.cost ? recorded.cost.estimated.total : 0,
+    spend_by_day: spendByDayJson(spendByDay),
     // The first policy's turns and totals stay at the top level, where one-policy replays had them.
     ...replayResultJson(policyOutcomes[0]!.result),
     policy: replayPolicyJson(policyOutcomes[0]!.result.policy),
@@ -378,13 +395,16 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
       simulatedSummaryTokens,
       json: args.json,
       chart: args.chart,
-      keepView: args.html !== undefined,
+      html: args.html !== undefined,
     };
     const count = settings.tokenizer === 'heuristic' ? undefined : await loadTextCounter(settings.tokenizer);
     const strategyName = settings.strategy ?? 'truncate';
     // Only an offline strategy moves to workers: a summarizer's client lives in this thread.
     const offline = simulatedSummaryTokens === null && strategyName !== 'summarize' ? strategyName : null;
-    const views = (outcomes: readonly Outcome<Replayed>[]) => outcomes.flatMap((outcome) => (outcome.ok && outcome.value.view ? [outcome.value.view] : []));
+    const sections = (outcomes: readonly Outcome<Replayed>[]) => outcomes.flatMap((outcome) => (outcome.ok && outcome.value.section ? [outcome.value.section] : []));
+    // Across the sessions, in the order they are printed (so saved records give the same sums).
+    const rollup = new ReplayRollupSum();
+    let replayed = 0;
     await runSessionCommand<Replayed>(args, { progress: progressBesideReports() }, (output) => ({
       run: (paths, emit) => {
         // With --json each record is written as it is made, in input order.
@@ -402,12 +422,17 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
           },
         );
       },
-      print: (path, { printed, breaches }) => {
+      print: (path, { printed, breaches, rollup: input }) => {
         output.rendered(printed);
         for (const { policy, breach } of breaches) process.stderr.write(`${breachLine(path, breach, policy)}\n`);
+        for (const record of input.splice(0)) rollup.add(record);
+        replayed++;
       },
       finish: async (outcomes) => {
-        if (args.html) await (await import('write-file-atomic')).default(args.html, renderHtmlReport(views(outcomes)));
+        // Over several sessions, what each policy would have done across them.
+        const across = replayed > 1 ? rollup.rollup() : null;
+        if (across) output.record(replayRollupJson(across), () => renderReplayRollup(across));
+        if (args.html) await (await import('write-file-atomic')).default(args.html, renderHtmlReport(sections(outcomes), across));
       },
       breached: (outcomes) => outcomes.some((outcome) => outcome.ok && outcome.value.breaches.length > 0),
     }));

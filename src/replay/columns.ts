@@ -136,6 +136,7 @@ function summarizerCall(flags: number, input: number, output: number): Summarize
  */
 export class RefusalColumns {
   private readonly flags = new GrowingColumn((size) => new Uint8Array(size));
+  private readonly callPosition = new GrowingColumn((size) => new Int32Array(size));
   private readonly turn = new GrowingColumn((size) => new Int32Array(size));
   private readonly tokensBefore = new GrowingColumn((size) => new Float64Array(size));
   private readonly tokensAfter = new GrowingColumn((size) => new Float64Array(size));
@@ -155,6 +156,7 @@ export class RefusalColumns {
       this.summarizerOutput.push(summarizer.output);
     }
     this.flags.push(flags);
+    this.callPosition.push(refusal.callPosition);
     this.turn.push(refusal.turn);
     this.tokensBefore.push(refusal.tokensBefore);
     this.tokensAfter.push(tokensAfter ?? 0);
@@ -178,6 +180,7 @@ export class RefusalColumns {
       refusals[position - from] = {
         refused,
         trigger: triggerOf(flags),
+        callPosition: this.callPosition.at(position),
         turn: this.turn.at(position),
         tokensBefore: this.tokensBefore.at(position),
         tokensAfter: flags & MEASURED ? this.tokensAfter.at(position) : null,

@@ -11,6 +11,8 @@ import type { ReplayReport } from './simulate.js';
 import type { PolicyOutcome } from './text.js';
 import { costJson } from '../cost/json.js';
 import { JsonList } from '../report/json-pieces.js';
+import type { SessionSpend } from '../ledgers/rollup.js';
+import { byDay } from './rollup.js';
 
 /** The policy as it ran: the compaction settings and what the preset adds. */
 export function replayPolicyJson(policy: ReplayPolicy) {
@@ -96,11 +98,11 @@ export function outcomeJson(outcome: PolicyOutcome) {
     name: result.policy.name,
     policy: replayPolicyJson(result.policy),
     ...replayResultJson(result),
+    // cost_usd = the record's `cost` − (cache_model.before − cache_model.after): docs/audit.md.
     costs: costs && {
-      before_naive: costJson(costs.before.naive),
-      before_cached: costJson(costs.before.cached),
-      after_naive: costJson(costs.after.naive),
-      after_cached: costJson(costs.after.cached),
+      cost_usd: costs.costUsd,
+      cache_model: { before: costJson(costs.before.cached), after: costJson(costs.after.cached) },
+      naive: { before: costJson(costs.before.naive), after: costJson(costs.after.naive) },
       summarizer: costJson(costs.summarizer),
     },
     savings: costs && { naive_usd: costs.savedNaiveUsd, cache_aware_usd: costs.savedCachedUsd },
@@ -112,4 +114,16 @@ export function outcomeJson(outcome: PolicyOutcome) {
     },
     gates: outcome.breaches.map((breach) => breachJson(breach, result.policy.name)),
   };
+}
+
+/**
+ * The session's bill by UTC day (`spend_by_day`), earliest first and undated last: each day's
+ * spend of the priced calls, summed over its models, for the roll-up across sessions.
+ */
+export function spendByDayJson(spend: SessionSpend) {
+  const days = new Map<string | null, number>();
+  for (const part of spend.parts) days.set(part.day, (days.get(part.day) ?? 0) + part.ledger.pricedCost.total);
+  return [...days]
+    .sort(([a], [b]) => byDay(a, b))
+    .map(([day, costUsd]) => ({ day, cost_usd: costUsd }));
 }

@@ -87,6 +87,8 @@ export interface ReplayCompaction {
 export interface ReplayRefusal {
   readonly refused: Refusal;
   readonly trigger: CompactionTrigger;
+  /** Position in `ReplayResult.calls` of the call the refused compaction came before. */
+  readonly callPosition: number;
   readonly turn: number;
   readonly tokensBefore: number;
   readonly tokensAfter: number | null;
@@ -376,7 +378,7 @@ class Simulation {
     const minSummarizedTokens = tokensOverTrigger(tokensBefore, rules);
     const cut = findCutPoint(messages, this.current, { ...rules, forcePastPreviousCut, minSummarizedTokens }, { start, end, afterCompaction: this.previous !== null }, this.index.cutSites);
     if (cut.kind === 'none') {
-      return cut.reason === 'cannot-get-under' ? { refused: 'would-thrash', trigger, turn, tokensBefore, tokensAfter: null, summarizer: null } : null;
+      return cut.reason === 'cannot-get-under' ? { refused: 'would-thrash', trigger, callPosition: position, turn, tokensBefore, tokensAfter: null, summarizer: null } : null;
     }
     // The session as it stood before the call: bounded by `end`, not copied.
     const subject = { sessionName: this.input.sessionName, messages, tokens: this.current.values, previous: this.previous, recorded, end, prefixHashes: this.hashes };
@@ -389,7 +391,7 @@ class Simulation {
     });
     if (outcome.kind !== 'compacted') {
       const spent = this.summarizerCall(outcome.state, cut.tokensToSummarize, tokensBefore);
-      return { refused: outcome.kind, trigger, turn, tokensBefore, tokensAfter: outcome.tokensAfter, summarizer: spent };
+      return { refused: outcome.kind, trigger, callPosition: position, turn, tokensBefore, tokensAfter: outcome.tokensAfter, summarizer: spent };
     }
     const { state } = outcome;
     const kept = outcome.plan.cut;

@@ -3,14 +3,13 @@
  * cost table comparing the policies, and an optional text chart. The same rows feed the HTML
  * page (html.ts); the JSON record is json.ts. Every table fits 80 columns.
  */
-import type { CostSplit } from '../cost/billing.js';
 import type { Breach } from '../gates/check.js';
 import type { ReplayReport } from './simulate.js';
-import type { PolicyCosts } from './savings.js';
+import type { PolicyCosts, RecordedCost } from './savings.js';
 import type { ThrashReport } from './thrash.js';
 import { renderBarChart } from '../report/chart.js';
 import { formatPercent, formatTokens, formatUsd, titleLine } from '../report/format.js';
-import type { Column } from '../report/table.js';
+import type { TableData } from '../report/table.js';
 import { renderTable } from '../report/table.js';
 
 export interface PolicyOutcome {
@@ -20,21 +19,30 @@ export interface PolicyOutcome {
   readonly breaches: readonly Breach[];
 }
 
+/** The session as recorded: its calls as the context holds them, and what it billed. */
+export interface RecordedSummary {
+  readonly requests: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  /** Context calls the file reports no usage for (their tokens, and dollars, are estimates). */
+  readonly estimatedCalls: number;
+  /** The spend ledger's calls: the context's with usage, and the billed calls outside it. */
+  readonly billedRequests: number;
+  /** The billed calls outside the context (subagents, the agent's own compactions, …). */
+  readonly offContextRequests: number;
+  /** Billed calls to a model without a price: in no dollar figure. */
+  readonly unpricedRequests: number;
+  /** The session priced for the what-if; null without its model's prices. */
+  readonly cost: RecordedCost | null;
+}
+
 export interface ReplayView {
   readonly path: string;
   readonly model: string | null;
   readonly contextWindow: number;
   readonly strategy: string;
-  /** The session as its usage reports it; null without prices. */
-  readonly recordedCost: CostSplit | null;
-  /** True when some call reported no usage (its tokens are estimates). */
-  readonly estimated: boolean;
+  readonly recorded: RecordedSummary;
   readonly outcomes: readonly PolicyOutcome[];
-}
-
-export interface TableData {
-  readonly columns: readonly Column[];
-  readonly rows: readonly (readonly string[])[];
 }
 
 /** Policies per baseline table in the terminal, so it fits 80 columns. */
@@ -110,39 +118,66 @@ export function tokenTable(view: ReplayView): TableData {
   };
 }
 
-/** Null without prices. */
+/**
+ * The one recorded figure, and where it comes from, a line each: `billed: 156 calls, 4 of them
+ * outside the conversation`; calls that report no usage, and calls with no price, apart. Null
+ * without prices.
+ */
+export function recordedCostText(recorded: RecordedSummary): { readonly total: string; readonly details: readonly string[] } | null {
+  const { cost } = recorded;
+  if (!cost) return null;
+  const calls = (count: number) => `${formatTokens(count)} call${count === 1 ? '' : 's'}`;
+  const outside = recorded.offContextRequests > 0 ? `, ${formatTokens(recorded.offContextRequests)} of them outside the conversation` : '';
+  const estimated = cost.estimatedCalls > 0;
+  const details = [`billed: ${estimated ? `${formatUsd(cost.billed.total)}, ` : ''}${calls(recorded.billedRequests)}${outside}`];
+  if (estimated) details.push(`estimated: ~${formatUsd(cost.estimated.total)}, ${calls(cost.estimatedCalls)} with no usage`);
+  if (recorded.unpricedRequests > 0) details.push(`not in it: ${calls(recorded.unpricedRequests)} to a model with no price`);
+  return { total: formatUsd(cost.cost.total), details };
+}
+
+/**
+ * What each policy would have cost: the recorded figure less what the simulation says it saves.
+ * The naive saving (no prompt cache) is labelled as such. Null without prices.
+ */
 export function costTable(view: ReplayView): TableData | null {
+  const recorded = view.recorded.cost;
+  if (!recorded) return null;
   const priced = view.outcomes.filter((outcome) => outcome.costs);
-  const before = priced[0]?.costs?.before;
-  if (!before) return null;
   const rows = [
-    ['recorded', formatUsd(before.naive.total), '-', formatUsd(before.cached.total), '-', '-', '-'],
+    ['recorded', formatUsd(recorded.cost.total), '-', '-', '-', '-'],
     ...priced.map((outcome) => {
       const costs = outcome.costs!;
       return [
         outcome.result.policy.name,
-        formatUsd(costs.after.naive.total),
-        formatUsd(costs.savedNaiveUsd),
-        formatUsd(costs.after.cached.total),
+        formatUsd(costs.costUsd),
         formatUsd(costs.savedCachedUsd),
         formatUsd(costs.summarizer.total),
         breakEvenText(costs),
+        formatUsd(costs.savedNaiveUsd),
       ];
     }),
   ];
   return {
     columns: [
       { header: 'policy', align: 'left' },
-      { header: 'naive' },
-      { header: 'saved' },
-      { header: 'cached' },
+      { header: 'cost' },
       { header: 'saved' },
       { header: 'summaries' },
       { header: 'break-even' },
+      { header: 'no-cache saved' },
     ],
     rows,
   };
 }
+
+/** The cost table's legend, a line each (80 columns); the HTML page prints it as one paragraph. */
+export const COST_LEGEND = [
+  "cost: the recorded cost less what the policy saves; saved: what the policy's",
+  'calls cost less than the recorded ones, both priced by the cache model;',
+  'summaries: the summarizer calls (in the cost); break-even: calls after a',
+  'compaction until it paid for itself, the slowest; no-cache saved: the same',
+  'saving if no prompt were cached (naive)',
+];
 
 function render(table: TableData): string {
   return renderTable(table.columns, table.rows);
@@ -150,12 +185,13 @@ function render(table: TableData): string {
 
 export function renderReplay(view: ReplayView, chart: boolean): string {
   const model = view.model ? `${view.model}, ` : '';
-  const first = view.outcomes[0]?.result.totals;
+  const { recorded } = view;
+  const cost = recordedCostText(recorded);
   const lines = [
     titleLine(view.path, `${model}window ${formatTokens(view.contextWindow)}, strategy ${view.strategy}`),
-    `recorded: ${formatTokens(first?.requests ?? 0)} calls, ${formatTokens(first?.inputTokensBefore ?? 0)} input tokens` +
-      (view.recordedCost ? `, ${formatUsd(view.recordedCost.total)}` : '') +
-      (view.estimated ? ' (usage partly estimated)' : ' (as reported)'),
+    `recorded: ${formatTokens(recorded.requests)} calls, ${formatTokens(recorded.inputTokens)} input tokens` +
+      (recorded.estimatedCalls > 0 ? ' (usage partly estimated)' : ' (as reported)'),
+    ...(cost ? [`cost as recorded: ${cost.total}`, ...cost.details.map((line) => `  ${line}`)] : []),
     '',
     'baseline per turn (* = compacted before or during that turn;',
     ' a = the agent compacted itself in that turn, "before" includes it)',
@@ -167,12 +203,7 @@ export function renderReplay(view: ReplayView, chart: boolean): string {
   ];
   const costs = costTable(view);
   if (costs) {
-    lines.push(
-      '',
-      'cost (naive: no prompt cache; cached: cache-aware; summaries: summarizer calls;',
-      'break-even: calls after a compaction until it paid for itself, the slowest)',
-      render(costs),
-    );
+    lines.push('', ...COST_LEGEND, render(costs));
   } else {
     lines.push('', 'cost: unknown model (pass --model or --price-input/--price-output)');
   }

@@ -12,6 +12,12 @@ export interface Column {
   readonly align?: 'left' | 'right';
 }
 
+/** A table's columns and rows of text, for the terminal (renderTable) or a page (report/html.ts htmlTable). */
+export interface TableData {
+  readonly columns: readonly Column[];
+  readonly rows: readonly (readonly string[])[];
+}
+
 const require = createRequire(import.meta.url);
 let stringWidth: ((text: string) => number) | undefined;
 

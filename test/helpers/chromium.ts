@@ -4,9 +4,10 @@
  * and no background network.
  */
 import { execa } from 'execa';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 async function which(command: string): Promise<boolean> {
   const found = await execa('sh', ['-c', `command -v ${command}`], { reject: false });
@@ -41,5 +42,29 @@ export async function runChromium(url: string, extra: readonly string[]): Promis
     return String(result.stdout);
   } finally {
     await rm(profile, { recursive: true, force: true });
+  }
+}
+
+/**
+ * What a script measures on a page as Chromium lays it out: a copy of the page with `script`
+ * added at the end of its body (the page itself has none), whose result (any JSON value) is
+ * read back from the DOM. The script runs in the page; `measure(…)` is its body, returning it.
+ */
+export async function measurePage<T>(page: string, body: string, extra: readonly string[] = ['--window-size=1000,1400']): Promise<T> {
+  const html = await readFile(page, 'utf8');
+  const dir = await mkdtemp(join(tmpdir(), 'compactor-measure-'));
+  try {
+    const copy = join(dir, 'measured.html');
+    const script = `<script>(() => { let out; try { out = { ok: (() => { ${body} })() }; } catch (error) { out = { error: String(error && error.stack || error) }; } const pre = document.createElement('pre'); pre.id = 'measured'; pre.textContent = JSON.stringify(out); document.body.appendChild(pre); })();</script>`;
+    await writeFile(copy, html.replace('</body>', `${script}\n</body>`));
+    const dom = await runChromium(pathToFileURL(copy).href, [...extra, '--virtual-time-budget=5000', '--dump-dom']);
+    const match = /<pre id="measured">([^<]*)<\/pre>/.exec(dom);
+    if (!match) throw new Error('the page did not run the measuring script');
+    const text = match[1]!.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+    const out = JSON.parse(text) as { ok?: T; error?: string };
+    if (out.error !== undefined) throw new Error(`the measuring script failed: ${out.error}`);
+    return out.ok as T;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
 }
