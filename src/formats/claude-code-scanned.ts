@@ -16,7 +16,7 @@
 import { InputError } from '../errors.js';
 import * as layout from '../scan/claude-layout.js';
 import type { ScanResult } from '../scan/scanner.js';
-import { ClaudeScanner, scannerModule } from '../scan/scanner.js';
+import type { ClaudeScanner } from '../scan/scanner.js';
 import type { ContentBlock, Diagnostic } from '../session/model.js';
 import type { AnthropicUsage } from './anthropic-content.js';
 import type { ClaudeLineReader, ParsedChat, ScannedChat } from './claude-code-lines.js';
@@ -37,12 +37,10 @@ import { readChunks } from './line-scan.js';
  */
 export const SCANNED_BYTES = 256 << 10;
 
-/** A scanner for the file, or null when it is read without one (small, not a plain file, no scanner built). */
-export function scannerFor(file: string): ClaudeScanner | null {
+/** Whether the file is read with the scanner: a plain file of SCANNED_BYTES or more. */
+export function scannedFile(file: string): boolean {
   const { plain } = inputShape(file);
-  if (!plain || plain.size < SCANNED_BYTES) return null;
-  const module = scannerModule();
-  return module ? new ClaudeScanner(module) : null;
+  return plain !== null && plain.size >= SCANNED_BYTES;
 }
 
 /** A string of the record: its place in the chunk and its length word (-1: absent or null). */

@@ -39,9 +39,10 @@ import { asRecord, keepEach, lastModel, withUniqueIds } from './convert.js';
 import type { ChainLines, Plan } from './claude-code-chain.js';
 import type { ParsedChat } from './claude-code-lines.js';
 import { ClaudeLineReader, parseChatLine } from './claude-code-lines.js';
-import { scanClaudeLines, scannerFor, withStandIns } from './claude-code-scanned.js';
+import { scanClaudeLines, scannedFile, withStandIns } from './claude-code-scanned.js';
 import { holdInput } from './input-source.js';
 import type { ClaudeScanner } from '../scan/scanner.js';
+import { borrowScanner, returnScanner } from '../scan/scanner.js';
 import type { LineCutter } from './json-cut.js';
 import { KeyCutter } from './json-cut.js';
 import { MeasuringCutter } from './claude-code-lengths.js';
@@ -162,13 +163,14 @@ function indexesOf(ids: readonly string[], messages: readonly AnyMessage[]): Rea
   return found;
 }
 
-/** Whether a read scans its lines with the WebAssembly scanner: one that only measures text, of a file large enough (claude-code-scanned.ts). */
-function scannerOf(file: string, options: ReadOptions | undefined): ClaudeScanner | null {
-  return options?.textLengthsOnly === true && options.keep !== undefined ? scannerFor(file) : null;
-}
-
-export function readClaudeCode(file: string, options?: ReadOptions): Promise<Session<AnyMessage>> {
-  return readClaudeCodeWith(file, options, scannerOf(file, options));
+export async function readClaudeCode(file: string, options?: ReadOptions): Promise<Session<AnyMessage>> {
+  // A read that only measures text, of a file large enough, scans its lines (claude-code-scanned.ts).
+  const scanner = options?.textLengthsOnly === true && options.keep !== undefined && scannedFile(file) ? borrowScanner() : null;
+  try {
+    return await readClaudeCodeWith(file, options, scanner);
+  } finally {
+    if (scanner) returnScanner(scanner);
+  }
 }
 
 /**

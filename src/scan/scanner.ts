@@ -5,9 +5,11 @@
  * the readers on top of it are in formats/ (claude-code-scanned.ts). No I/O but loading the
  * module's bytes: the caller reads the file into `input` and asks for a scan of what it holds.
  *
- * Each read gets an instance of its own (its memory holds the read's input and records, so two
- * reads in one thread never share one). The compiled module is V8's to cache: it compiles the
- * same bytes once a process.
+ * An instance's memory holds a read's input and records. A thread lends its instance to one read
+ * at a time (borrowScanner, returnScanner), as line-scan.ts lends its read buffer: a fresh
+ * instance a file cost more than scanning a small one (its memory mapped and zeroed again, its
+ * module compiled and its hot functions optimized again); a second read under way at once gets
+ * an instance of its own.
  */
 import { existsSync, readFileSync } from 'node:fs';
 
@@ -46,7 +48,7 @@ function scannerExports(exports: WebAssembly.Exports): ScannerExports {
   };
 }
 
-/** The module's bytes, or null when the build made none or this runtime cannot run it (no SIMD). */
+/** The module, compiled, or null when the build made none or this runtime cannot run it (no SIMD). */
 export function scannerModule(): WebAssembly.Module | null {
   if (!existsSync(MODULE_URL)) return null;
   const bytes = readFileSync(MODULE_URL);
@@ -135,4 +137,34 @@ export class ClaudeScanner {
       chunk: Buffer.from(buffer, this.inputAt, to),
     };
   }
+}
+
+/**
+ * The scanner this thread lends to its next read (null while a read holds it). Module state, as
+ * line-scan.ts's spare buffer is: it carries nothing from one read to the next but warm memory
+ * and compiled code (every scan writes the records it hands over afresh).
+ */
+let spareScanner: ClaudeScanner | null = null;
+/** Whether this thread tried to load the module and could not (no build, no SIMD): not tried again. */
+let noScanner = false;
+
+/** The thread's scanner, or a new one when a read holds it; null when there is none to be had. */
+export function borrowScanner(): ClaudeScanner | null {
+  const spare = spareScanner;
+  if (spare) {
+    spareScanner = null;
+    return spare;
+  }
+  if (noScanner) return null;
+  const module = scannerModule();
+  if (!module) {
+    noScanner = true;
+    return null;
+  }
+  return new ClaudeScanner(module);
+}
+
+/** Gives a borrowed scanner back once its read is over. */
+export function returnScanner(scanner: ClaudeScanner): void {
+  spareScanner ??= scanner;
 }
