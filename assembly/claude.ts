@@ -16,7 +16,7 @@
 import {
   at, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, literalValue, limit, moveTo, newlineFrom, numberIsCount, numberValue, OPEN_BRACE,
   OPEN_BRACKET, peek, QUOTE, scanLiteral, scanNumber, scanString, setCursor, skipValue, starved, textFlags, textFrom, textHash, textIs, textTo,
-  textUnits, blank, NEWLINE, hashStart, hashUnit, ESCAPED, WIDE,
+  textUnits, blank, NEWLINE, hashStart, hashUnit, ESCAPED, WIDE, sameBytes,
 } from './json';
 import {
   BLOCK_HASH, BLOCK_ID, BLOCK_INPUT, BLOCK_NAME, BLOCK_TEXT, BLOCK_TEXT_STRING, BLOCK_THINKING, BLOCK_TOOL_RESULT, BLOCK_TOOL_USE, BLOCK_UNITS,
@@ -29,13 +29,16 @@ import {
 
 // ---- names, as UTF-8 bytes -------------------------------------------------------------------
 
+/** A name's UTF-8 bytes, with eight bytes of room after them (sameBytes reads a word at a time). */
 class Name {
   readonly at: usize;
   readonly length: usize;
   constructor(text: string) {
     const bytes = String.UTF8.encode(text);
-    this.at = changetype<usize>(bytes);
     this.length = <usize>bytes.byteLength;
+    this.at = heap.alloc(this.length + 8);
+    memory.copy(this.at, changetype<usize>(bytes), this.length);
+    memory.fill(this.at + this.length, 0, 8);
   }
 }
 
@@ -139,13 +142,13 @@ function putString(into: usize, slot: i32): bool {
 
 /** A string, null, or (false) anything else, into a record's string slot. */
 function stringOrNull(into: usize, slot: i32, c: i32): bool {
-  if (c == <i32>QUOTE) return scanString(false) && putString(into, slot);
+  if (c == <i32>QUOTE) return scanString(false, hashStart()) && putString(into, slot);
   return scanLiteral(<u32>c) && literalValue == -1;
 }
 
 /** The key under the cursor (a string; false if it has an escape: a read key must be certain) and its colon. */
 function key(): bool {
-  if (!scanString(false) || (textFlags & ESCAPED) != 0) return false;
+  if (!scanString(false, hashStart()) || (textFlags & ESCAPED) != 0) return false;
   if (peek() != <i32>COLON) return false;
   moveTo(at + 1);
   return peek() >= 0;
@@ -322,7 +325,7 @@ const partText = new Text();
 
 /** Whether a kept string's text is exactly `name` (no escape in it). */
 function keptIs(text: Text, name: Name): bool {
-  return text.to - text.from == name.length && text.flags == 0 && memory.compare(text.from, name.at, name.length) == 0;
+  return text.to - text.from == name.length && text.flags == 0 && sameBytes(text.from, name.at, name.length);
 }
 
 /** What a block's key held: absent, a string (kept in its Text), or another kind of value. */
@@ -373,7 +376,7 @@ function parts(): bool {
           if (is(TYPE)) {
             if ((seen & 1) != 0) return false;
             seen |= 1;
-            if (peek() != <i32>QUOTE || !scanString(false) || (textFlags & ESCAPED) != 0) return false;
+            if (peek() != <i32>QUOTE || !scanString(false, hashStart()) || (textFlags & ESCAPED) != 0) return false;
             if (is(TEXT)) partType = PART_TEXT;
             else if (is(INPUT_TEXT) || is(OUTPUT_TEXT) || is(SUMMARY_TEXT) || is(REFUSAL)) return false;
             else partType = PART_OTHER;
@@ -444,13 +447,13 @@ function block(): bool {
     let bit = 0;
     if (is(TYPE)) {
       bit = 1;
-      if (peek() != <i32>QUOTE || !scanString(false) || (textFlags & ESCAPED) != 0) return false;
+      if (peek() != <i32>QUOTE || !scanString(false, hashStart()) || (textFlags & ESCAPED) != 0) return false;
       keep(typeText);
       type = STRING;
     } else if (is(TEXT)) {
       bit = 2;
       if (peek() == <i32>QUOTE) {
-        if (!scanString(hashed)) return false;
+        if (!scanString(hashed, hashStart())) return false;
         keep(textText);
         text = STRING;
       } else {
@@ -460,7 +463,7 @@ function block(): bool {
     } else if (is(THINKING)) {
       bit = 4;
       if (peek() == <i32>QUOTE) {
-        if (!scanString(hashed)) return false;
+        if (!scanString(hashed, hashStart())) return false;
         keep(thinkingText);
         thinking = STRING;
       } else {
@@ -470,7 +473,7 @@ function block(): bool {
     } else if (is(ID)) {
       bit = 8;
       if (peek() == <i32>QUOTE) {
-        if (!scanString(false)) return false;
+        if (!scanString(false, hashStart())) return false;
         keep(idText);
         id = STRING;
       } else {
@@ -480,7 +483,7 @@ function block(): bool {
     } else if (is(NAME)) {
       bit = 16;
       if (peek() == <i32>QUOTE) {
-        if (!scanString(false)) return false;
+        if (!scanString(false, hashStart())) return false;
         keep(nameText);
         name = STRING;
       } else {
@@ -497,7 +500,7 @@ function block(): bool {
     } else if (is(TOOL_USE_ID)) {
       bit = 64;
       if (peek() == <i32>QUOTE) {
-        if (!scanString(false)) return false;
+        if (!scanString(false, hashStart())) return false;
         keep(resultIdText);
         resultId = STRING;
       } else {
@@ -508,7 +511,7 @@ function block(): bool {
       bit = 128;
       const c = peek();
       if (c == <i32>QUOTE) {
-        if (!scanString(hashed)) return false;
+        if (!scanString(hashed, hashStart())) return false;
         keep(contentText);
         content = STRING;
       } else if (c == <i32>OPEN_BRACKET) {
@@ -584,7 +587,7 @@ function block(): bool {
 function content(): bool {
   const c = peek();
   if (c == <i32>QUOTE) {
-    if (!scanString(hashing())) return false;
+    if (!scanString(hashing(), hashStart())) return false;
     if (textUnits == 0) return true;
     keep(textText);
     return textBlock(BLOCK_TEXT, textText);
@@ -634,7 +637,7 @@ function message(): bool {
     } else if (is(STOP_REASON)) {
       bit = 8;
       if (c == <i32>QUOTE) {
-        if (!scanString(false)) return false;
+        if (!scanString(false, hashStart())) return false;
         word(0, wordAt(0) | FLAG_FINAL);
       } else if (!scanLiteral(<u32>c) || literalValue != -1) return false;
     } else if (is(USAGE)) {
@@ -663,7 +666,7 @@ function line(): bool {
     if (is(TYPE)) {
       bit = 1;
       if (c == <i32>QUOTE) {
-        if (!scanString(false) || (textFlags & ESCAPED) != 0) return false;
+        if (!scanString(false, hashStart()) || (textFlags & ESCAPED) != 0) return false;
         if (is(USER)) lineType = TYPE_USER;
         else if (is(ASSISTANT)) lineType = TYPE_ASSISTANT;
         else if (is(SYSTEM)) lineType = TYPE_SYSTEM;
@@ -682,7 +685,7 @@ function line(): bool {
       // Read only to be checked: a link that is no string is warned of by JavaScript.
       bit = 8;
       if (c == <i32>QUOTE) {
-        if (!scanString(false)) return false;
+        if (!scanString(false, hashStart())) return false;
       } else if (!scanLiteral(<u32>c) || literalValue != -1) return false;
     } else if (is(IS_SIDECHAIN)) {
       bit = 16;
@@ -729,7 +732,7 @@ function line(): bool {
     } else if (is(SUBTYPE)) {
       bit = 1024;
       if (c == <i32>QUOTE) {
-        if (!scanString(false) || (textFlags & ESCAPED) != 0) return false;
+        if (!scanString(false, hashStart()) || (textFlags & ESCAPED) != 0) return false;
         boundary = is(COMPACT_BOUNDARY);
       } else if (!skipValue()) return false;
     } else if (!skipValue()) return false;
@@ -760,7 +763,7 @@ function forkedFrom(c: i32): bool {
       if (found) return false;
       found = true;
       if (peek() == <i32>QUOTE) {
-        if (!scanString(false)) return false;
+        if (!scanString(false, hashStart())) return false;
         if (textTo == textFrom) odd = true;
         else if (!putString(record, STRING_FORKED_FROM)) return false;
       } else {

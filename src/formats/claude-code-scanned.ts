@@ -17,9 +17,10 @@ import { InputError } from '../errors.js';
 import * as layout from '../scan/claude-layout.js';
 import type { ScanResult } from '../scan/scanner.js';
 import type { ClaudeScanner } from '../scan/scanner.js';
+import { scannerReady } from '../scan/scanner.js';
 import type { ContentBlock, Diagnostic } from '../session/model.js';
 import type { AnthropicUsage } from './anthropic-content.js';
-import type { ClaudeLineReader, ParsedChat, ScannedChat } from './claude-code-lines.js';
+import type { ParsedChat, ScannedChat } from './claude-code-lines.js';
 import type { ChatLine } from './claude-code-messages.js';
 import type { BilledLine } from './claude-code-spend.js';
 import { responseKeyOf, SYNTHETIC_MODEL } from './claude-code-spend.js';
@@ -32,15 +33,18 @@ import type { ChunkRoom } from './line-scan.js';
 import { readChunks } from './line-scan.js';
 
 /**
- * Files smaller than this are read by the JavaScript reader: loading and starting the scanner
- * costs about what reading this much faster saves.
+ * A file this large is read with the scanner, which is loaded for it if this thread has none yet:
+ * loading it (compiling the module, mapping its memory) costs about what reading this much
+ * faster saves. A smaller file is read with it only when it is loaded already (`scannerReady`),
+ * down to READY_BYTES, under which starting a scan costs more than it saves.
  */
 export const SCANNED_BYTES = 256 << 10;
+export const READY_BYTES = 8 << 10;
 
-/** Whether the file is read with the scanner: a plain file of SCANNED_BYTES or more. */
-export function scannedFile(file: string): boolean {
+/** Whether the file is read with the scanner (see SCANNED_BYTES): a plain file, large enough; `loaded`: a scanner is at hand. */
+export function scannedFile(file: string, loaded = scannerReady()): boolean {
   const { plain } = inputShape(file);
-  return plain !== null && plain.size >= SCANNED_BYTES;
+  return plain !== null && (plain.size >= SCANNED_BYTES || (plain.size >= READY_BYTES && loaded));
 }
 
 /** A string of the record: its place in the chunk and its length word (-1: absent or null). */
@@ -52,9 +56,17 @@ function stringAt(chunk: Buffer, offset: number, length: number): string | null 
   return chunk.toString((length & layout.STRING_WIDE) !== 0 ? 'utf8' : 'latin1', offset, offset + bytes);
 }
 
+/** Spaces to cut stand-ins from: a slice of one string is made at once, where repeat builds one up. */
+const SPACES = ' '.repeat(1 << 16);
+
+/** A text of `units` spaces (json-walk.ts measuredText's stand-in). */
+function spaces(units: number): string {
+  return units <= SPACES.length ? SPACES.slice(0, units) : measuredText(units);
+}
+
 /** Text of `units` UTF-16 units whose hash is `low`, `high`: its first four units carry the hash. */
 function standIn(units: number, low: number, high: number): string {
-  return String.fromCharCode(low & 0xffff, low >>> 16, high & 0xffff, high >>> 16) + measuredText(units - 4);
+  return String.fromCharCode(low & 0xffff, low >>> 16, high & 0xffff, high >>> 16) + spaces(units - 4);
 }
 
 const FNV_OFFSET = 0xcbf29ce484222325n;
@@ -169,7 +181,7 @@ class ChatRecord implements ScannedChat {
     const units = words[block + layout.BLOCK_UNITS]!;
     if (units === 0) return '';
     if (units < 4) return stringAt(this.chunk, words[block + layout.BLOCK_TEXT_STRING]!, words[block + layout.BLOCK_TEXT_STRING + 1]!)!;
-    return this.assistant ? standIn(units, words[block + layout.BLOCK_HASH]!, words[block + layout.BLOCK_HASH + 1]!) : measuredText(units);
+    return this.assistant ? standIn(units, words[block + layout.BLOCK_HASH]!, words[block + layout.BLOCK_HASH + 1]!) : spaces(units);
   }
 
   private blocks(): ContentBlock[] {
@@ -225,8 +237,16 @@ class ChatRecord implements ScannedChat {
   }
 }
 
-/** The records of one scan, to the line reader in line order; raw lines parsed here (`cutter`: the JavaScript reader's). */
-function readRecords(scan: ScanResult, reader: ClaudeLineReader, chat: ChatRecord, raw: (bytes: Buffer, line: number, terminated: boolean) => void): void {
+/** Where scanned lines go: the session's line reader (claude-code-lines.ts), or a subagent transcript's calls. */
+export interface ScannedLines {
+  /** A line the scanner left to JavaScript, as JSON.parse gives it. */
+  value(value: unknown, line: number): void;
+  scannedChat(chat: ScannedChat, line: number): void;
+  scannedLink(uuid: string, parent: string | null, line: number, sidechain: boolean): void;
+}
+
+/** The records of one scan, to `reader` in line order; raw lines parsed here (`cutter`: the JavaScript reader's). */
+function readRecords(scan: ScanResult, reader: ScannedLines, chat: ChatRecord, raw: (bytes: Buffer, line: number, terminated: boolean) => void): void {
   const { words, chunk } = scan;
   chat.words = words;
   chat.chunk = chunk;
@@ -255,7 +275,7 @@ function readRecords(scan: ScanResult, reader: ClaudeLineReader, chat: ChatRecor
  * Every line of a plain file to `reader`, scanned; returns the warnings of the lines parsed here
  * (as forEachJsonLine does, and the same "empty file" error).
  */
-export function scanClaudeLines(file: string, scanner: ClaudeScanner, reader: ClaudeLineReader, cutter: LineCutter): Diagnostic[] {
+export function scanClaudeLines(file: string, scanner: ClaudeScanner, reader: ScannedLines, cutter: LineCutter): Diagnostic[] {
   const warnings: Diagnostic[] = [];
   const warn = (warning: Diagnostic) => warnings.push(warning);
   let lines = 0;

@@ -125,19 +125,43 @@ async function rebuild(file: string, plan: Plan, cutter: LineCutter): Promise<Me
  * Adds the calls of a subagent transcript beside the session to its spend. A transcript that
  * cannot be read is a warning, and none of its calls count: the session reads without them.
  */
-async function readTranscriptSpend(path: string, spend: SessionSpend): Promise<Diagnostic[]> {
+async function readTranscriptSpend(path: string, spend: SessionSpend, scanner: ClaudeScanner | null): Promise<Diagnostic[]> {
   const calls: { billed: BilledLine; line: number }[] = [];
+  const add = (billed: BilledLine | null, line: number) => {
+    if (billed) calls.push({ billed, line });
+  };
   let warnings: Diagnostic[];
   try {
-    warnings = await forEachJsonLine(
-      path,
-      (value, line) => {
-        const record = asRecord(value);
-        const billed = record ? billedRecord(record) : null;
-        if (billed) calls.push({ billed, line });
-      },
-      UNREAD_VALUES,
-    );
+    // Scanned when the session's read scans and the transcript is not tiny (claude-code-scanned.ts).
+    if (scanner && scannedFile(path, true)) {
+      const release = await holdInput(path);
+      try {
+        warnings = scanClaudeLines(
+          path,
+          scanner,
+          {
+            value: (value, line) => {
+              const record = asRecord(value);
+              add(record ? billedRecord(record) : null, line);
+            },
+            scannedChat: (chat, line) => add(chat.billed(), line),
+            scannedLink: () => {},
+          },
+          UNREAD_VALUES,
+        );
+      } finally {
+        release();
+      }
+    } else {
+      warnings = await forEachJsonLine(
+        path,
+        (value, line) => {
+          const record = asRecord(value);
+          add(record ? billedRecord(record) : null, line);
+        },
+        UNREAD_VALUES,
+      );
+    }
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     return [{ file: path, ...(error.line === undefined ? {} : { line: error.line }), message: `subagent transcript left out of the spend: ${error.message}` }];
@@ -213,7 +237,7 @@ export async function readClaudeCodeWith(file: string, options: ReadOptions | un
 
   const unknown = unknownTypesWarning(plan.unknownTypes);
   if (unknown) warnings.push({ file, message: unknown });
-  for (const transcript of subagentTranscriptsOf(file)) warnings.push(...(await readTranscriptSpend(transcript, spend)));
+  for (const transcript of subagentTranscriptsOf(file)) warnings.push(...(await readTranscriptSpend(transcript, spend, scanner)));
   // Calls on the other side of the file than the conversation are its subagents'.
   const offContext = spend.offContext(plan.inContext, (sidechain) => (sidechain === chain.sidechain ? 'abandoned-branch' : 'subagent'));
   const model = lastModel(messages);

@@ -68,7 +68,7 @@ export interface ScanResult {
   readonly full: boolean;
   /** The records, in line order. */
   readonly words: Int32Array;
-  /** The input, for the strings the records point into (offsets from its start). */
+  /** The input (its whole room), for the strings the records point into (offsets from its start). */
   readonly chunk: Buffer;
 }
 
@@ -85,6 +85,8 @@ export class ClaudeScanner {
   private inputBytes: number;
   private recordsAt: number;
   private recordBytes: number;
+  /** The input's view, made again only when the memory or the input moved (a view is not free to make). */
+  private inputView: Buffer | null = null;
 
   constructor(module: WebAssembly.Module) {
     const instance = new WebAssembly.Instance(module, {
@@ -103,7 +105,13 @@ export class ClaudeScanner {
 
   /** The input's room (a view: a grown input is a new one). */
   get input(): Buffer {
-    return Buffer.from(this.exports.memory.buffer, this.inputAt, this.inputBytes);
+    const { buffer } = this.exports.memory;
+    let view = this.inputView;
+    if (view === null || view.buffer !== buffer) {
+      view = Buffer.from(buffer, this.inputAt, this.inputBytes);
+      this.inputView = view;
+    }
+    return view;
   }
 
   /** Room for at least `bytes` of input, its first `kept` bytes kept. */
@@ -114,6 +122,7 @@ export class ClaudeScanner {
     memory.copyWithin(at, this.inputAt, this.inputAt + kept);
     this.inputAt = at;
     this.inputBytes = grown;
+    this.inputView = null;
   }
 
   /** Twice the room for records (a line with more blocks than they held). */
@@ -134,7 +143,7 @@ export class ClaudeScanner {
       values: exports.valueLines.value as number,
       full: (exports.full.value as number) !== 0,
       words: new Int32Array(buffer, this.recordsAt, (recordsEnd - this.recordsAt) >> 2),
-      chunk: Buffer.from(buffer, this.inputAt, to),
+      chunk: this.input,
     };
   }
 }
@@ -162,6 +171,11 @@ export function borrowScanner(): ClaudeScanner | null {
     return null;
   }
   return new ClaudeScanner(module);
+}
+
+/** Whether this thread has a scanner loaded and free: a read of a small file may then use it at no cost of loading. */
+export function scannerReady(): boolean {
+  return spareScanner !== null;
 }
 
 /** Gives a borrowed scanner back once its read is over. */
