@@ -130,14 +130,8 @@ function wordAt(index: i32): i32 {
 
 /** The string just scanned into two words of the record at `slot` (the words from `into`). */
 function putString(into: usize, slot: i32): bool {
-  const length = textTo - textFrom;
-  if (length > <usize>STRING_BYTES) return false;
-  let flags: i32 = 0;
-  if ((textFlags & ESCAPED) != 0) flags |= STRING_ESCAPED;
-  if ((textFlags & WIDE) != 0) flags |= STRING_WIDE;
-  store<i32>(into + (<usize>slot << 2), <i32>(textFrom - base));
-  store<i32>(into + (<usize>(slot + 1) << 2), <i32>length | flags);
-  return true;
+  keep(scannedText);
+  return putText(into, slot, scannedText);
 }
 
 /** A string, null, or (false) anything else, into a record's string slot. */
@@ -314,6 +308,7 @@ function putText(block: usize, slot: i32, text: Text): bool {
   return true;
 }
 
+const scannedText = new Text();
 const typeText = new Text();
 const textText = new Text();
 const thinkingText = new Text();
@@ -424,6 +419,14 @@ function parts(): bool {
   return true;
 }
 
+/** A block's value that is read when it is a string (kept in `text`): STRING, OTHER for any other value, -1 for no valid JSON. */
+function stringField(text: Text, hashed: bool): i32 {
+  if (peek() != <i32>QUOTE) return skipValue() ? OTHER : -1;
+  if (!scanString(hashed, hashStart())) return -1;
+  keep(text);
+  return STRING;
+}
+
 /** One content block: what the JavaScript reader would make of it, or false (the line goes to JavaScript). */
 function block(): bool {
   if (peek() != <i32>OPEN_BRACE) return false;
@@ -452,44 +455,20 @@ function block(): bool {
       type = STRING;
     } else if (is(TEXT)) {
       bit = 2;
-      if (peek() == <i32>QUOTE) {
-        if (!scanString(hashed, hashStart())) return false;
-        keep(textText);
-        text = STRING;
-      } else {
-        if (!skipValue()) return false;
-        text = OTHER;
-      }
+      text = stringField(textText, hashed);
+      if (text < 0) return false;
     } else if (is(THINKING)) {
       bit = 4;
-      if (peek() == <i32>QUOTE) {
-        if (!scanString(hashed, hashStart())) return false;
-        keep(thinkingText);
-        thinking = STRING;
-      } else {
-        if (!skipValue()) return false;
-        thinking = OTHER;
-      }
+      thinking = stringField(thinkingText, hashed);
+      if (thinking < 0) return false;
     } else if (is(ID)) {
       bit = 8;
-      if (peek() == <i32>QUOTE) {
-        if (!scanString(false, hashStart())) return false;
-        keep(idText);
-        id = STRING;
-      } else {
-        if (!skipValue()) return false;
-        id = OTHER;
-      }
+      id = stringField(idText, false);
+      if (id < 0) return false;
     } else if (is(NAME)) {
       bit = 16;
-      if (peek() == <i32>QUOTE) {
-        if (!scanString(false, hashStart())) return false;
-        keep(nameText);
-        name = STRING;
-      } else {
-        if (!skipValue()) return false;
-        name = OTHER;
-      }
+      name = stringField(nameText, false);
+      if (name < 0) return false;
     } else if (is(INPUT)) {
       bit = 32;
       inputObject = peek() == <i32>OPEN_BRACE;
@@ -499,14 +478,8 @@ function block(): bool {
       input = STRING;
     } else if (is(TOOL_USE_ID)) {
       bit = 64;
-      if (peek() == <i32>QUOTE) {
-        if (!scanString(false, hashStart())) return false;
-        keep(resultIdText);
-        resultId = STRING;
-      } else {
-        if (!skipValue()) return false;
-        resultId = OTHER;
-      }
+      resultId = stringField(resultIdText, false);
+      if (resultId < 0) return false;
     } else if (is(CONTENT)) {
       bit = 128;
       const c = peek();

@@ -21,6 +21,8 @@ import { slimmer } from '../src/read/slim.js';
 import * as layout from '../src/scan/claude-layout.js';
 import { ClaudeScanner, scannerModule } from '../src/scan/scanner.js';
 import { blockLengths, estimateFromLengths, heuristicCounter } from '../src/tokens/estimate.js';
+// @ts-expect-error: a plain JavaScript script of the bench, with no types
+import { createRandom } from '../scripts/bench/corpus.js';
 import { FIXTURES } from './helpers/cli.js';
 
 const module = scannerModule();
@@ -344,17 +346,8 @@ function lineValue(index: number) {
   );
 }
 
-/** Uniform numbers in [0, 1) from a seed (mulberry32): the writer's choices, the same for the same seed. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Uniform numbers in [0, 1) from a seed: the writer's choices, the same for the same seed. */
+const seeded = (seed: number): (() => number) => (createRandom(seed) as { next: () => number }).next;
 
 /** What can happen to a line's bytes. */
 const damage = fc.oneof(
