@@ -158,6 +158,25 @@ for (const { start, outputs, folder, bundled } of WORKER_STARTS) {
   }
 }
 
+/**
+ * The WebAssembly scanner (src/scan/scanner.ts) is loaded from `../scan/scanner.wasm`, tsc's
+ * dist/scan/ seen from tsc's own output one folder below dist/: each output that holds the
+ * scanner's loader is pointed at dist/scan/scanner.wasm from where that output sits.
+ */
+const SCANNER_PATH = '"../scan/scanner.wasm"';
+let scannerLoaders = 0;
+for (const outputs of [cli, worker]) {
+  for (const output of Object.keys(outputs.metafile.outputs).filter((name) => /\.c?js$/.test(name))) {
+    const file = join(ROOT, output);
+    const text = readFileSync(file, 'utf8');
+    if (!text.includes(SCANNER_PATH)) continue;
+    const path = relative(dirname(file), join(DIST, 'scan', 'scanner.wasm')).split('\\').join('/');
+    writeFileSync(file, text.replaceAll(SCANNER_PATH, JSON.stringify(path.startsWith('.') ? path : `./${path}`)));
+    scannerLoaders++;
+  }
+}
+if (scannerLoaders === 0) throw new Error('build-cli: no output loads the scanner from ../scan/scanner.wasm: check src/scan/scanner.ts against this script');
+
 // The bundle's last line names its build by a hash of the rest: bin/code-cache.js uses a cache
 // only with the build that made it (V8 itself checks no more than the text's length).
 const finished = readFileSync(CLI_BUNDLE, 'utf8');

@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { anthropicContentSchema, anthropicUsageSchema, isPlainContent, isPlainUsage } from '../src/formats/anthropic-content.js';
-import { chatLineSchema, plainChatLine } from '../src/formats/claude-code.js';
+import { chatLineSchema, plainChatLine } from '../src/formats/claude-code-lines.js';
 import { realSchema } from '../src/lazy-zod.js';
 
 /** Values that break one rule or another of the schemas. */

@@ -10,7 +10,7 @@
  * fails.
  *
  *   node scripts/bench/run.js [--sizes 200M,1G|none] [--runs 3] [--small 10000|none] [--single 1G|none]
- *                             [--tokenizer-size 50M] [--kinds claude,canonical] [--no-ccusage]
+ *                             [--real 300M|none] [--tokenizer-size 50M] [--kinds claude,canonical] [--no-ccusage]
  *                             [--startup-runs 21] [--no-llm] [--cache DIR] [--out results.json]
  *                             [--write-doc docs/performance.md] [--compare earlier-results.json]
  *
@@ -24,6 +24,8 @@
  * file of an earlier run: every row whose ratio (or, for a yardstick, wall time) moved by more
  * than 20% is listed after the table, the issue's test of a reproducible figure. ccusage (both releases) comes from
  * tools/agents/install.js, which installs it once into the tools cache outside the project.
+ * --real sizes the second Claude Code corpus, the repository's real sessions copied under fresh
+ * ids (real-corpus.js): the rows that set us against ccusage run on it as on the synthetic one.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -32,6 +34,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { agentTools } from '../../tools/agents/install.js';
 import { cachedCorpus, generateCorpus, generateSmallSessions, listSessions } from './corpus.js';
+import { generateRealCorpus } from './real-corpus.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BIN = join(ROOT, 'bin', 'compactor.js');
@@ -51,6 +54,7 @@ function parseFlags(argv) {
     runs: '3',
     small: '10000',
     single: '1G',
+    real: '300M',
     'tokenizer-size': '50M',
     'startup-runs': '21',
     kinds: 'claude,canonical',
@@ -73,6 +77,7 @@ function parseFlags(argv) {
     runs: Math.max(1, Number(flags.runs)),
     small: flags.small === 'none' ? 0 : Number(flags.small),
     single: flags.single === 'none' ? 0 : parseSize(flags.single),
+    real: flags.real === 'none' ? 0 : parseSize(flags.real),
     tokenizerSize: flags['tokenizer-size'] === 'none' ? 0 : parseSize(flags['tokenizer-size']),
     startupRuns: Number(flags['startup-runs']),
     kinds: flags.kinds.split(',').filter(Boolean),
@@ -313,16 +318,23 @@ function targetSummary(compared) {
   const durable = find((row) => row.name === DURABLE_FLOOR)[0];
   const smallParts = [dry ? `${fixed(dry.ratio)}× with \`--dry-run\` (no sidecar written)` : '', durable ? `its floor, the durable writes alone: ${fixed(durable.ratio)}×` : ''].filter(Boolean);
   line('small-session `compact --strategy truncate` ≥ 1,000 sessions/s and ≤ 3× the bare loop', compact ? `${rate} sessions/s, ${fixed(compact.ratio)}×${smallParts.map((part) => `; ${part}`).join('')}` : '', compact ? rate >= 1000 && compact.ratio <= 3 : null);
-  const claude = find((row) => row.corpus.startsWith('claude 1 GB') && /^(estimate|inspect) --json$/.test(row.name));
-  const native = claude.map((row) => ({ row, ratio: row.others.find((other) => other.label === NATIVE)?.ratio }));
+  // Against ccusage native, on both Claude Code corpora: `estimate` ≤ 1.5×, `inspect` ≤ 2.5× (issue 33).
+  const CLAUDE_CORPORA = [
+    ['claude 1 GB', 'synthetic'],
+    ['claude real', 'real sessions'],
+  ];
+  const nativeRatio = (row) => row.others.find((other) => other.label === NATIVE)?.ratio;
+  const limits = { estimate: 1.5, inspect: 2.5 };
+  const native = CLAUDE_CORPORA.flatMap(([prefix, name]) =>
+    find((row) => row.corpus.startsWith(prefix) && /^(estimate|inspect) --json$/.test(row.name)).map((row) => ({ row, name, command: row.name.split(' ')[0], ratio: nativeRatio(row) })),
+  );
   const nativeKnown = native.length > 0 && native.every((entry) => entry.ratio !== undefined);
-  const floorRatio = (name) => find((row) => row.corpus.startsWith('claude 1 GB') && row.name === name)[0]?.others.find((other) => other.label === NATIVE)?.ratio;
-  const floors = [
-    [floorRatio(USAGE_FLOOR), 'JSON.parse of the usage lines alone'],
-    [floorRatio(COUNTED_FLOOR), 'with every other character counted'],
-  ].filter(([ratio]) => ratio !== undefined);
-  const floorText = floors.length ? `; its floors: ${floors.map(([ratio, what]) => `${what} ${fixed(ratio)}×`).join(', ')}` : '';
-  line('1 GB Claude Code corpus: `estimate`, `inspect` ≤ 1.5× ccusage native (paired)', native.map((entry) => `${entry.row.name.split(' ')[0]} ${fixed(entry.ratio)}×`).join(', ') + floorText, nativeKnown ? native.every((entry) => entry.ratio <= 1.5) : null);
+  const floors = CLAUDE_CORPORA.flatMap(([prefix, name]) => {
+    const ratio = find((row) => row.corpus.startsWith(prefix) && row.name === COUNTED_FLOOR)[0];
+    return ratio && nativeRatio(ratio) !== undefined ? [`${name} ${fixed(nativeRatio(ratio))}×`] : [];
+  });
+  const floorText = floors.length ? `; the floor with every other character counted: ${floors.join(', ')}` : '';
+  line('Claude Code corpora (synthetic 1 GB, real sessions): `estimate` ≤ 1.5×, `inspect` ≤ 2.5× ccusage native (paired)', native.map((entry) => `${entry.command} ${fixed(entry.ratio)}× (${entry.name})`).join(', ') + floorText, nativeKnown ? native.every((entry) => entry.ratio <= limits[entry.command]) : null);
   const memory = find((row) => (/ 1 GB, /.test(row.corpus) || row.corpus.startsWith('one ')) && /^(estimate|inspect|replay|compact --dry-run) --json/.test(row.name));
   const over = memory.filter((row) => row.rss > 200);
   line('peak RSS ≤ 200 MB (1 GB corpora and single ~1 GB sessions, four commands)', over.length ? `over on ${over.map((row) => `${row.corpus.replace(/, \d+ files$/, '')} ${row.name.split(' ')[0]} ${Math.round(row.rss)}`).join('; ')}; largest of the rest ${Math.round(Math.max(0, ...memory.filter((row) => row.rss <= 200).map((row) => row.rss)))}` : `largest ${Math.round(Math.max(0, ...memory.map((row) => row.rss)))} MB of ${memory.length} rows`, memory.length ? over.length === 0 : null);
@@ -430,6 +442,31 @@ function commandRows(corpus, dir, list, pairs, runs) {
   return sessions;
 }
 
+/**
+ * The rows of a Claude Code corpus (the synthetic one, the real sessions): the commands, each
+ * `estimate` and `inspect` run paired with a run of ccusage's native binary (the yardstick the
+ * target names) as well as the two-core loop; the floors; one core; both ccusage releases.
+ */
+function claudeRows(corpus, dir, list, one, two, tools) {
+  const native = tools.native ? ccusageRun(tools.native, dir, NATIVE) : null;
+  commandRows(corpus, dir, list, native ? [two, native] : [two], flags.runs);
+  log(`${corpus}: ${USAGE_FLOOR}`);
+  addRow(corpus, USAGE_FLOOR, measure(...floorLoop(list, 2, 'usage-lines'), { runs: flags.runs, scratch, pairs: native ? [two, native] : [two] }), 'what a usage report must parse, nothing measured');
+  log(`${corpus}: ${COUNTED_FLOOR}`);
+  addRow(corpus, COUNTED_FLOOR, measure(...floorLoop(list, 2, 'usage-lines-counted'), { runs: flags.runs, scratch, pairs: native ? [two, native] : [two] }), 'the least an exact size costs, nothing else');
+  addRow(corpus, 'estimate --json --jobs 1', readable(list.files[0]) ? measure(...compactor(['estimate', '--json', '--jobs', '1', dir]), { runs: flags.runs, scratch, pairs: [one] }) : { error: 'n/a (format not readable by this build)' }, 'one core');
+  for (const [name, tool] of [[`ccusage session --json --offline (native ${tools.nativeVersion ?? ''})`, tools.native], [`ccusage session --json --offline (JS ${tools.jsVersion ?? ''})`, tools.js]]) {
+    if (!tool) {
+      addRow(corpus, name, { error: tools.error ?? 'n/a (not installable here)' });
+      continue;
+    }
+    log(`${corpus}: ${name}`);
+    const run = ccusageRun(tool, dir, name);
+    const result = measure(run.command, run.args, { runs: flags.runs, scratch, env: run.env, pairs: [two] });
+    addRow(corpus, name, result);
+  }
+}
+
 const results = { machine: null, rows };
 try {
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
@@ -486,28 +523,10 @@ try {
       const two = bareLoop(list, 2, 'bare loop, 2 cores');
       addYardstick(corpus, 'bare loop: read, indexOf, JSON.parse (1 core)', one, 'the yardstick of one-core rows');
       addYardstick(corpus, 'bare loop on 2 cores (main thread + 1 worker)', two, 'the yardstick of two-core rows');
-      // ccusage's native binary is the yardstick the target names for this corpus: each
-      // estimate and inspect run is paired with one of its runs too.
-      const native = kind === 'claude' && tools.native ? ccusageRun(tools.native, dir, NATIVE) : null;
-      commandRows(corpus, dir, list, native ? [two, native] : [two], flags.runs);
-      if (kind === 'claude') {
-        log(`${corpus}: ${USAGE_FLOOR}`);
-        addRow(corpus, USAGE_FLOOR, measure(...floorLoop(list, 2, 'usage-lines'), { runs: flags.runs, scratch, pairs: native ? [two, native] : [two] }), 'what a usage report must parse, nothing measured');
-        log(`${corpus}: ${COUNTED_FLOOR}`);
-        addRow(corpus, COUNTED_FLOOR, measure(...floorLoop(list, 2, 'usage-lines-counted'), { runs: flags.runs, scratch, pairs: native ? [two, native] : [two] }), 'the least an exact size costs, nothing else');
-      }
-      addRow(corpus, 'estimate --json --jobs 1', readable(list.files[0]) ? measure(...compactor(['estimate', '--json', '--jobs', '1', dir]), { runs: flags.runs, scratch, pairs: [one] }) : { error: 'n/a (format not readable by this build)' }, 'one core');
-      if (kind === 'claude') {
-        for (const [name, tool] of [[`ccusage session --json --offline (native ${tools.nativeVersion ?? ''})`, tools.native], [`ccusage session --json --offline (JS ${tools.jsVersion ?? ''})`, tools.js]]) {
-          if (!tool) {
-            addRow(corpus, name, { error: tools.error ?? 'n/a (not installable here)' });
-            continue;
-          }
-          log(`${corpus}: ${name}`);
-          const run = ccusageRun(tool, dir, name);
-          const result = measure(run.command, run.args, { runs: flags.runs, scratch, env: run.env, pairs: [two] });
-          addRow(corpus, name, result);
-        }
+      if (kind === 'claude') claudeRows(corpus, dir, list, one, two, tools);
+      else {
+        commandRows(corpus, dir, list, [two], flags.runs);
+        addRow(corpus, 'estimate --json --jobs 1', readable(list.files[0]) ? measure(...compactor(['estimate', '--json', '--jobs', '1', dir]), { runs: flags.runs, scratch, pairs: [one] }) : { error: 'n/a (format not readable by this build)' }, 'one core');
       }
       if (kind === 'canonical' && size === flags.sizes[0]) {
         for (const reader of ['ndjson', 'ours']) {
@@ -517,6 +536,20 @@ try {
         }
       }
     }
+  }
+
+  // The second Claude Code corpus: real sessions, not generated ones (real-corpus.js).
+  if (flags.real > 0) {
+    const dir = join(work, `claude-real-${flags.real}`);
+    log(`corpus: the real Claude Code sessions copied to ${label(flags.real)} in ${dir}`);
+    await cachedCorpus(dir, `claude real ${flags.real} seed 11`, (target) => generateRealCorpus(target, flags.real));
+    const list = fileList(dir);
+    const corpus = `claude real sessions ${label(list.bytes)}, ${list.files.length} files`;
+    const one = bareLoop(list, 1, 'bare loop, 1 core');
+    const two = bareLoop(list, 2, 'bare loop, 2 cores');
+    addYardstick(corpus, 'bare loop: read, indexOf, JSON.parse (1 core)', one, 'the yardstick of one-core rows');
+    addYardstick(corpus, 'bare loop on 2 cores (main thread + 1 worker)', two, 'the yardstick of two-core rows');
+    claudeRows(corpus, dir, list, one, two, tools);
   }
 
   if (flags.tokenizerSize > 0) {

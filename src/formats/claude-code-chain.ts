@@ -75,7 +75,8 @@ const PARENT_MISSING = -2;
 /** A `parentUuid` not read yet when the line was (resolved at the end). */
 const PARENT_LATER = -3;
 
-const FIRST_CAPACITY = 1024;
+/** Room made first (doubled as needed): small, since an archive holds many small sessions, each read with columns of its own. */
+const FIRST_CAPACITY = 64;
 
 /** One compaction in the plan: the line that records it (a boundary, or a summary without one). */
 export interface PlannedCompaction {

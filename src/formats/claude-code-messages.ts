@@ -124,7 +124,8 @@ interface Side {
   readonly open: Map<string, Pending>;
 }
 
-const FIRST_CAPACITY = 1024;
+/** Room made first (doubled as needed): small, since an archive holds many small sessions, each read with columns of its own. */
+const FIRST_CAPACITY = 64;
 
 /**
  * Builds messages in file order as lines arrive, handing each to `keep` once it is settled. What

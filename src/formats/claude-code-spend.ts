@@ -126,7 +126,8 @@ const CACHE_WRITE = 3;
 const CACHE_WRITE_1H = 4;
 const COUNTS = 5;
 
-const FIRST_CAPACITY = 1024;
+/** Room made first (doubled as needed): small, since an archive holds many small sessions, each read with columns of its own. */
+const FIRST_CAPACITY = 64;
 
 /**
  * Every billed call met while reading a session and its subagents, once each (by its number in

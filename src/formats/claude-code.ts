@@ -26,146 +26,28 @@
  *   file-history-snapshot lines; a line this reader reads nothing of and that is no link of the
  *   chain (a snapshot, a queue operation, a summary) is not parsed at all when its bytes prove it.
  */
-import { z } from '../lazy-zod.js';
 import { InputError } from '../errors.js';
-import type { AnyMessage, ContentBlock, Diagnostic, Message, RecordedCompaction, Session } from '../session/model.js';
-import { anthropicBlocks, anthropicContentSchema, anthropicUsageSchema, isNullishBoolean, isNullishString, isPlainContent, isPlainRecord, isPlainUsage, unknownTypesWarning } from './anthropic-content.js';
+import type { AnyMessage, Diagnostic, Message, RecordedCompaction, Session } from '../session/model.js';
+import { unknownTypesWarning } from './anthropic-content.js';
 import { CallKeys } from './claude-code-call-keys.js';
 import type { ChatLine } from './claude-code-messages.js';
 import { MessageAssembler, rebuildMessages } from './claude-code-messages.js';
 import type { BilledLine } from './claude-code-spend.js';
-import { billedRecord, forkedFromSchema, responseKeyOf, SessionSpend, SYNTHETIC_MODEL } from './claude-code-spend.js';
+import { billedRecord, SessionSpend, SYNTHETIC_MODEL } from './claude-code-spend.js';
 import { subagentTranscriptsOf, transcriptCause } from './claude-code-subagents.js';
-import { asRecord, keepEach, lastModel, lineId, parseLine, partsText, withUniqueIds } from './convert.js';
-import type { ChatFacts, Plan, RareFacts } from './claude-code-chain.js';
-import { ChainLines } from './claude-code-chain.js';
+import { asRecord, keepEach, lastModel, withUniqueIds } from './convert.js';
+import type { ChainLines, Plan } from './claude-code-chain.js';
+import type { ParsedChat } from './claude-code-lines.js';
+import { ClaudeLineReader, parseChatLine } from './claude-code-lines.js';
+import { scanClaudeLines, scannedFile, withStandIns } from './claude-code-scanned.js';
+import { holdInput } from './input-source.js';
+import type { ClaudeScanner } from '../scan/scanner.js';
+import { borrowScanner, returnScanner } from '../scan/scanner.js';
 import type { LineCutter } from './json-cut.js';
 import { KeyCutter } from './json-cut.js';
 import { MeasuringCutter } from './claude-code-lengths.js';
-import { forEachJsonLine, jsonKind } from './jsonl-lines.js';
+import { forEachJsonLine } from './jsonl-lines.js';
 import type { FormatReader, ReadOptions } from './reader.js';
-
-export const chatLineSchema = z.looseObject({
-  type: z.enum(['user', 'assistant']),
-  uuid: z.string().min(1).nullish(),
-  parentUuid: z.string().nullish(),
-  isSidechain: z.boolean().nullish(),
-  isCompactSummary: z.boolean().nullish(),
-  timestamp: z.string().nullish(),
-  requestId: z.string().nullish(),
-  forkedFrom: forkedFromSchema,
-  message: z.looseObject({
-    content: anthropicContentSchema,
-    id: z.string().nullish(),
-    model: z.string().nullish(),
-    stop_reason: z.string().nullish(),
-    usage: anthropicUsageSchema.nullish(),
-  }),
-});
-
-type ChatLineData = z.infer<typeof chatLineSchema>;
-
-/**
- * The line itself when it certainly passes chatLineSchema, else null (the schema decides, and
- * gives the error). A loose object's schema passes its input through with the same values, and
- * parseChatLine only reads fields, so nothing needs copying; zod's plain check copied every
- * object of every chat line, its blocks included. `forkedFrom` must be absent, null or valid
- * here: the schema replaces anything else with null.
- */
-export function plainChatLine(value: Record<string, unknown>): ChatLineData | null {
-  if (!isPlainRecord(value)) return null;
-  const type = value['type'];
-  if (type !== 'user' && type !== 'assistant') return null;
-  const uuid = value['uuid'];
-  if (!(uuid === undefined || uuid === null || (typeof uuid === 'string' && uuid !== ''))) return null;
-  if (!isNullishString(value['parentUuid']) || !isNullishString(value['timestamp']) || !isNullishString(value['requestId'])) return null;
-  if (!isNullishBoolean(value['isSidechain']) || !isNullishBoolean(value['isCompactSummary'])) return null;
-  const forkedFrom = value['forkedFrom'];
-  if (!(forkedFrom === undefined || forkedFrom === null || (isPlainRecord(forkedFrom) && typeof forkedFrom['sessionId'] === 'string' && forkedFrom['sessionId'] !== ''))) return null;
-  const message = value['message'];
-  if (!isPlainRecord(message) || !isPlainContent(message['content'])) return null;
-  if (!isNullishString(message['id']) || !isNullishString(message['model']) || !isNullishString(message['stop_reason'])) return null;
-  if (!isPlainUsage(message['usage'])) return null;
-  return value as ChatLineData;
-}
-
-interface ParsedChat {
-  readonly chat: ChatLine;
-  readonly uuid: string | null;
-  readonly parent: string | null;
-  readonly sidechain: boolean;
-}
-
-function parseChatLine(value: Record<string, unknown>, file: string, line: number): ParsedChat {
-  const data = plainChatLine(value) ?? parseLine(chatLineSchema, value, file, line, { label: `${String(value['type'])} line` });
-  const { blocks, unknownTypes } = anthropicBlocks(data.message.content, file, line);
-  const messageId = data.message.id;
-  return {
-    uuid: data.uuid ?? null,
-    parent: data.parentUuid ?? null,
-    sidechain: data.isSidechain === true,
-    chat: {
-      role: data.type,
-      uuid: data.uuid ?? lineId(line),
-      blocks,
-      responseKey: data.type === 'assistant' ? responseKeyOf(messageId, data.requestId) : null,
-      model: data.message.model ?? null,
-      usage: data.message.usage ?? null,
-      final: data.message.stop_reason !== null && data.message.stop_reason !== undefined,
-      compactSummary: data.isCompactSummary === true,
-      timestamp: data.timestamp ?? null,
-      copiedFrom: data.forkedFrom?.sessionId ?? null,
-      unknownTypes,
-    },
-  };
-}
-
-const NONE: readonly string[] = [];
-
-/**
- * The ids of a line's tool calls (`tool_request`), or of the calls its results answer
- * (`tool_result`); most lines have none: one shared empty list. A plain loop: a `flatMap` with a
- * callback, twice a chat line, was 1-3% of a worker's samples over the 1 GB Claude Code corpus.
- */
-function toolIds(blocks: readonly ContentBlock[], type: 'tool_request' | 'tool_result'): readonly string[] {
-  let ids: string[] | null = null;
-  for (const block of blocks) {
-    if (block.type === 'tool_request' && type === 'tool_request') (ids ??= []).push(block.id);
-    else if (block.type === 'tool_result' && type === 'tool_result') (ids ??= []).push(block.tool_request_id);
-  }
-  return ids ?? NONE;
-}
-
-/** What the chain keeps of a parsed chat line (the blocks go to the assembler). */
-function chatFacts(chat: ChatLine): ChatFacts {
-  return {
-    role: chat.role,
-    responseKey: chat.responseKey,
-    synthetic: chat.model === SYNTHETIC_MODEL,
-    ...(chat.compactSummary ? { summary: summaryText(chat.blocks) } : {}),
-    unknownTypes: chat.unknownTypes.length > 0 ? chat.unknownTypes : NONE,
-    calls: toolIds(chat.blocks, 'tool_request'),
-    answers: toolIds(chat.blocks, 'tool_result'),
-  };
-}
-
-/** A compact boundary: a link, with what it says about the compaction. */
-function addBoundary(value: Record<string, unknown>, line: number, lines: ChainLines): void {
-  const metadata = asRecord(value['compactMetadata']);
-  const preTokens = metadata?.['preTokens'];
-  const head = asRecord(metadata?.['preservedSegment'])?.['headUuid'];
-  const logicalParent = value['logicalParentUuid'];
-  addLink(value, line, lines, {
-    ...(typeof logicalParent === 'string' ? { logicalParent } : {}),
-    boundary: {
-      ...(typeof preTokens === 'number' && preTokens > 0 ? { preTokens } : {}),
-      ...(typeof head === 'string' ? { preservedHead: head } : {}),
-    },
-  });
-}
-
-/** The keys that link a line into the parent chain. */
-const LINK_KEYS = ['uuid', 'parentUuid', 'logicalParentUuid'] as const;
 
 /**
  * Top-level values this reader never reads, cut before parsing (json-cut.ts): the tool output's
@@ -185,7 +67,7 @@ const UNREAD_VALUES = new KeyCutter(
   // parentUuid first: a linked line names it first, so a line that is no skip is known at once.
   { types: ['file-history-snapshot', 'queue-operation', 'summary', 'last-prompt', 'progress'], unlessKeys: ['parentUuid', 'uuid', 'logicalParentUuid'] },
   // What readLines reads of a line that is neither a message nor a system line.
-  { types: ['progress', 'attachment', 'file-history-snapshot', 'queue-operation', 'summary', 'last-prompt'], keys: [...LINK_KEYS, 'isSidechain'] },
+  { types: ['progress', 'attachment', 'file-history-snapshot', 'queue-operation', 'summary', 'last-prompt'], keys: ['uuid', 'parentUuid', 'logicalParentUuid', 'isSidechain'] },
 );
 
 /** For a read that only measures text (ReadOptions.textLengthsOnly): long texts are sized from their bytes. */
@@ -196,82 +78,31 @@ function cutterFor(options: ReadOptions | undefined): LineCutter {
 }
 
 /**
- * Every line of the file that can be a link in the parent chain, in file order; each user and
- * assistant line also goes to `onChat` as it is read, and each call to `spend`. Once the file has
- * a main-chain message, sidechain messages can no longer be part of the session and are kept as
- * links only (their calls are read for the spend).
+ * Every line of the file that can be a link in the parent chain, in file order (claude-code-lines.ts):
+ * each line parsed here, its unread values cut first, or (a read that only measures text, of a
+ * file large enough) scanned by the WebAssembly scanner (claude-code-scanned.ts).
  */
 async function readLines(
   file: string,
   keys: CallKeys,
   spend: SessionSpend,
-  cutter: LineCutter,
+  scanner: ClaudeScanner | null,
+  options: ReadOptions | undefined,
   onChat: (parsed: ParsedChat, line: number) => void,
 ): Promise<{ lines: ChainLines; warnings: Diagnostic[] }> {
-  const lines = new ChainLines(keys);
-  const linkWarnings: Diagnostic[] = [];
-  let mainChat = false;
-  const warnings = await forEachJsonLine(
-    file,
-    (value, line) => {
-      const record = asRecord(value);
-      if (!record) throw new InputError('expected a JSON object', file, line);
-      // A link that is no string breaks the chain there: said, not silently dropped.
-      for (const key of LINK_KEYS) {
-        const link = record[key];
-        if (link !== undefined && link !== null && typeof link !== 'string') {
-          linkWarnings.push({ file, line, message: `${key}: expected a string, got ${jsonKind(link)}; the line is not linked into the conversation` });
-        }
-      }
-      const type = record['type'];
-      if (type === 'user' || type === 'assistant') {
-        const sidechain = record['isSidechain'] === true;
-        const billed = mainChat && sidechain ? sidechainLink(record, line, lines) : addChat(record, file, line, lines, onChat);
-        if (billed) spend.add(billed, { file, line, cause: null, sidechain });
-        mainChat ||= !sidechain;
-      } else if (type === 'system' && record['subtype'] === 'compact_boundary') addBoundary(record, line, lines);
-      // progress, attachment, other system lines: not context, but the chain runs through them.
-      else if (typeof record['uuid'] === 'string') addLink(record, line, lines);
-    },
-    cutter,
-  );
-  return { lines, warnings: [...warnings, ...linkWarnings] };
-}
-
-const stringOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
-
-/** A line the chain runs through (no message of its own), or a message line that failed to parse. */
-function addLink(record: Record<string, unknown>, line: number, lines: ChainLines, rare: RareFacts | null = null): void {
-  lines.addLink(stringOrNull(record['uuid']), stringOrNull(record['parentUuid']), line, record['isSidechain'] === true, rare);
-}
-
-/** A sidechain line once the main chain has begun: a link, and its call for the spend. */
-function sidechainLink(record: Record<string, unknown>, line: number, lines: ChainLines): BilledLine | null {
-  addLink(record, line, lines);
-  return billedRecord(record);
-}
-
-/**
- * A user or assistant line: a link of the chain, its message to `onChat`; a malformed one is
- * kept as a link and fails only if it is read. Returns its call (assistant lines), for the spend.
- */
-function addChat(record: Record<string, unknown>, file: string, line: number, lines: ChainLines, onChat: (parsed: ParsedChat, line: number) => void): BilledLine | null {
-  let parsed: ParsedChat;
-  try {
-    parsed = parseChatLine(record, file, line);
-  } catch (error) {
-    if (!(error instanceof InputError)) throw error;
-    addLink(record, line, lines, { invalid: error });
-    return billedRecord(record);
+  if (scanner) {
+    const reader = new ClaudeLineReader(file, keys, spend, onChat, withStandIns);
+    const release = await holdInput(file);
+    try {
+      const warnings = scanClaudeLines(file, scanner, reader, MEASURED_VALUES);
+      return { lines: reader.lines, warnings: [...warnings, ...reader.linkWarnings] };
+    } finally {
+      release();
+    }
   }
-  onChat(parsed, line);
-  const { chat } = parsed;
-  lines.addChat(parsed.uuid, parsed.parent, line, parsed.sidechain, chatFacts(chat));
-  return chat.role === 'assistant' && chat.model !== SYNTHETIC_MODEL ? chat : null;
-}
-
-function summaryText(blocks: readonly ContentBlock[]): string {
-  return partsText(blocks.filter((block) => block.type === 'text'));
+  const reader = new ClaudeLineReader(file, keys, spend, onChat);
+  const warnings = await forEachJsonLine(file, (value, line) => reader.value(value, line), cutterFor(options));
+  return { lines: reader.lines, warnings: [...warnings, ...reader.linkWarnings] };
 }
 
 /** The planned messages parsed again, when those built while reading do not fit the chain. */
@@ -294,19 +125,43 @@ async function rebuild(file: string, plan: Plan, cutter: LineCutter): Promise<Me
  * Adds the calls of a subagent transcript beside the session to its spend. A transcript that
  * cannot be read is a warning, and none of its calls count: the session reads without them.
  */
-async function readTranscriptSpend(path: string, spend: SessionSpend): Promise<Diagnostic[]> {
+async function readTranscriptSpend(path: string, spend: SessionSpend, scanner: ClaudeScanner | null): Promise<Diagnostic[]> {
   const calls: { billed: BilledLine; line: number }[] = [];
+  const add = (billed: BilledLine | null, line: number) => {
+    if (billed) calls.push({ billed, line });
+  };
   let warnings: Diagnostic[];
   try {
-    warnings = await forEachJsonLine(
-      path,
-      (value, line) => {
-        const record = asRecord(value);
-        const billed = record ? billedRecord(record) : null;
-        if (billed) calls.push({ billed, line });
-      },
-      UNREAD_VALUES,
-    );
+    // Scanned when the session's read scans and the transcript is not tiny (claude-code-scanned.ts).
+    if (scanner && scannedFile(path, true)) {
+      const release = await holdInput(path);
+      try {
+        warnings = scanClaudeLines(
+          path,
+          scanner,
+          {
+            value: (value, line) => {
+              const record = asRecord(value);
+              add(record ? billedRecord(record) : null, line);
+            },
+            scannedChat: (chat, line) => add(chat.billed(), line),
+            scannedLink: () => {},
+          },
+          UNREAD_VALUES,
+        );
+      } finally {
+        release();
+      }
+    } else {
+      warnings = await forEachJsonLine(
+        path,
+        (value, line) => {
+          const record = asRecord(value);
+          add(record ? billedRecord(record) : null, line);
+        },
+        UNREAD_VALUES,
+      );
+    }
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     return [{ file: path, ...(error.line === undefined ? {} : { line: error.line }), message: `subagent transcript left out of the spend: ${error.message}` }];
@@ -333,11 +188,25 @@ function indexesOf(ids: readonly string[], messages: readonly AnyMessage[]): Rea
 }
 
 export async function readClaudeCode(file: string, options?: ReadOptions): Promise<Session<AnyMessage>> {
+  // A read that only measures text, of a file large enough, scans its lines (claude-code-scanned.ts).
+  const scanner = options?.textLengthsOnly === true && options.keep !== undefined && scannedFile(file) ? borrowScanner() : null;
+  try {
+    return await readClaudeCodeWith(file, options, scanner);
+  } finally {
+    if (scanner) returnScanner(scanner);
+  }
+}
+
+/**
+ * The reader, with the scanner a read uses (null: none, every line parsed in JavaScript). The
+ * differential test (test/scan-claude-diff.test.ts) reads each file both ways with it.
+ */
+export async function readClaudeCodeWith(file: string, options: ReadOptions | undefined, scanner: ClaudeScanner | null): Promise<Session<AnyMessage>> {
   const assembler = new MessageAssembler(options?.keep);
   const keys = new CallKeys();
   const spend = new SessionSpend(keys);
   const cutter = cutterFor(options);
-  const { lines, warnings } = await readLines(file, keys, spend, cutter, ({ chat, sidechain }, line) => {
+  const { lines, warnings } = await readLines(file, keys, spend, scanner, options, ({ chat, sidechain }, line) => {
     if (chat.model !== SYNTHETIC_MODEL) assembler.add(chat, line, sidechain);
   });
   assembler.finish();
@@ -368,7 +237,7 @@ export async function readClaudeCode(file: string, options?: ReadOptions): Promi
 
   const unknown = unknownTypesWarning(plan.unknownTypes);
   if (unknown) warnings.push({ file, message: unknown });
-  for (const transcript of subagentTranscriptsOf(file)) warnings.push(...(await readTranscriptSpend(transcript, spend)));
+  for (const transcript of subagentTranscriptsOf(file)) warnings.push(...(await readTranscriptSpend(transcript, spend, scanner)));
   // Calls on the other side of the file than the conversation are its subagents'.
   const offContext = spend.offContext(plan.inContext, (sidechain) => (sidechain === chain.sidechain ? 'abandoned-branch' : 'subagent'));
   const model = lastModel(messages);

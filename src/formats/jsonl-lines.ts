@@ -36,9 +36,10 @@ function jsonErrorMessage(error: unknown): string {
  * One raw line parsed: its value, or null for a blank line or a cut-off last line (warned). A bad
  * line throws; invalid UTF-8 is replaced, with a warning. `cutter` drops values the reader never
  * reads before parsing, and stands in for lines it reads nothing of (json-cut.ts); a line whose
- * cut text does not parse is parsed whole, for its own error.
+ * cut text does not parse is parsed whole, for its own error. The WebAssembly scanner's readers
+ * hand it the lines they leave to JavaScript (formats/claude-code-scanned.ts).
  */
-function parseRawLine(raw: RawLine, file: string, warn: (diagnostic: Diagnostic) => void, cutter?: LineCutter): JsonLine | null {
+export function parseRawLine(raw: RawLine, file: string, warn: (diagnostic: Diagnostic) => void, cutter?: LineCutter): JsonLine | null {
   const { bytes, line } = raw;
   if (bytes.includes(NUL)) throw new InputError('binary data (a NUL byte), not a JSONL session', file, line);
   const utf8 = isUtf8(bytes);

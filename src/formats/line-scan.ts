@@ -160,6 +160,55 @@ export function* scanLines(file: string): Generator<RawLine> {
   }
 }
 
+/** Why a chunked read hands its visitor the bytes it holds: more follow, the file ended, or a full buffer holds a NUL. */
+export type ChunkEnd = 'more' | 'end' | 'binary';
+
+/** Where readChunks reads to: a buffer its owner may move when asked to grow it (WebAssembly memory). */
+export interface ChunkRoom {
+  readonly bytes: Buffer;
+  /** Makes `bytes` at least `length` long, its first `kept` bytes kept. */
+  grow(length: number, kept: number): void;
+}
+
+/**
+ * A regular file read into `room` chunk after chunk, as scanLines reads it (the same reads, the
+ * same rules for its end and for binary data), for a caller that finds the lines itself (the
+ * WebAssembly scanner): `visit(filled, end)` gets the bytes [0, filled) and returns how many it
+ * used (whole lines; at the end, all); the rest moves to the front for the next read. A buffer
+ * filled by one line grows; one that fills with no newline and holds a NUL is handed over as
+ * `binary`, and the read ends there (scanLines hands it over as a line).
+ */
+export function readChunks(file: string, room: ChunkRoom, visit: (filled: number, end: ChunkEnd) => number): void {
+  const { fd, size } = openForReading(file);
+  try {
+    if (room.bytes.length < Math.min(size + 1, CHUNK_BYTES)) room.grow(Math.min(size + 1, CHUNK_BYTES), 0);
+    let filled = 0;
+    let position = 0;
+    for (;;) {
+      if (filled === room.bytes.length) {
+        if (room.bytes.includes(NUL)) {
+          visit(filled, 'binary');
+          return;
+        }
+        room.grow(room.bytes.length * 2, filled);
+      }
+      const buffer = room.bytes;
+      const asked = buffer.length - filled;
+      const bytesRead = readAt(fd, file, buffer, filled, position);
+      position += bytesRead;
+      filled += bytesRead;
+      // As scanLines: a short read that reaches the size the file had when opened is its end.
+      const atEnd = bytesRead === 0 || (bytesRead < asked && size > 0 && position >= size);
+      const used = visit(filled, atEnd ? 'end' : 'more');
+      if (atEnd) return;
+      room.bytes.copy(room.bytes, 0, used, filled);
+      filled -= used;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** The first `maxBytes` of a regular file (fewer if it is shorter). */
 function peekRegularFile(file: string, maxBytes: number): Buffer {
   const { fd, size } = openForReading(file);

@@ -15,7 +15,8 @@ const HEX_VALUE = new Int8Array(128).fill(-1);
 for (let digit = 0; digit < 16; digit++) HEX_VALUE['0123456789abcdef'.charCodeAt(digit)] = digit;
 
 const DASH = 45;
-const FIRST_ENTRIES = 1024;
+/** Room made first (doubled as needed): small, since an archive holds many small sessions, each read with a table of its own. */
+const FIRST_ENTRIES = 64;
 
 /** The four words of `key` into `into`, or false when `key` is not a uuid in its usual spelling. */
 function uuidWords(key: string, into: Int32Array): boolean {
