@@ -8,14 +8,18 @@ import { join, relative } from 'node:path';
 import { expect, it } from 'vitest';
 import { FIXTURES, ROOT, runCli, sessionRecords } from './helpers/cli.js';
 
-/** The session files under fixtures/, each named to inspect (Gemini CLI's `.json` ones too). */
+/**
+ * The session files under fixtures/, each named to inspect: Gemini CLI's `.json` ones too, and
+ * opencode's stores (its database, and its JSON storage by the session files, not by the
+ * message and part files a session is spread over).
+ */
 function sessionFiles(dir: string): string[] {
   return readdirSync(dir)
     .sort()
     .flatMap((name) => {
       const path = join(dir, name);
-      if (statSync(path).isDirectory()) return sessionFiles(path);
-      const session = name.endsWith('.jsonl') || (name.endsWith('.json') && name !== 'manifest.json' && !name.endsWith('.meta.json') && !name.endsWith('_compaction.json'));
+      if (statSync(path).isDirectory()) return /[\\/]storage$/.test(dir) && (name === 'message' || name === 'part') ? [] : sessionFiles(path);
+      const session = name.endsWith('.jsonl') || /^opencode.*\.db$/.test(name) || (name.endsWith('.json') && name !== 'manifest.json' && !name.endsWith('.meta.json') && !name.endsWith('_compaction.json'));
       return session ? [path] : [];
     });
 }
