@@ -16,6 +16,7 @@ import { loadSettingsSources, pick } from '../config/sources.js';
 import { UsageError } from '../errors.js';
 import { FORMAT_NAMES } from '../formats/index.js';
 import { STDIN } from '../formats/input-source.js';
+import { stdinIsPiped } from '../pipeline/inputs.js';
 import { formatTokens } from '../report/format.js';
 import type { StrategyName } from '../strategies/names.js';
 import type { TokenizerName } from '../tokens/tokenizers.js';
@@ -62,6 +63,7 @@ export function withInputs<T>(yargs: Argv<T>) {
   return yargs
     .positional('inputs', { describe: 'session files, directories or globs; - reads one session from stdin', type: 'string', array: true })
     .middleware(takeNamesAfterDoubleDash('inputs'), true)
+    .middleware(readPipedStdinWhenUnnamed('inputs'), true)
     .check((args) => {
       if ((args['inputs'] as string[] | undefined)?.length) return true;
       throw new UsageError('name at least one session file, directory or glob (or - for stdin)');
@@ -72,6 +74,14 @@ export function withInputs<T>(yargs: Argv<T>) {
     .option(flagName('tokenizer'), flagOption('tokenizer'))
     .option('jobs', { describe: 'threads for many sessions: a number, or auto (one per core when it pays)', type: 'string', default: 'auto' })
     .option('shard', { describe: 'take only shard K of N of the sessions (K/N, 1-based), or auto (README "Sharding")', type: 'string' });
+}
+
+/** No session named and stdin a pipe (or a redirected file): the session is stdin, `-`. */
+function readPipedStdinWhenUnnamed(key: string) {
+  return (args: Record<string, unknown>): void => {
+    const given = args[key];
+    if ((given === undefined || (Array.isArray(given) && given.length === 0)) && stdinIsPiped()) args[key] = [STDIN];
+  };
 }
 
 /**

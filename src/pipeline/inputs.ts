@@ -21,7 +21,7 @@
  * Each file also gets a machine-independent key (its path relative to the input that found
  * it), which `--shard` hashes (shard.ts).
  */
-import { statSync } from 'node:fs';
+import { fstatSync, statSync } from 'node:fs';
 import { lstat, stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import type { Entry } from '@nodelib/fs.walk';
@@ -37,6 +37,20 @@ import { isSidecarPath } from '../sidecar/store.js';
 import type { Shard } from './shard.js';
 import { selectShard } from './shard.js';
 import { logMessage } from './log.js';
+
+/**
+ * Whether stdin brings data a command should read when no path is named: a pipe
+ * (`cat s.jsonl | compactor estimate`) or a redirected file (`< s.jsonl`), as jq and wc read it.
+ * Not a terminal, and not a socket or /dev/null a harness may leave open with nothing to say.
+ */
+export function stdinIsPiped(): boolean {
+  try {
+    const info = fstatSync(0);
+    return info.isFIFO() || info.isFile();
+  } catch {
+    return false;
+  }
+}
 
 /** Claude Code keeps large tool outputs under `<session>/tool-results/`: never sessions. */
 const IGNORED_DIRECTORIES = new Set(['node_modules', '.git', 'tool-results']);

