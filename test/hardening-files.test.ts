@@ -7,8 +7,8 @@
  * runs the built CLI as a user would.
  */
 import { execa } from 'execa';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, FIXTURES, ROOT, runCli } from './helpers/cli.js';
@@ -45,6 +45,23 @@ describe('stdin without a name (item 8)', () => {
       expect(result.exitCode, script).toBe(2);
       expect(result.stderr.split('\n')[0], script).toMatch(/^compactor: fork does not read stdin \(-\)/);
       expect(result.stderr, script).not.toMatch(/empty file|\n\s+at /);
+    }
+  });
+});
+
+describe('a lock naming a pid no process can have (item 10)', () => {
+  it('is stale: taken over with a warning, and the session compacted', async () => {
+    for (const pid of [-1, 0, 1.5, '"12"']) {
+      const dir = mkdtempSync(join(scratch, 'lock-'));
+      const session = join(dir, 's.jsonl');
+      copyFileSync(SESSION, session);
+      const lock = join(dir, 's_compaction.json.lock');
+      writeFileSync(lock, `{"pid":${pid},"host":"${hostname()}","since":"2026-01-01T00:00:00.000Z"}\n`);
+      const result = await runCli(['compact', '--strategy', 'truncate', '--force', '--keep-recent', '200', session]);
+      expect(result.exitCode, String(pid)).toBe(0);
+      expect(result.stdout, String(pid)).not.toMatch(/locked/);
+      expect(result.stderr, String(pid)).toMatch(/compactor: warning: .*s_compaction\.json\.lock: .*taken over as stale/);
+      expect(existsSync(lock), String(pid)).toBe(false);
     }
   });
 });

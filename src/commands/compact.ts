@@ -124,7 +124,7 @@ export const compactBatchTask = sessionTask(
     for (const [index, input] of inputs.entries()) {
       if (results[index]) continue;
       const lock = locked[index] ?? null;
-      const warnings: Diagnostic[] = [];
+      const warnings: Diagnostic[] = lock?.tookOver ? [lock.tookOver] : [];
       const events: LogEvent[] = [];
       let written = false;
       try {

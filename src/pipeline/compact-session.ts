@@ -205,6 +205,7 @@ export async function compactLocked(
   const attempt = lockSidecar(path);
   if (attempt.kind === 'locked') return lockedResult(path, attempt);
   try {
+    if (attempt.lock.tookOver) hooks.warn(attempt.lock.tookOver);
     sweep(path);
     return await compactSession(source, request, hooks);
   } finally {
