@@ -65,3 +65,27 @@ describe('a lock naming a pid no process can have (item 10)', () => {
     }
   });
 });
+
+describe('config files (item 12)', () => {
+  it('accept a UTF-8 byte-order mark, as sessions do', async () => {
+    const config = join(scratch, 'bom-config.json');
+    writeFileSync(config, '\uFEFF{"keep_recent": 1000}\n');
+    const result = await runCli(['estimate', '--config', config, SESSION]);
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+  });
+
+  it('name the type of a wrong value, never [object Object]', async () => {
+    for (const [value, shown] of [
+      ['{"a": 1}', 'got an object ({"a":1})'],
+      ['[5, 6]', 'got an array ([5,6])'],
+    ] as const) {
+      const config = join(scratch, 'typed-config.json');
+      writeFileSync(config, `{"keep_recent": ${value}}\n`);
+      const result = await runCli(['estimate', '--config', config, SESSION]);
+      expect(result.exitCode, value).not.toBe(0);
+      expect(result.stderr, value).not.toContain('[object Object]');
+      expect(result.stderr.trim().split('\n'), value).toEqual([expect.stringContaining(`keep_recent: must be a whole number of tokens >= 0 or a percentage of the window (like 25%), ${shown}`)]);
+    }
+  });
+});

@@ -27,7 +27,13 @@ export type SettingsCommand = (typeof SETTINGS_COMMANDS)[number];
 const COMPACTING = ['compact', 'replay', 'fork'] as const satisfies readonly SettingsCommand[];
 export type CompactingCommand = (typeof COMPACTING)[number];
 
-const show = (value: unknown) => (typeof value === 'string' ? JSON.stringify(value) : String(value));
+/** A value as a message shows it: text quoted, an object or array named as one (never `[object Object]`). */
+function show(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (value === null || typeof value !== 'object') return String(value);
+  const json = JSON.stringify(value);
+  return `${Array.isArray(value) ? 'an array' : 'an object'} (${json.length > 40 ? `${json.slice(0, 39)}…` : json})`;
+}
 
 /** A whole number in [min, max], with one message whatever is wrong (NaN from a flag, a fraction, text). */
 const wholeNumber = (min: number, max = Number.MAX_SAFE_INTEGER) =>
