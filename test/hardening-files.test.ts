@@ -89,3 +89,22 @@ describe('config files (item 12)', () => {
     }
   });
 });
+
+describe('control characters in file names (item 13)', () => {
+  it('are escaped in text output, on stdout and stderr, and kept as they are in --json', async () => {
+    const dir = mkdtempSync(join(scratch, 'names-'));
+    const odd = 'a\u001b[31mred\nx.jsonl';
+    copyFileSync(SESSION, join(dir, odd));
+    writeFileSync(join(dir, 'b\u0007bad.jsonl'), 'garbage\n{');
+    const shown = 'a\\x1b[31mred\\nx.jsonl';
+    for (const args of [['estimate'], ['inspect'], ['replay'], ['audit'], ['compact', '--strategy', 'truncate', '--force', '--keep-recent', '200']]) {
+      const result = await runCli([...args, join(dir, odd), join(dir, 'b\u0007bad.jsonl')]);
+      const text = result.stdout + result.stderr;
+      expect(text, args[0]).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+      expect(text, args[0]).toContain(shown);
+      expect(result.stderr, args[0]).toContain('b\\x07bad.jsonl');
+    }
+    const json = await runCli(['estimate', '--json', join(dir, odd)]);
+    expect(JSON.parse(json.stdout.trim()).session).toBe(join(dir, odd));
+  });
+});

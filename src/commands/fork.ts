@@ -8,7 +8,7 @@
 import type { CommandModule } from 'yargs';
 import { UsageError } from '../errors.js';
 import { isStdin } from '../formats/input-source.js';
-import { formatTokens } from '../report/format.js';
+import { formatTokens, printable } from '../report/format.js';
 import { readSession } from '../formats/index.js';
 import { forkSession, refusedFork } from '../fork/index.js';
 import { unresumableReason } from '../fork/source.js';
@@ -60,14 +60,14 @@ export const forkCommand: CommandModule<object, ForkArgs> = {
               const reason = String(compacted.record['reason'] ?? compacted.line);
               return {
                 record: { ...compacted.record, status: compacted.status },
-                line: `not forked ${path}: ${compacted.status}, nothing to fork (${reason})`,
+                line: `not forked ${printable(path)}: ${compacted.status}, nothing to fork (${reason})`,
               };
             }
             const fork = await forkSession(path, { format: args.format, strict: args.strict, ...(args.out ? { outDir: args.out } : {}) });
             return {
               record: { ...fork, status: 'forked' },
               line:
-                `forked     ${path} -> ${fork.fork} (${formatTokens(fork.tokens_before)} -> ${formatTokens(fork.tokens_after)} tokens)\n` +
+                `forked     ${printable(path)} -> ${printable(fork.fork)} (${formatTokens(fork.tokens_before)} -> ${formatTokens(fork.tokens_after)} tokens)\n` +
                 `           ${fork.resume ? `resume: ${fork.resume}` : 'no agent resumes this format: send its messages with your harness'}`,
             };
           },

@@ -25,7 +25,7 @@ import { SummarizerError } from '../llm/client.js';
 import type { ContextWindow } from '../pricing/window.js';
 import type { LoadedSession, SessionSource } from '../read/index.js';
 import { loadSession, readAgainInPart, sessionInput } from '../read/index.js';
-import { formatTokens } from '../report/format.js';
+import { formatTokens, printable } from '../report/format.js';
 import type { AnyMessage, Diagnostic, Session } from '../session/model.js';
 import { allFull } from '../session/model.js';
 import { assertViewRules } from '../session/view-rules.js';
@@ -186,7 +186,7 @@ export function lockedResult(path: string, attempt: Extract<LockAttempt, { kind:
   return {
     status: 'locked',
     record: { session: path, status: 'locked', lock: attempt.path, locked_by_pid: attempt.holder?.pid ?? null },
-    line: `${'locked'.padEnd(10)} ${path} (another compactor is writing its sidecar: ${by})`,
+    line: `${'locked'.padEnd(10)} ${printable(path)} (another compactor is writing its sidecar: ${by})`,
   };
 }
 
@@ -246,7 +246,7 @@ export async function compactSession(source: SessionSource, given: CompactSessio
     return {
       status: plan.status,
       record: { ...base, status: plan.status, reason },
-      line: `${plan.status.padEnd(10)} ${path} (${reason})`,
+      line: `${plan.status.padEnd(10)} ${printable(path)} (${reason})`,
     };
   }
   const firstKept = subject.messages[plan.cut.index]!.id;
@@ -277,7 +277,7 @@ export async function compactSession(source: SessionSource, given: CompactSessio
       if (hooks.onError === 'skip') {
         const reason = `summarizer failed: ${describeError(error)}`;
         ended({ status: 'skipped', reason });
-        return { status: 'skipped', record: { ...base, status: 'skipped', reason }, line: `skipped    ${path} (${reason})` };
+        return { status: 'skipped', record: { ...base, status: 'skipped', reason }, line: `skipped    ${printable(path)} (${reason})` };
       }
       outcome = await runGuardedCompaction(runnable, plan, truncateFallback(describeError(error)), policy, run);
     }
@@ -337,6 +337,6 @@ function refusedResult(path: string, base: Record<string, unknown>, outcome: Exc
       summarizer_input_tokens: outcome.state.usage?.input_tokens ?? null,
       summarizer_output_tokens: outcome.state.usage?.output_tokens ?? null,
     },
-    line: `${outcome.kind.padEnd(10)} ${path} (${reason})`,
+    line: `${outcome.kind.padEnd(10)} ${printable(path)} (${reason})`,
   };
 }

@@ -35,8 +35,35 @@ export function formatUsd(value: number): string {
   return `${value < 0 && cents !== '0.00' ? '-' : ''}$${cents}`;
 }
 
-/** Shortens a path from the left so it fits `width` columns: `…/archive/bug.jsonl`. */
-export function fitPath(path: string, width: number): string {
+/** Control characters: C0 (a newline and a tab too), DEL and C1. */
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
+/** The same but for a line break and a tab, which text output uses itself. */
+const CONTROLS_IN_TEXT = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+function escapeControl(char: string): string {
+  const code = char.charCodeAt(0);
+  if (code === 0x0a) return '\\n';
+  if (code === 0x09) return '\\t';
+  if (code === 0x0d) return '\\r';
+  return `\\x${code.toString(16).padStart(2, '0')}`;
+}
+
+/**
+ * A name (a file's, a session's) as text output shows it: control characters escaped (`\x1b`,
+ * `\n`), so a name can neither drive the terminal nor break a line. `--json` keeps it as it is.
+ */
+export function printable(name: string): string {
+  return name.replace(CONTROLS, escapeControl);
+}
+
+/** Text output as written: every control character escaped but its own line breaks and tabs. */
+export function printableText(text: string): string {
+  return text.replace(CONTROLS_IN_TEXT, escapeControl);
+}
+
+/** Shortens a path from the left so it fits `width` columns: `…/archive/bug.jsonl` (control characters escaped). */
+export function fitPath(given: string, width: number): string {
+  const path = printable(given);
   if (path.length <= width) return path;
   return `…${path.slice(path.length - width + 1)}`;
 }
@@ -47,7 +74,8 @@ export function outputWidth(stream: NodeJS.WriteStream = process.stdout): number
 }
 
 /** `path (details)` on one line, or the details on a second line when that would pass `width`. */
-export function titleLine(path: string, details: string, width = 80): string {
+export function titleLine(given: string, details: string, width = 80): string {
+  const path = printable(given);
   const line = `${path} (${details})`;
   return line.length <= width ? line : `${path}\n  (${details})`;
 }
