@@ -108,3 +108,27 @@ describe('control characters in file names (item 13)', () => {
     expect(JSON.parse(json.stdout.trim()).session).toBe(join(dir, odd));
   });
 });
+
+describe('a sidecar whose first_kept_index is outside the session (item 14)', () => {
+  it('is stale: context fails with one line, compact warns in one line and starts over', async () => {
+    const dir = mkdtempSync(join(scratch, 'index-'));
+    const session = join(dir, 's.jsonl');
+    copyFileSync(join(FIXTURES, 'real', 'pi', 'pi-mono_before-compaction_v1.jsonl'), session);
+    const flags = ['--strategy', 'truncate', '--force', '--keep-recent', '2000'];
+    expect((await runCli(['compact', ...flags, session])).stdout).toMatch(/^compacted /);
+    const sidecar = join(dir, 's_compaction.json');
+    const state = JSON.parse(readFileSync(sidecar, 'utf8'));
+    writeFileSync(sidecar, JSON.stringify({ ...state, first_kept_index: 99999 }));
+    const context = await runCli(['context', session]);
+    expect(context.exitCode).toBe(1);
+    expect(context.stdout).toBe('');
+    expect(context.stderr.split('\n').filter((line) => line.includes('first_kept_index'))).toEqual([
+      expect.stringMatching(/^compactor: .*s_compaction\.json: stale sidecar \(its first_kept_index 99999 is outside the session's \d+ messages; .*\); run compact again$/),
+    ]);
+    const again = await runCli(['compact', ...flags, session]);
+    expect(again.exitCode).toBe(0);
+    expect(again.stdout).toMatch(/^compacted /);
+    expect(again.stderr.split('\n').filter((line) => line.includes('first_kept_index 99999'))).toHaveLength(1);
+    expect(JSON.parse(readFileSync(sidecar, 'utf8')).first_kept_index).toBe(state.first_kept_index);
+  });
+});
