@@ -132,3 +132,21 @@ describe('a sidecar whose first_kept_index is outside the session (item 14)', ()
     expect(JSON.parse(readFileSync(sidecar, 'utf8')).first_kept_index).toBe(state.first_kept_index);
   });
 });
+
+describe('random bytes with no newline (item 15)', () => {
+  it('are not text, not a JSONL session, even when they start with { or [; a line cut mid-character is still one being written', async () => {
+    const noise = Buffer.from(Array.from({ length: 600 }, (_, i) => 0x80 + ((i * 37) % 128)));
+    for (const start of ['{', '[', ' ', 'x']) {
+      const file = join(scratch, `noise-${start.trim() || 'blank'}.jsonl`);
+      writeFileSync(file, Buffer.concat([Buffer.from(start), noise]));
+      for (const args of [['estimate', file], ['estimate', '-']]) {
+        const result = await runCli(args, args[1] === '-' ? { input: readFileSync(file) } : {});
+        expect(result.exitCode, `${start} ${args[1]}`).toBe(1);
+        expect(result.stderr.trim(), `${start} ${args[1]}`).toMatch(/^compactor: error: \S+:1: not text \(invalid UTF-8\), not a JSONL session$/);
+      }
+    }
+    const writing = join(scratch, 'being-written.jsonl');
+    writeFileSync(writing, Buffer.concat([Buffer.from('{"id":"m1","role":"user","content":"h'), Buffer.from([0xc3])]));
+    expect((await runCli(['estimate', writing])).stderr).toMatch(/no complete JSON line yet \(file still being written\?\)/);
+  });
+});
