@@ -7,7 +7,7 @@
  * runs the built CLI as a user would.
  */
 import { execa } from 'execa';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -98,7 +98,7 @@ describe('control characters in file names (item 13)', () => {
     writeFileSync(join(dir, 'b\u0007bad.jsonl'), 'garbage\n{');
     const shown = 'a\\x1b[31mred\\nx.jsonl';
     for (const args of [['estimate'], ['inspect'], ['replay'], ['audit'], ['compact', '--strategy', 'truncate', '--force', '--keep-recent', '200']]) {
-      const result = await runCli([...args, join(dir, odd), join(dir, 'b\u0007bad.jsonl')]);
+      const result = await runCli([...args, odd, 'b\u0007bad.jsonl'], { cwd: dir });
       const text = result.stdout + result.stderr;
       expect(text, args[0]).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
       expect(text, args[0]).toContain(shown);
@@ -148,5 +148,27 @@ describe('random bytes with no newline (item 15)', () => {
     const writing = join(scratch, 'being-written.jsonl');
     writeFileSync(writing, Buffer.concat([Buffer.from('{"id":"m1","role":"user","content":"h'), Buffer.from([0xc3])]));
     expect((await runCli(['estimate', writing])).stderr).toMatch(/no complete JSON line yet \(file still being written\?\)/);
+  });
+});
+
+describe('estimate DIR: the session column (item 19)', () => {
+  it('uses the width COLUMNS gives and keeps each project visible', async () => {
+    const root = mkdtempSync(join(scratch, 'projects-'));
+    const sessions = ['-home-dev-src-my-shop', '-home-dev-src-the-billing-service'].map((project) => {
+      mkdirSync(join(root, project));
+      const path = join(root, project, '4f1c2e7a-9b3d-4c5e-8f60-718293a4b5c6.jsonl');
+      copyFileSync(SESSION, path);
+      return path;
+    });
+    const wide = await runCli(['estimate', root], { env: { COLUMNS: '200' } });
+    for (const path of sessions) expect(wide.stdout).toContain(path);
+    for (const columns of ['80', '100']) {
+      const result = await runCli(['estimate', root], { env: { COLUMNS: columns } });
+      const lines = result.stdout.trimEnd().split('\n');
+      for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(Number(columns));
+      // Cut in the middle: the start stays, and the project (the end of the folder's name).
+      expect(lines[1], columns).toMatch(/^ -ho\S*my-shop\/4f1\S*\.jsonl /);
+      expect(lines[2], columns).toMatch(columns === '80' ? /^ -ho\S*service\/4f1\S*\.jsonl / : /^ -ho\S*billing-service\/4f1\S*\.jsonl /);
+    }
   });
 });
