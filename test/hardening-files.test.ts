@@ -172,3 +172,23 @@ describe('estimate DIR: the session column (item 19)', () => {
     }
   });
 });
+
+describe('switching the relevance filter off (item 21)', () => {
+  it('--no-relevance, COMPACTOR_RELEVANCE=false and "relevance": false in the config file each keep every output in the span', async () => {
+    const runs: [string, string[], Record<string, string>][] = [
+      ['on', [], {}],
+      ['flag', ['--no-relevance'], {}],
+      ['variable', [], { COMPACTOR_RELEVANCE: 'false' }],
+      ['config', ['--config', join(scratch, 'relevance-off.json')], {}],
+    ];
+    writeFileSync(join(scratch, 'relevance-off.json'), '{"relevance": false}\n');
+    for (const [name, flags, env] of runs) {
+      const dir = mkdtempSync(join(scratch, `relevance-${name}-`));
+      copyFileSync(join(FIXTURES, 'bug.jsonl'), join(dir, 'bug.jsonl'));
+      const result = await runCli(['compact', '--strategy', 'extract', '--context-limit', '80000', ...flags, join(dir, 'bug.jsonl')], { env });
+      expect(result.exitCode, name).toBe(0);
+      const sidecar = JSON.parse(readFileSync(join(dir, 'bug_compaction.json'), 'utf8'));
+      expect(sidecar.dropped_outputs.length, name).toBe(name === 'on' ? 7 : 0);
+    }
+  });
+});

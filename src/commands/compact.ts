@@ -50,7 +50,7 @@ export type { CompactResult, CompactStatus } from '../pipeline/compact-session.j
 export type CompactArgs = CommonArgs &
   PolicyArgs &
   SummarizerArgs &
-  SettingArgs<'allow_no_gain' | 'strategy', 'compact'> & {
+  SettingArgs<'allow_no_gain' | 'strategy' | 'relevance', 'compact'> & {
     'log-format': LogFormat;
     'dry-run': boolean;
     redact?: boolean;
@@ -65,6 +65,7 @@ export interface CompactRequest extends ReadTaskOptions {
   readonly policy: PolicyValues;
   readonly dryRun: boolean;
   readonly redact: boolean;
+  readonly relevance: boolean;
   readonly strategy: StrategyName;
   readonly strategyOptions: StrategyOptions;
 }
@@ -223,7 +224,7 @@ export async function prepareCompaction(args: CompactArgs, command: 'compact' | 
   const sweepTemps = createTempSweeper();
   const { tokenizer } = settings;
   const count = tokenizer === 'heuristic' ? undefined : await loadTextCounter(tokenizer);
-  const request: CompactRequest = { format: args.format, tokenizer, strict: args.strict, policy, dryRun: args['dry-run'], redact, strategy: strategyName, strategyOptions };
+  const request: CompactRequest = { format: args.format, tokenizer, strict: args.strict, policy, dryRun: args['dry-run'], redact, relevance: settings.relevance, strategy: strategyName, strategyOptions };
   return {
     strategyName,
     strategy,
@@ -243,6 +244,7 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
   builder: (yargs) =>
     withSummarizer(withAllowNoGain(withPolicy(withInputs(yargs))), 'compact')
       .option(...settingFlag('strategy', 'compact'))
+      .option(...settingFlag('relevance', 'compact'))
       .option('dry-run', { describe: 'decide and report, write nothing', type: 'boolean', default: false })
       .option('redact', { describe: 'mask secrets in what is summarized and stored (default: on for remote endpoints)', type: 'boolean' })
       .option('log-format', {

@@ -35,6 +35,7 @@ export const forkCommand: CommandModule<object, ForkArgs> = {
   builder: (yargs) =>
     withSummarizer(withAllowNoGain(withPolicy(withInputs(yargs))), 'fork')
       .option(...settingFlag('strategy', 'fork'))
+      .option(...settingFlag('relevance', 'fork'))
       .option('out', { describe: 'write the forks here instead of where the agent looks for them', type: 'string' })
       .option('redact', { describe: 'mask secrets in what is summarized and stored (default: on for remote endpoints)', type: 'boolean' })
       .option('log-format', { describe: 'stderr: text or json (one JSON event a line)', choices: LOG_FORMATS, default: 'text' as LogFormat })

@@ -205,6 +205,8 @@ export interface RunSettings {
   readonly tokenizer: TokenizerName;
   /** Undefined when no source sets it or the command takes no strategy setting: each command has its own default. */
   readonly strategy: StrategyName | undefined;
+  /** The relevance filter (compaction/relevance.ts) on the span a strategy summarizes; on unless switched off. */
+  readonly relevance: boolean;
 }
 
 /**
@@ -224,6 +226,7 @@ export async function runSettings(args: CommonArgs & PolicyArgs & { readonly 'al
     policy: resolvePolicy(sources, { force: args.force, allow_no_gain: args['allow-no-gain'] }),
     tokenizer: pick(sources, 'tokenizer') ?? defaultOf('tokenizer'),
     strategy: takesSetting('strategy', command) ? pick(sources, 'strategy') : undefined,
+    relevance: takesSetting('relevance', command) ? (pick(sources, 'relevance') ?? defaultOf('relevance')) : defaultOf('relevance'),
   };
 }
 

@@ -59,6 +59,16 @@ const percentOfWindow = z.unknown().transform((value, context) => {
   return z.NEVER;
 });
 
+/** On or off: a boolean, or a variable's text (`true`/`false`, `1`/`0`, `yes`/`no`, `on`/`off`). */
+const onOff = z.unknown().transform((value, context) => {
+  if (typeof value === 'boolean') return value;
+  const text = typeof value === 'string' ? value.trim().toLowerCase() : null;
+  if (text !== null && ['true', '1', 'yes', 'on'].includes(text)) return true;
+  if (text !== null && ['false', '0', 'no', 'off'].includes(text)) return false;
+  context.addIssue({ code: 'custom', message: `must be true or false, got ${show(value)}` });
+  return z.NEVER;
+});
+
 /** One entry of the table. */
 interface SettingSpec {
   /** Who reads it: the compaction policy (config/policy.ts), the summarizer (config/summarizer.ts), or the run itself. */
@@ -174,6 +184,14 @@ export const SETTINGS = {
     },
     default: undefined,
     schema: z.enum(STRATEGY_NAMES),
+  },
+  relevance: {
+    group: 'run',
+    on: ['compact', 'fork'],
+    type: 'boolean',
+    doc: 'drop superseded file reads and repeated tool outputs from what is summarized (--no-relevance: send every output as it is)',
+    default: true,
+    schema: onOff,
   },
   tokenizer: {
     group: 'run',

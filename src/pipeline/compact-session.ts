@@ -59,6 +59,8 @@ export interface CompactSessionRequest {
   readonly strict: boolean;
   readonly dryRun: boolean;
   readonly redact: boolean;
+  /** The relevance filter on the summarized span (`--no-relevance` switches it off). */
+  readonly relevance: boolean;
 }
 
 /** What the command supplies that is not plain data: the strategy, the policy's source, where results go. */
@@ -262,7 +264,7 @@ export async function compactSession(source: SessionSource, given: CompactSessio
   const span = { session: path, messages_to_summarize: plan.cut.index - plan.start, cut_index: plan.cut.index, tokens_before: plan.contextTokens };
   hooks.log('compaction_start', { ...span, strategy: strategy.name, total_messages: subject.messages.length, has_previous: subject.previous !== null });
   const ended = (fields: LogFields) => hooks.log('compaction_end', { ...span, ...fields, duration_ms: Math.round(performance.now() - started) });
-  const run = { signal: hooks.signal, redact: request.redact, ...(hooks.count ? { count: hooks.count } : {}) };
+  const run = { signal: hooks.signal, redact: request.redact, relevance: request.relevance, ...(hooks.count ? { count: hooks.count } : {}) };
   let outcome: GuardedCompaction;
   let state: CompactionState;
   let written: string;
