@@ -192,3 +192,16 @@ describe('switching the relevance filter off (item 21)', () => {
     }
   });
 });
+
+describe('npm run bench -- --help (item 24)', () => {
+  it('prints the bench help without building or failing; an unknown flag is one line and exit 2', async () => {
+    const help = await execa('npm', ['run', '--silent', 'bench', '--', '--help'], { cwd: ROOT, reject: false });
+    expect(help.exitCode).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: npm run bench -- \[flags\]/);
+    expect(help.stdout).toContain('--sizes 200M,1G|none');
+    expect(help.stdout + help.stderr).not.toMatch(/build-cli|unknown argument/);
+    const unknown = await execa('node', ['scripts/bench/run.js', '--bogus'], { cwd: ROOT, reject: false });
+    expect(unknown.exitCode).toBe(2);
+    expect(unknown.stderr.split('\n')[0]).toBe('bench: unknown argument --bogus');
+  });
+});
