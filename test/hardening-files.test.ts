@@ -205,3 +205,16 @@ describe('npm run bench -- --help (item 24)', () => {
     expect(unknown.stderr.split('\n')[0]).toBe('bench: unknown argument --bogus');
   });
 });
+
+describe('npm run demo (item 23)', () => {
+  it('shows what the tool is for in a screen or two: 80 columns, no warning lines, the numbers the CLI printed', async () => {
+    const demo = await execa('node', ['scripts/demo.js'], { cwd: ROOT, reject: false, env: { NO_COLOR: '1' } });
+    expect(demo.exitCode).toBe(0);
+    const lines = demo.stdout.split('\n');
+    expect(lines.length).toBeLessThanOrEqual(80);
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(demo.stdout + demo.stderr).not.toMatch(/compactor: warning:|^skipped /m);
+    expect(demo.stdout).toContain('compacted  bug.jsonl: 96,212 -> 39,401 tokens');
+    expect(demo.stdout).toMatch(/^49 sessions: /m);
+  });
+});
