@@ -218,3 +218,25 @@ describe('npm run demo (item 23)', () => {
     expect(demo.stdout).toMatch(/^49 sessions: /m);
   });
 });
+
+describe('--price-model on inspect and replay (item 18)', () => {
+  it('names the price model; --model there is its deprecated spelling, read with a warning', async () => {
+    const BUG = join(FIXTURES, 'bug.jsonl');
+    for (const command of ['inspect', 'replay']) {
+      const renamed = await runCli([command, '--json', '--price-model', 'gpt-4o', BUG]);
+      expect(renamed.exitCode, command).toBe(0);
+      expect(renamed.stderr, command).not.toContain('deprecated');
+      const old = await runCli([command, '--json', '--model', 'gpt-4o', BUG]);
+      expect(old.exitCode, command).toBe(0);
+      expect(old.stderr.split('\n').filter((line) => line.includes('deprecated')), command).toEqual([
+        `compactor: warning: --model on ${command} is deprecated (it names the summarizer on compact and fork); use --price-model`,
+      ]);
+      const pricing = (stdout: string) => (JSON.parse(stdout.split('\n')[0]!) as { pricing: { model: string } }).pricing.model;
+      expect(pricing(renamed.stdout), command).toBe('gpt-4o');
+      expect(pricing(old.stdout), command).toBe('gpt-4o');
+      const help = await runCli([command, '--help']);
+      expect(help.stdout, command).toContain('--price-model');
+      expect(help.stdout, command).not.toMatch(/^\s+--model\b/m);
+    }
+  });
+});

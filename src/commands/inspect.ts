@@ -331,7 +331,7 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
   command: 'inspect [inputs..]',
   describe: 'Audit token growth per turn: what each turn added, cost, CI gates',
   builder: (yargs) =>
-    withGates(withPricing(withPolicy(withInputs(yargs))))
+    withGates(withPricing(withPolicy(withInputs(yargs)), 'inspect'))
       .option('chart', { describe: 'draw the baseline per turn as a text chart', type: 'boolean', default: false })
       .option('top', { describe: 'rows in the largest-output and repeated-read tables', type: 'number', default: 5 })
       .option('all', { describe: `every row of long tables: the turns (default: the first ${TURN_ROWS}) and the roll-up over several sessions (default: the first ${ROLLUP_ROWS} of each)`, type: 'boolean', default: false })
@@ -353,7 +353,7 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
         format: args.format,
         tokenizer: settings.tokenizer,
         strict: args.strict,
-        model: args.model,
+        model: args['price-model'],
         overrides,
         limits,
         gateLedger: args['gate-ledger'],

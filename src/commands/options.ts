@@ -10,7 +10,8 @@ import type { Refusal } from '../compaction/compact.js';
 import type { PolicyValues } from '../config/policy.js';
 import { resolvePolicy } from '../config/policy.js';
 import type { SettingArgs, SettingsCommand, SettingsKey } from '../config/settings.js';
-import { defaultOf, flagName, flagOption, settingsOf, SOURCED_KEYS, takesSetting } from '../config/settings.js';
+import { defaultOf, flagName, flagOption, renamedFlag, settingsOf, SOURCED_KEYS, takesSetting } from '../config/settings.js';
+import { logMessage } from '../pipeline/log.js';
 import type { SettingsSources } from '../config/sources.js';
 import { loadSettingsSources, pick } from '../config/sources.js';
 import { UsageError } from '../errors.js';
@@ -48,6 +49,21 @@ export type PolicyArgs = SettingArgs<(typeof POLICY_FLAGS)[number], SettingsComm
 /** A setting's flag on a command, as yargs' `.option(name, declaration)` takes it: `.option(...settingFlag('strategy', 'compact'))`. */
 export function settingFlag(key: SettingsKey, command?: SettingsCommand) {
   return [flagName(key, command), flagOption(key, command)] as const;
+}
+
+/**
+ * A setting's old flag spelling on `command` (the table's `renamedFrom`): still read, hidden from
+ * --help, and a warning says what it is now called; the new spelling wins when both are given.
+ */
+export function withRenamedFlag<T>(yargs: Argv<T>, key: SettingsKey, command: SettingsCommand): Argv<T> {
+  const old = renamedFlag(key, command);
+  if (old === undefined) return yargs;
+  const now = flagName(key, command);
+  return yargs.option(old, { type: 'string', hidden: true }).middleware((args: Record<string, unknown>) => {
+    if (args[old] === undefined) return;
+    logMessage('warning', `--${old} on ${command} is deprecated (it names the summarizer on compact and fork); use --${now}`);
+    args[now] ??= args[old];
+  }, true);
 }
 
 /** The table's settings `keys` as flags of `command`, in the order given (those the command takes). */

@@ -95,6 +95,11 @@ interface SettingSpec {
   /** The field `--json` shows it under in a policy (inspect, audit, replay), read from the resolved policy. */
   readonly echo?: { readonly name: string; readonly of: (policy: CompactionPolicy) => unknown };
   /**
+   * The flag's old spelling on these commands, still read, with a warning: a name that meant
+   * something else on other commands (`--model` for the price model on inspect and replay).
+   */
+  readonly renamedFrom?: { readonly flag: string; readonly on: readonly SettingsCommand[] };
+  /**
    * This setting is not in force when that one is set (the trigger is one choice: docs/policy.md);
    * `--json` shows the one in force in that one's place.
    */
@@ -192,6 +197,14 @@ export const SETTINGS = {
     doc: 'drop superseded file reads and repeated tool outputs from what is summarized (--no-relevance: send every output as it is)',
     default: true,
     schema: onOff,
+  },
+  price_model: {
+    group: 'run',
+    on: ['inspect', 'replay'],
+    type: 'string',
+    doc: "model for prices and window (default: the session's own; --model is its deprecated spelling here)",
+    default: undefined,
+    renamedFrom: { flag: 'model', on: ['inspect', 'replay'] },
   },
   tokenizer: {
     group: 'run',
@@ -364,6 +377,12 @@ export function flagOption(key: SettingsKey, command?: SettingsCommand) {
     ...(entry.choices ? { choices: [...entry.choices] } : {}),
     ...(flagOnly ? { default: entry.default } : {}),
   };
+}
+
+/** The old spelling of a setting's flag that a command still reads (with a warning), if any. */
+export function renamedFlag(key: SettingsKey, command: SettingsCommand): string | undefined {
+  const renamed = spec(key).renamedFrom;
+  return renamed?.on.includes(command) ? renamed.flag : undefined;
 }
 
 /** How `--json` shows a policy setting, if it does. */
