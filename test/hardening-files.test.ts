@@ -7,10 +7,11 @@
  * runs the built CLI as a user would.
  */
 import { execa } from 'execa';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { stagingGroupSize, threadsWithinOpenFiles } from '../src/sidecar/open-files.js';
 import { BIN, FIXTURES, ROOT, runCli } from './helpers/cli.js';
 
 const SESSION = join(FIXTURES, 'formats', 'codex.jsonl');
@@ -238,5 +239,25 @@ describe('--price-model on inspect and replay (item 18)', () => {
       expect(help.stdout, command).toContain('--price-model');
       expect(help.stdout, command).not.toMatch(/^\s+--model\b/m);
     }
+  });
+});
+
+describe('open files under a low ulimit -n (item 9)', () => {
+  it('compact of 300 small sessions at ulimit -n 64 keeps within it: no EMFILE, every sidecar written', async () => {
+    const dir = mkdtempSync(join(scratch, 'many-'));
+    for (let i = 0; i < 300; i++) copyFileSync(SESSION, join(dir, `s${i}.jsonl`));
+    const result = await inShell(`ulimit -n 64; $COMPACTOR compact --strategy truncate --force --allow-no-gain --keep-recent 100 --jobs 4 '${dir}'`);
+    expect(result.stderr).not.toContain('EMFILE');
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(/^300 compacted, 0 skipped, 0 up-to-date, 0 failed$/m);
+    expect(readdirSync(dir).filter((name) => name.endsWith('_compaction.json'))).toHaveLength(300);
+  });
+
+  it('sizes staging groups and threads from the limit', () => {
+    expect(stagingGroupSize(4, 64)).toBe(4);
+    expect(stagingGroupSize(2, 20_000)).toBe(32);
+    expect(stagingGroupSize(16, 50)).toBe(1);
+    expect(threadsWithinOpenFiles(64)).toBe(2);
+    expect(threadsWithinOpenFiles(128)).toBe(10);
   });
 });

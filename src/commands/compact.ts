@@ -8,6 +8,7 @@
  * What one session's compaction does, from the lock to the write, is pipeline/compact-session.ts;
  * this module builds its request and hooks from the flags and prints the results.
  */
+import { availableParallelism } from 'node:os';
 import type { CommandModule } from 'yargs';
 import { describeError } from '../errors.js';
 import { formatTokens } from '../report/format.js';
@@ -15,7 +16,9 @@ import { shouldRedact } from '../compaction/redact.js';
 import { isStdin } from '../formats/input-source.js';
 import type { LockStager, SidecarLock } from '../sidecar/lock.js';
 import { createLockStager, guardLocksOnExit } from '../sidecar/lock.js';
+import { stagingGroupSize, threadsWithinOpenFiles } from '../sidecar/open-files.js';
 import { commitSidecars, createTempSweeper, saveSidecar, sidecarPath, stageSidecars } from '../sidecar/store.js';
+import { TASKS_PER_WORKER } from '../workers/pool.js';
 import type { AnyMessage, Diagnostic, Session } from '../session/model.js';
 import type { StrategyName, StrategyOptions } from '../strategies/index.js';
 import { createStrategy } from '../strategies/index.js';
@@ -37,7 +40,7 @@ import { sessionWindow } from '../pricing/window.js';
 import type { LogEvent, LogFormat } from '../pipeline/log.js';
 import { configureLog, LOG_FORMATS, logEvent, logMessage, writeEvent } from '../pipeline/log.js';
 import { locatedError } from '../pipeline/output.js';
-import type { ReadTaskOptions } from '../pipeline/sessions.js';
+import type { Jobs, ReadTaskOptions } from '../pipeline/sessions.js';
 import { runSessionCommand } from '../pipeline/session-command.js';
 import { earlyStart, runSessionBatches } from '../pipeline/sessions.js';
 import type { SessionInput, SessionSource } from '../read/index.js';
@@ -97,7 +100,8 @@ function isOffline(name: StrategyName): name is OfflineStrategyName {
 }
 
 /** A worker compacts only with an offline strategy (a summarizer's client cannot cross threads). */
-type CompactTaskRequest = CompactRequest & { readonly strategy: OfflineStrategyName };
+/** What a worker's batch is asked: with how many sidecars it may stage at once (sidecar/open-files.ts). */
+type CompactTaskRequest = CompactRequest & { readonly strategy: OfflineStrategyName; readonly stagingGroup: number };
 
 /** Temp files of killed runs, in a worker thread (which lives for one run): each directory listed once. */
 const sweepInWorker = createTempSweeper();
@@ -154,7 +158,11 @@ export const compactBatchTask = sessionTask(
         results[index] = { ok: false, error: describeError(error) };
       }
     }
-    const committed = await commitSidecars(await stageSidecars(toWrite));
+    // Staged and committed in groups, each temp file open until its group commits: ulimit -n bounds them (open-files.ts).
+    const committed: Awaited<ReturnType<typeof commitSidecars>> = [];
+    for (let from = 0; from < toWrite.length; from += request.stagingGroup) {
+      committed.push(...(await commitSidecars(await stageSidecars(toWrite.slice(from, from + request.stagingGroup)))));
+    }
     toWrite.forEach((entry, position) => {
       locked[entry.index]?.release();
       const outcome = committed[position]!;
@@ -163,6 +171,11 @@ export const compactBatchTask = sessionTask(
     return results;
   },
 );
+
+/** The staging group of each batch when as many batches as the pool can hold stage at once (one per task a worker holds). */
+function stagingGroupFor(jobs: Jobs): number {
+  return stagingGroupSize(Math.min(jobs === 'auto' ? availableParallelism() : jobs, threadsWithinOpenFiles()) * TASKS_PER_WORKER);
+}
 
 /**
  * Takes a session's sidecar lock for the batch task and clears what killed runs left beside it;
@@ -267,7 +280,7 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
         // Only a strategy that needs no client can move to workers (README "Performance").
         run: (paths, emit) =>
           isOffline(strategyName)
-            ? runSessionBatches(paths, compactBatchTask, { ...request, strategy: strategyName }, emit, jobsFromArgs(args), {
+            ? runSessionBatches(paths, compactBatchTask, { ...request, strategy: strategyName, stagingGroup: stagingGroupFor(jobsFromArgs(args)) }, emit, jobsFromArgs(args), {
                 local: inThisThread,
                 concurrency,
                 early: early.pool(),
