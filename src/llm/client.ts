@@ -1,16 +1,20 @@
 /**
  * The chat client the summarizer talks through: one `complete(system, user, maxTokens)` call on
- * any OpenAI-compatible `/chat/completions` endpoint, via the `openai` SDK. The SDK owns
- * transport retries (exponential backoff with jitter on 408/409/429/5xx and connection errors,
- * honouring `retry-after`); this module turns its errors into SummarizerErrors whose messages
- * never contain the API key, sends the key only when there is one, and logs requests (never
+ * any OpenAI-compatible `/chat/completions` endpoint, via the `openai` SDK. The SDK sends each
+ * attempt (through transport.ts's fetch); the retries on 408/409/429/5xx and connection errors
+ * are made here (retry.ts: capped, said, and stopped by a signal). This module turns failures
+ * into SummarizerErrors, sends the key only when there is one, and masks the key's exact value
+ * in everything that comes back (reply text, errors, log lines), and logs requests (never
  * headers) when asked. What to send and what to do with the reply is left to fold.ts.
  */
 import type OpenAI from 'openai';
 import type { BatchStopping } from '../errors.js';
 import type { Message } from '../session/model.js';
 import { heuristicCounter } from '../tokens/estimate.js';
-import { isBatchOverflow, isContextOverflow } from './overflow.js';
+import { isContextOverflow } from './overflow.js';
+import type { Attempt } from './retry.js';
+import { parseRetryAfter, retryWait, shouldRetry, sleepUnlessAborted } from './retry.js';
+import { endpointFetch, ReplyTransportError } from './transport.js';
 
 export interface ChatRequest {
   readonly system: string;
@@ -103,6 +107,9 @@ function loadSdk(): Promise<Sdk> {
 }
 
 function describeFailure(Sdk: Sdk, error: unknown, settings: EndpointSettings, keySent: boolean): SummarizerError {
+  if (error instanceof Sdk.APIConnectionError && error.cause instanceof ReplyTransportError) {
+    return new SummarizerError(error.cause.message, error.cause.kind === 'body' ? 'bad-reply' : 'endpoint');
+  }
   if (error instanceof Sdk.APIConnectionTimeoutError) {
     return new SummarizerError(`summarizer request timed out after ${settings.timeoutMs / 1000}s (${settings.maxRetries} retries)`, 'endpoint');
   }
@@ -122,21 +129,6 @@ function describeFailure(Sdk: Sdk, error: unknown, settings: EndpointSettings, k
   }
   if (error instanceof SyntaxError) return new SummarizerError(`summarizer reply is not valid JSON (${error.message})`, 'bad-reply');
   return new SummarizerError(`summarizer failed: ${error instanceof Error ? error.message : String(error)}`, 'endpoint');
-}
-
-/**
- * fetch for the SDK. The SDK retries every 500, but a 500 that says the prompt was larger than
- * the server's batch (overflow.ts) would only be sent again unchanged: it is marked final with
- * the `x-should-retry: false` header the SDK obeys, and the fold splits the chunk instead.
- */
-async function fetchMarkingBatchOverflow(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-  const response = await fetch(input, init);
-  if (response.status !== 500) return response;
-  const text = await response.clone().text().catch(() => '');
-  if (!isBatchOverflow(response.status, text)) return response;
-  const headers = new Headers(response.headers);
-  headers.set('x-should-retry', 'false');
-  return new Response(text, { status: response.status, statusText: response.statusText, headers });
 }
 
 /**
@@ -182,8 +174,25 @@ export interface ClientOptions {
   readonly verbose: boolean;
 }
 
+/** Why an attempt failed, for the retry rule: a refused redirect or an unreadable body is not sent again. */
+function attemptOf(Sdk: Sdk, error: unknown): Attempt {
+  if (error instanceof Sdk.APIConnectionError) return error.cause instanceof ReplyTransportError ? { kind: 'final' } : { kind: 'connection' };
+  if (error instanceof Sdk.APIError && error.status !== undefined) return { kind: 'status', status: error.status, headers: error.headers };
+  return { kind: 'final' };
+}
+
+/** Names the filters an Azure-style reply says fired (`content_filter_results`), if it says. */
+function filtersThatFired(choice: object): string {
+  const results = (choice as { content_filter_results?: unknown }).content_filter_results;
+  if (!results || typeof results !== 'object') return '';
+  const fired = Object.entries(results).filter(([, result]) => (result as { filtered?: unknown } | null)?.filtered === true).map(([name]) => name);
+  return fired.length > 0 ? `: ${fired.join(', ')}` : '';
+}
+
 export function createChatClient(settings: EndpointSettings, options: ClientOptions): ChatClient {
-  const { apiKey, log, verbose } = options;
+  const { apiKey, verbose } = options;
+  // Every line goes out with the key's exact value masked, whatever the endpoint echoed into it.
+  const log: LogLine = (line) => options.log(redactSecret(line, apiKey));
   let sdk: OpenAI | null = null;
   const client = (Sdk: Sdk): OpenAI =>
     (sdk ??= new Sdk({
@@ -197,13 +206,60 @@ export function createChatClient(settings: EndpointSettings, options: ClientOpti
       project: null,
       adminAPIKey: null,
       timeout: settings.timeoutMs,
-      maxRetries: settings.maxRetries,
-      fetch: fetchMarkingBatchOverflow,
-      logLevel: verbose ? 'info' : 'warn',
+      // One attempt per call: retries are made below, where their waits can be capped and stopped.
+      maxRetries: 0,
+      fetch: endpointFetch,
+      // Its info lines would say "no more retries left" on every attempt: retries are logged below.
+      logLevel: 'warn',
       logger: sdkLogger(log, apiKey),
     }));
   const limitParameter = tokenLimitParameter(settings.baseUrl);
   const endpoint = `${settings.baseUrl}/chat/completions`;
+
+  /** One attempt: the completion, or the SDK's error as thrown. */
+  const attempt = async (Sdk: Sdk, request: ChatRequest, signal: AbortSignal | undefined) => {
+    const linked = requestSignal(signal);
+    try {
+      const { data, response } = await client(Sdk)
+        .chat.completions.create(
+          {
+            model: settings.model,
+            messages: [
+              { role: 'system', content: request.system },
+              { role: 'user', content: request.user },
+            ],
+            [limitParameter]: request.maxTokens,
+          },
+          linked.signal ? { signal: linked.signal } : undefined,
+        )
+        .withResponse();
+      return asCompletion(data, response, endpoint);
+    } finally {
+      linked.release();
+    }
+  };
+
+  /** Attempts until one succeeds, a failure is final, or --max-retries are spent; every wait ends at once on an abort. */
+  const send = async (Sdk: Sdk, request: ChatRequest, signal: AbortSignal | undefined) => {
+    for (let retry = 0; ; retry++) {
+      try {
+        return await attempt(Sdk, request, signal);
+      } catch (error) {
+        if (error instanceof Sdk.APIUserAbortError || signal?.aborted) throw error;
+        const failed = error instanceof SummarizerError ? ({ kind: 'final' } as const) : attemptOf(Sdk, error);
+        if (retry >= settings.maxRetries || !shouldRetry(failed)) {
+          const failure = error instanceof SummarizerError ? error : describeFailure(Sdk, error, settings, apiKey !== null);
+          failure.message = redactSecret(failure.message, apiKey);
+          if (verbose) log(`failed: ${failure.message}`);
+          throw failure;
+        }
+        const wait = retryWait(failed.kind === 'status' ? parseRetryAfter(failed.headers, Date.now()) : { kind: 'none' }, retry, settings.timeoutMs);
+        if (wait.note) log(wait.note);
+        else if (verbose) log(`retry ${retry + 1} of ${settings.maxRetries} in ${Math.round(wait.ms)} ms after ${failed.kind === 'status' ? `HTTP ${failed.status}` : 'a connection failure'}`);
+        await sleepUnlessAborted(wait.ms, signal);
+      }
+    }
+  };
 
   return {
     model: settings.model,
@@ -213,37 +269,17 @@ export function createChatClient(settings: EndpointSettings, options: ClientOpti
         log(`POST ${endpoint} model=${settings.model} prompt~${promptEstimate} tokens ${limitParameter}=${request.maxTokens}`);
       }
       const Sdk = await loadSdk();
-      const linked = requestSignal(signal);
-      let completion: OpenAI.Chat.Completions.ChatCompletion | null;
-      try {
-        const { data, response } = await client(Sdk)
-          .chat.completions.create(
-            {
-              model: settings.model,
-              messages: [
-                { role: 'system', content: request.system },
-                { role: 'user', content: request.user },
-              ],
-              [limitParameter]: request.maxTokens,
-            },
-            linked.signal ? { signal: linked.signal } : undefined,
-          )
-          .withResponse();
-        completion = asCompletion(data, response, endpoint);
-      } catch (error) {
-        if (error instanceof Sdk.APIUserAbortError) throw error;
-        const failure = error instanceof SummarizerError ? error : describeFailure(Sdk, error, settings, apiKey !== null);
-        failure.message = redactSecret(failure.message, apiKey);
-        if (verbose) log(`failed: ${failure.message}`);
-        throw failure;
-      } finally {
-        linked.release();
-      }
+      const completion = await send(Sdk, request, signal);
       const choice = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
       if (!choice || typeof choice.message !== 'object' || choice.message === null) {
         throw new SummarizerError('summarizer reply has no choices', 'bad-reply');
       }
-      const text = typeof choice.message.content === 'string' ? choice.message.content : '';
+      if (choice.finish_reason === 'content_filter') {
+        // Not a bad reply to retry: the endpoint's moderation refused this transcript, and would again.
+        throw new SummarizerError(`the summarizer's content filter stopped the reply (finish_reason content_filter${filtersThatFired(choice)})`, 'endpoint');
+      }
+      // An endpoint may echo the key (a proxy quoting the request): it must not reach the sidecar.
+      const text = typeof choice.message.content === 'string' ? redactSecret(choice.message.content, apiKey) : '';
       const reported = completion!.usage;
       const usage = reported
         ? { input: reported.prompt_tokens ?? 0, output: reported.completion_tokens ?? 0 }
