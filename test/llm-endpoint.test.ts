@@ -108,9 +108,14 @@ describe('3. Retry-After is capped, said, and a signal stops the wait', () => {
     const path = await session();
     // --timeout 600: the capped wait is ten minutes, far beyond the test's own limit.
     const run = startCli(['compact', path, ...POLICY, '--json', '--timeout', '600', ...fakeFlags(fake)], t.scratch.env);
-    await run.stderrMatches(/asked to wait 100000s/);
-    run.child.kill(signal);
-    expect(await run.exit).toEqual({ code: 130, signal: null });
+    try {
+      await run.stderrMatches(/asked to wait 100000s/);
+      run.child.kill(signal);
+      expect(await run.exit).toEqual({ code: 130, signal: null });
+    } finally {
+      // A run that did not stop (or never said it waits) is not left behind.
+      if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
+    }
     expect(fake.requests).toHaveLength(1);
     expect(run.stdout()).toBe('');
     expect(run.stderr().trimEnd().split('\n')).toEqual([

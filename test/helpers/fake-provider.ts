@@ -305,7 +305,9 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       }
       case 'drip': {
         response.writeHead(200, { 'content-type': 'application/json' });
-        let sent = 0;
+        // Node holds the headers back until the first write: send them and a first byte now.
+        response.write(' ');
+        let sent = 1;
         const timer = setInterval(() => {
           if (sent++ < fault.bytes) response.write(' ');
           else {
