@@ -7,13 +7,12 @@
  * endpoint did (or succeeds within the bounds the user set), leaves the key nowhere, and writes
  * nothing half done.
  */
-import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jsonLines, runCli } from './helpers/cli.js';
 import type { Fault } from './helpers/fake-provider.js';
 import { startFakeProvider } from './helpers/fake-provider.js';
-import { fakeFlags, listDir, useLlmTest } from './helpers/llm.js';
+import { everyFileText, fakeFlags, listDir, useLlmTest } from './helpers/llm.js';
 import { startCli } from './helpers/process.js';
 import { agentTurns, writeSession } from './helpers/sessions.js';
 
@@ -44,14 +43,6 @@ async function expectFailed(result: Awaited<ReturnType<typeof runCli>>, path: st
   expect(record!['error']).toMatch(error);
   expect(record!['error']).not.toContain('\n');
   expect(await listDir(t.scratch.dir)).toEqual(['hostile.jsonl']);
-}
-
-async function everyFileText(root: string): Promise<Map<string, string>> {
-  const texts = new Map<string, string>();
-  for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile()) texts.set(join(entry.parentPath, entry.name), await readFile(join(entry.parentPath, entry.name), 'utf8'));
-  }
-  return texts;
 }
 
 describe('1. an endpoint that echoes the API key', () => {

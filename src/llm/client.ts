@@ -8,13 +8,13 @@
  * headers) when asked. What to send and what to do with the reply is left to fold.ts.
  */
 import type OpenAI from 'openai';
-import type { BatchStopping } from '../errors.js';
 import type { Message } from '../session/model.js';
 import { heuristicCounter } from '../tokens/estimate.js';
-import { isContextOverflow } from './overflow.js';
-import type { Attempt } from './retry.js';
-import { parseRetryAfter, retryWait, shouldRetry, sleepUnlessAborted } from './retry.js';
-import { endpointFetch, ReplyTransportError } from './transport.js';
+import { attemptOf, describeFailure, filtersThatFired, redactSecret, SummarizerError } from './failures.js';
+import { MAX_TIMER_MS, parseRetryAfter, retryWait, shouldRetry, sleepUnlessAborted } from './retry.js';
+import { endpointFetch } from './transport.js';
+
+export { redactSecret, SummarizerError, type SummarizerErrorKind } from './failures.js';
 
 export interface ChatRequest {
   readonly system: string;
@@ -49,34 +49,6 @@ export interface ChatClient {
   complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatReply>;
 }
 
-/**
- * `overflow`: the prompt did not fit (split and retry); `bad-reply`: the endpoint answered but
- * not with a usable completion (retry once); `auth`: the endpoint refused the key (401/403),
- * which every later request would meet too; `endpoint`: anything else, after the SDK's retries.
- */
-export type SummarizerErrorKind = 'overflow' | 'bad-reply' | 'auth' | 'endpoint';
-
-export class SummarizerError extends Error implements BatchStopping {
-  override name = 'SummarizerError';
-  constructor(
-    message: string,
-    readonly kind: SummarizerErrorKind,
-  ) {
-    super(message);
-  }
-
-  /** A rejected key fails every session alike: the batch stops at the first (errors.ts). */
-  get stopsBatch(): boolean {
-    return this.kind === 'auth';
-  }
-}
-
-/** Replaces every occurrence of the secret; keys can come back in error bodies and URLs. */
-export function redactSecret(text: string, secret: string | null): string {
-  if (!secret) return text;
-  return text.split(secret).join('[redacted]');
-}
-
 export type LogLine = (line: string) => void;
 
 /** OpenAI's reasoning models refuse `max_tokens`; most compatible servers only know it. */
@@ -97,38 +69,13 @@ export interface EndpointSettings {
   /** Name of the environment variable that holds the key (never the key), for error messages. */
   readonly apiKeyEnv: string;
   readonly timeoutMs: number;
-  /** Retries the openai SDK makes on 408/409/429/5xx and connection errors. */
+  /** Retries on 408/409/429/5xx and connection errors (made by this client: retry.ts). */
   readonly maxRetries: number;
 }
 
 let sdkModule: Promise<Sdk> | null = null;
 function loadSdk(): Promise<Sdk> {
   return (sdkModule ??= import('openai').then((module) => module.default));
-}
-
-function describeFailure(Sdk: Sdk, error: unknown, settings: EndpointSettings, keySent: boolean): SummarizerError {
-  if (error instanceof Sdk.APIConnectionError && error.cause instanceof ReplyTransportError) {
-    return new SummarizerError(error.cause.message, error.cause.kind === 'body' ? 'bad-reply' : 'endpoint');
-  }
-  if (error instanceof Sdk.APIConnectionTimeoutError) {
-    return new SummarizerError(`summarizer request timed out after ${settings.timeoutMs / 1000}s (${settings.maxRetries} retries)`, 'endpoint');
-  }
-  if (error instanceof Sdk.APIConnectionError) {
-    const cause = error.cause instanceof Error ? `: ${(error.cause as Error & { cause?: Error }).cause?.message ?? error.cause.message}` : '';
-    return new SummarizerError(`cannot reach the summarizer at ${settings.baseUrl}${cause} (${settings.maxRetries} retries)`, 'endpoint');
-  }
-  if (error instanceof Sdk.APIError && error.status !== undefined) {
-    if (error.status === 401 || error.status === 403) {
-      const which = keySent ? `rejected the API key in ${settings.apiKeyEnv}` : `wants an API key and none was sent (${settings.apiKeyEnv} is not set)`;
-      return new SummarizerError(`the summarizer ${which} (${error.message})`, 'auth');
-    }
-    const emptyBody = error.error === undefined && /\(no body\)/.test(error.message);
-    const text = [error.message, error.code, error.type].filter(Boolean).join(' ');
-    const overflow = isContextOverflow({ status: error.status, emptyBody, text });
-    return new SummarizerError(`summarizer endpoint answered ${error.message}`, overflow ? 'overflow' : 'endpoint');
-  }
-  if (error instanceof SyntaxError) return new SummarizerError(`summarizer reply is not valid JSON (${error.message})`, 'bad-reply');
-  return new SummarizerError(`summarizer failed: ${error instanceof Error ? error.message : String(error)}`, 'endpoint');
 }
 
 /**
@@ -161,7 +108,7 @@ function asCompletion(data: unknown, response: Response, endpoint: string): Open
   throw new SummarizerError(`not an OpenAI-compatible endpoint (got ${type} from ${endpoint})`, 'endpoint');
 }
 
-/** Routes the SDK's own log lines (connection failures, retries) to ours, key removed. */
+/** Routes the SDK's own warnings to our log, key removed. */
 function sdkLogger(log: LogLine, apiKey: string | null) {
   const write = (message: string) => log(redactSecret(message, apiKey));
   return { error: write, warn: write, info: write, debug: () => {} };
@@ -172,21 +119,6 @@ export interface ClientOptions {
   /** Where warnings and, with `verbose`, request lines go (stderr in the CLI). */
   readonly log: LogLine;
   readonly verbose: boolean;
-}
-
-/** Why an attempt failed, for the retry rule: a refused redirect or an unreadable body is not sent again. */
-function attemptOf(Sdk: Sdk, error: unknown): Attempt {
-  if (error instanceof Sdk.APIConnectionError) return error.cause instanceof ReplyTransportError ? { kind: 'final' } : { kind: 'connection' };
-  if (error instanceof Sdk.APIError && error.status !== undefined) return { kind: 'status', status: error.status, headers: error.headers };
-  return { kind: 'final' };
-}
-
-/** Names the filters an Azure-style reply says fired (`content_filter_results`), if it says. */
-function filtersThatFired(choice: object): string {
-  const results = (choice as { content_filter_results?: unknown }).content_filter_results;
-  if (!results || typeof results !== 'object') return '';
-  const fired = Object.entries(results).filter(([, result]) => (result as { filtered?: unknown } | null)?.filtered === true).map(([name]) => name);
-  return fired.length > 0 ? `: ${fired.join(', ')}` : '';
 }
 
 export function createChatClient(settings: EndpointSettings, options: ClientOptions): ChatClient {
@@ -205,7 +137,8 @@ export function createChatClient(settings: EndpointSettings, options: ClientOpti
       organization: null,
       project: null,
       adminAPIKey: null,
-      timeout: settings.timeoutMs,
+      // The SDK's timer too would fire at once, with Node's overflow warning, past what a timer holds.
+      timeout: Math.min(settings.timeoutMs, MAX_TIMER_MS),
       // One attempt per call: retries are made below, where their waits can be capped and stopped.
       maxRetries: 0,
       fetch: endpointFetch,

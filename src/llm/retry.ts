@@ -55,7 +55,7 @@ export function seconds(ms: number): string {
 }
 
 /** Node's timers hold at most this (about 24.8 days); a longer one fires at once, with a warning. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** `--timeout` caps every wait: a server asking for a day is not waited for a day. */
 export function retryWait(asked: RetryAfter, retry: number, capMs: number, random: () => number = Math.random): RetryWait {
