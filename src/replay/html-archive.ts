@@ -117,8 +117,9 @@ function topSessions(rollup: ReplayRollup, anchor: (session: string) => string |
 
 /** The summary section; `anchor` names the id of a session's section (null: it has none). */
 export function archiveSummary(rollup: ReplayRollup, anchor: (session: string) => string | null): string {
-  const priced = rollup.pricedSessions < rollup.sessions ? ` (of the ${formatTokens(rollup.pricedSessions)} sessions with prices)` : '';
-  const estimated = rollup.costEstimatedUsd > 0 ? `, ~${formatUsd(rollup.costEstimatedUsd)} of it estimated for calls with no usage` : '';
+  const unpriced = rollup.unpricedRequests;
+  const priced = unpriced > 0 ? ` (not in it: ${formatTokens(unpriced)} call${unpriced === 1 ? '' : 's'} to a model with no price)` : '';
+  const estimated = rollup.costEstimatedUsd > 0 ? `; apart, ~${formatUsd(rollup.costEstimatedUsd)} estimated for calls with no usage` : '';
   return `<section id="summary">
 <h2>What-if across ${formatTokens(rollup.sessions)} sessions</h2>
 <p>Recorded: ${formatTokens(rollup.requests)} calls, <span class="total">${formatTokens(rollup.inputTokens)}</span> input tokens. Cost as recorded: <span class="total">${formatUsd(rollup.costUsd)}</span>${priced}${estimated}.</p>

@@ -25,7 +25,7 @@ export function sessionSection(view: ReplayView): HtmlSection {
   const costs = costTable(view);
   const cost = recordedCostText(recorded);
   const calls = `${formatTokens(recorded.requests)} calls, <span class="total">${formatTokens(recorded.inputTokens)}</span> input tokens${recorded.estimatedCalls > 0 ? ' (usage partly estimated)' : ' (as reported)'}`;
-  const costLine = cost ? ` Cost as recorded: <span class="total">${cost.total}</span> (${escapeHtml(cost.details.join('; '))}).` : '';
+  const costLine = ` Cost as recorded: <span class="total">${cost.total}</span> (${escapeHtml(cost.details.join('; '))}).`;
   const html = `<h2>${escapeHtml(view.path)}</h2>
 <p>${escapeHtml(view.model ?? 'unknown model')}, window ${formatTokens(view.contextWindow)}, strategy ${escapeHtml(view.strategy)}. Recorded: ${calls}.${costLine}</p>
 <h3>Baseline per turn</h3>

@@ -4,6 +4,7 @@
  * page (html.ts); the JSON record is json.ts. Every table fits 80 columns.
  */
 import type { Breach } from '../gates/check.js';
+import type { CostSplit } from '../cost/billing.js';
 import type { ReplayReport } from './simulate.js';
 import type { PolicyCosts, RecordedCost } from './savings.js';
 import type { ThrashReport } from './thrash.js';
@@ -32,6 +33,10 @@ export interface RecordedSummary {
   readonly offContextRequests: number;
   /** Billed calls to a model without a price: in no dollar figure. */
   readonly unpricedRequests: number;
+  /** The one recorded figure: what the session billed, `inspect`'s `spend`; null when a billed call has no price. */
+  readonly bill: CostSplit | null;
+  /** The bill's priced calls (the bill itself when every call has a price): what roll-ups add. */
+  readonly pricedBill: CostSplit;
   /** The session priced for the what-if; null without its model's prices. */
   readonly cost: RecordedCost | null;
 }
@@ -119,32 +124,35 @@ export function tokenTable(view: ReplayView): TableData {
 }
 
 /**
- * The one recorded figure, and where it comes from, a line each: `billed: 156 calls, 4 of them
- * outside the conversation`; calls that report no usage, and calls with no price, apart. Null
- * without prices.
+ * The one recorded figure, the bill as `inspect` prints it, and where it comes from, a line
+ * each: `billed: 156 calls, 4 of them outside the conversation`; calls with no price, and the
+ * estimate for calls that report no usage (in no bill), apart.
  */
-export function recordedCostText(recorded: RecordedSummary): { readonly total: string; readonly details: readonly string[] } | null {
-  const { cost } = recorded;
-  if (!cost) return null;
+export function recordedCostText(recorded: RecordedSummary): { readonly total: string; readonly details: readonly string[] } {
   const calls = (count: number) => `${formatTokens(count)} call${count === 1 ? '' : 's'}`;
   const outside = recorded.offContextRequests > 0 ? `, ${formatTokens(recorded.offContextRequests)} of them outside the conversation` : '';
-  const estimated = cost.estimatedCalls > 0;
-  const details = [`billed: ${estimated ? `${formatUsd(cost.billed.total)}, ` : ''}${calls(recorded.billedRequests)}${outside}`];
-  if (estimated) details.push(`estimated: ~${formatUsd(cost.estimated.total)}, ${calls(cost.estimatedCalls)} with no usage`);
-  if (recorded.unpricedRequests > 0) details.push(`not in it: ${calls(recorded.unpricedRequests)} to a model with no price`);
-  return { total: formatUsd(cost.cost.total), details };
+  const details = [`billed: ${calls(recorded.billedRequests)}${outside}`];
+  if (recorded.unpricedRequests > 0) details.push(`not in it: ${calls(recorded.unpricedRequests)} to a model with no price (the others: ${formatUsd(recorded.pricedBill.total)})`);
+  if (recorded.estimatedCalls > 0) {
+    const estimate = recorded.cost ? `~${formatUsd(recorded.cost.estimated.total)}` : 'no price';
+    details.push(`apart: ${calls(recorded.estimatedCalls)} with no usage, estimated ${estimate}`);
+  }
+  return { total: recorded.bill ? formatUsd(recorded.bill.total) : 'unknown', details };
 }
 
 /**
- * What each policy would have cost: the recorded figure less what the simulation says it saves.
- * The naive saving (no prompt cache) is labelled as such. Null without prices.
+ * What each policy would have cost: the recorded figure (with the estimate for calls with no
+ * usage, a row of its own) less what the simulation says it saves. The naive saving (no prompt
+ * cache) is labelled as such. Null without prices.
  */
 export function costTable(view: ReplayView): TableData | null {
   const recorded = view.recorded.cost;
   if (!recorded) return null;
   const priced = view.outcomes.filter((outcome) => outcome.costs);
   const rows = [
-    ['recorded', formatUsd(recorded.cost.total), '-', '-', '-', '-'],
+    // Without the bill (a call with no price), its priced calls, starred as inspect's roll-up does.
+    ['recorded', view.recorded.bill ? formatUsd(view.recorded.bill.total) : `${formatUsd(recorded.billed.total)}*`, '-', '-', '-', '-'],
+    ...(recorded.estimatedCalls > 0 ? [['no usage', `~${formatUsd(recorded.estimated.total)}`, '-', '-', '-', '-']] : []),
     ...priced.map((outcome) => {
       const costs = outcome.costs!;
       return [
@@ -172,11 +180,11 @@ export function costTable(view: ReplayView): TableData | null {
 
 /** The cost table's legend, a line each (80 columns); the HTML page prints it as one paragraph. */
 export const COST_LEGEND = [
-  "cost: the recorded cost less what the policy saves; saved: what the policy's",
-  'calls cost less than the recorded ones, both priced by the cache model;',
-  'summaries: the summarizer calls (in the cost); break-even: calls after a',
-  'compaction until it paid for itself, the slowest; no-cache saved: the same',
-  'saving if no prompt were cached (naive)',
+  'cost: the recorded cost (and the estimate for calls with no usage) less what',
+  "the policy saves; saved: what the policy's calls cost less than the recorded",
+  'ones, both priced by the cache model; summaries: the summarizer calls (in the',
+  'cost); break-even: calls after a compaction until it paid for itself, the',
+  'slowest; no-cache saved: the same saving if no prompt were cached (naive)',
 ];
 
 function render(table: TableData): string {
@@ -191,7 +199,8 @@ export function renderReplay(view: ReplayView, chart: boolean): string {
     titleLine(view.path, `${model}window ${formatTokens(view.contextWindow)}, strategy ${view.strategy}`),
     `recorded: ${formatTokens(recorded.requests)} calls, ${formatTokens(recorded.inputTokens)} input tokens` +
       (recorded.estimatedCalls > 0 ? ' (usage partly estimated)' : ' (as reported)'),
-    ...(cost ? [`cost as recorded: ${cost.total}`, ...cost.details.map((line) => `  ${line}`)] : []),
+    `cost as recorded: ${cost.total}`,
+    ...cost.details.map((line) => `  ${line}`),
     '',
     'baseline per turn (* = compacted before or during that turn;',
     ' a = the agent compacted itself in that turn, "before" includes it)',
