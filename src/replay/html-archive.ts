@@ -8,7 +8,7 @@ import { formatTokens, formatUsd } from '../report/format.js';
 import { escapeHtml, htmlTable, legendRows, px, tickStep } from '../report/html.js';
 import { PALETTE } from './html-chart.js';
 import type { ReplayRollup } from './rollup.js';
-import { ROLLUP_COST_LEGEND, ROLLUP_TOKEN_LEGEND, rollupCostTable, rollupTokenTable, topSessionsTable } from './rollup-report.js';
+import { rollupCostLegend, ROLLUP_TOKEN_LEGEND, rollupCostTable, rollupTokenTable, topSessionsTable } from './rollup-report.js';
 
 /** An axis over [low, high] that holds 0, in round steps. */
 function axis(low: number, high: number): { readonly from: number; readonly to: number; readonly step: number } {
@@ -95,7 +95,7 @@ function spendChart(rollup: ReplayRollup): string {
 function policyTables(rollup: ReplayRollup): string {
   return `<p class="note">${escapeHtml(ROLLUP_TOKEN_LEGEND.join(' '))}</p>
 ${htmlTable(rollupTokenTable(rollup))}
-<p class="note">${escapeHtml(ROLLUP_COST_LEGEND.join(' '))}</p>
+<p class="note">${escapeHtml(rollupCostLegend(rollup).join(' '))}</p>
 ${htmlTable(rollupCostTable(rollup))}`;
 }
 

@@ -10,6 +10,7 @@ import { renderTable } from '../report/table.js';
 
 const render = (table: TableData) => renderTable(table.columns, table.rows);
 import type { PolicyRollup, ReplayRollup, TopSession } from './rollup.js';
+import { NO_USAGE_LEGEND } from './text.js';
 
 /** 1 − after / before; 0 when nothing was sent (as a session's `reduction`). */
 export function reductionOf(policy: Pick<PolicyRollup, 'inputTokensBefore' | 'inputTokensAfter'>): number {
@@ -108,11 +109,11 @@ export function rollupCostTable(rollup: ReplayRollup): TableData {
 
 /** The legends of the two tables, a line each (80 columns); a page prints each as one paragraph. */
 export const ROLLUP_TOKEN_LEGEND = ['tokens (sessions: those it compacts in; thrashing: sessions back at the', 'trigger within 2 turns of a compaction)'];
-export const ROLLUP_COST_LEGEND = [
-  "cost (each session's recorded cost, and estimate for calls with no usage,",
-  'less what the policy saves there, added up; no-cache saved: the same saving',
-  'if no prompt were cached, naive)',
-];
+export const ROLLUP_COST_LEGEND = ["cost (each session's recorded cost less what the policy saves there, added", 'up; no-cache saved: the same saving if no prompt were cached, naive)'];
+/** Under it when some calls report no usage (text.ts NO_USAGE_LEGEND). */
+export function rollupCostLegend(rollup: Pick<ReplayRollup, 'costEstimatedUsd'>): readonly string[] {
+  return rollup.costEstimatedUsd > 0 ? [...ROLLUP_COST_LEGEND, NO_USAGE_LEGEND] : ROLLUP_COST_LEGEND;
+}
 
 /** A policy's top sessions, each path as `fit` gives it. */
 export function topSessionsTable(policy: PolicyRollup, fit: (path: string) => string): TableData {
@@ -154,7 +155,7 @@ export function renderReplayRollup(rollup: ReplayRollup): string {
     ...ROLLUP_TOKEN_LEGEND,
     render(rollupTokenTable(rollup)),
     '',
-    ...ROLLUP_COST_LEGEND,
+    ...rollupCostLegend(rollup),
     render(rollupCostTable(rollup)),
   );
   for (const policy of rollup.policies) lines.push('', ...topTable(policy));

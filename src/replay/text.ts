@@ -132,10 +132,13 @@ export function recordedCostText(recorded: RecordedSummary): { readonly total: s
   const calls = (count: number) => `${formatTokens(count)} call${count === 1 ? '' : 's'}`;
   const outside = recorded.offContextRequests > 0 ? `, ${formatTokens(recorded.offContextRequests)} of them outside the conversation` : '';
   const details = [`billed: ${calls(recorded.billedRequests)}${outside}`];
-  if (recorded.unpricedRequests > 0) details.push(`not in it: ${calls(recorded.unpricedRequests)} to a model with no price (the others: ${formatUsd(recorded.pricedBill.total)})`);
+  if (recorded.unpricedRequests > 0) {
+    const others = recorded.unpricedRequests < recorded.billedRequests ? ` (the others: ${formatUsd(recorded.pricedBill.total)})` : '';
+    details.push(`not in it: ${calls(recorded.unpricedRequests)} to a model with no price${others}`);
+  }
   if (recorded.estimatedCalls > 0) {
-    const estimate = recorded.cost ? `~${formatUsd(recorded.cost.estimated.total)}` : 'no price';
-    details.push(`apart: ${calls(recorded.estimatedCalls)} with no usage, estimated ${estimate}`);
+    const estimate = recorded.cost ? `estimated ~${formatUsd(recorded.cost.estimated.total)}` : 'no price for them';
+    details.push(`apart: ${calls(recorded.estimatedCalls)} with no usage, ${estimate}`);
   }
   return { total: recorded.bill ? formatUsd(recorded.bill.total) : 'unknown', details };
 }
@@ -180,12 +183,20 @@ export function costTable(view: ReplayView): TableData | null {
 
 /** The cost table's legend, a line each (80 columns); the HTML page prints it as one paragraph. */
 export const COST_LEGEND = [
-  'cost: the recorded cost (and the estimate for calls with no usage) less what',
-  "the policy saves; saved: what the policy's calls cost less than the recorded",
-  'ones, both priced by the cache model; summaries: the summarizer calls (in the',
-  'cost); break-even: calls after a compaction until it paid for itself, the',
-  'slowest; no-cache saved: the same saving if no prompt were cached (naive)',
+  "cost: the recorded cost less what the policy saves; saved: what the policy's",
+  'calls cost less than the recorded ones, both priced by the cache model;',
+  'summaries: the summarizer calls (in the cost); break-even: calls after a',
+  'compaction until it paid for itself, the slowest; no-cache saved: the same',
+  'saving if no prompt were cached (naive)',
 ];
+
+/** Under the legend when some calls report no usage: their estimate is a row of its own, and in each cost. */
+export const NO_USAGE_LEGEND = 'no usage: the estimate for calls with no usage, in no bill, in each cost';
+
+/** The cost table's legend for this session. */
+export function costLegend(view: ReplayView): readonly string[] {
+  return view.recorded.estimatedCalls > 0 && view.recorded.cost ? [...COST_LEGEND, NO_USAGE_LEGEND] : COST_LEGEND;
+}
 
 function render(table: TableData): string {
   return renderTable(table.columns, table.rows);
@@ -212,7 +223,7 @@ export function renderReplay(view: ReplayView, chart: boolean): string {
   ];
   const costs = costTable(view);
   if (costs) {
-    lines.push('', ...COST_LEGEND, render(costs));
+    lines.push('', ...costLegend(view), render(costs));
   } else {
     lines.push('', 'cost: unknown model (pass --model or --price-input/--price-output)');
   }
