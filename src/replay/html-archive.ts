@@ -8,6 +8,7 @@ import { formatTokens, formatUsd } from '../report/format.js';
 import { escapeHtml, htmlTable, legendRows, px, tickStep } from '../report/html.js';
 import { PALETTE } from './html-chart.js';
 import type { ReplayRollup } from './rollup.js';
+import { legendParagraph } from './text.js';
 import { rollupCostLegend, ROLLUP_TOKEN_LEGEND, rollupCostTable, rollupTokenTable, topSessionsTable } from './rollup-report.js';
 
 /** An axis over [low, high] that holds 0, in round steps. */
@@ -95,7 +96,7 @@ function spendChart(rollup: ReplayRollup): string {
 function policyTables(rollup: ReplayRollup): string {
   return `<p class="note">${escapeHtml(ROLLUP_TOKEN_LEGEND.join(' '))}</p>
 ${htmlTable(rollupTokenTable(rollup))}
-<p class="note">${escapeHtml(rollupCostLegend(rollup).join(' '))}</p>
+<p class="note">${escapeHtml(legendParagraph(rollupCostLegend(rollup)))}</p>
 ${htmlTable(rollupCostTable(rollup))}`;
 }
 

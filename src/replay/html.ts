@@ -11,7 +11,7 @@ import { archiveSummary } from './html-archive.js';
 import { baselineChart } from './html-chart.js';
 import type { ReplayRollup } from './rollup.js';
 import type { ReplayView } from './text.js';
-import { baselineTable, costLegend, costTable, recordedCostText, tokenTable } from './text.js';
+import { baselineTable, costLegend, costTable, legendParagraph, recordedCostText, tokenTable } from './text.js';
 
 /** A session's part of the page, made where it was replayed (the page puts it in its section). */
 export interface HtmlSection {
@@ -34,7 +34,7 @@ ${baselineChart(view)}
 <h3>Tokens</h3>
 ${htmlTable(tokenTable(view))}
 <h3>Cost</h3>
-${costs ? `<p class="note">${escapeHtml(costLegend(view).join(' '))}</p>\n${htmlTable(costs)}` : '<p>Unknown model: no prices (pass --model or --price-input/--price-output).</p>'}
+${costs ? `<p class="note">${escapeHtml(legendParagraph(costLegend(view)))}</p>\n${htmlTable(costs)}` : '<p>Unknown model: no prices (pass --model or --price-input/--price-output).</p>'}
 <h3>Baselines</h3>
 ${htmlTable(baselineTable(view))}`;
   return { path: view.path, html };

@@ -198,6 +198,12 @@ export function costLegend(view: ReplayView): readonly string[] {
   return view.recorded.estimatedCalls > 0 && view.recorded.cost ? [...COST_LEGEND, NO_USAGE_LEGEND] : COST_LEGEND;
 }
 
+/** A legend as one paragraph of a page: its lines run on, the no-usage line a clause of its own. */
+export function legendParagraph(lines: readonly string[]): string {
+  const base = lines.filter((line) => line !== NO_USAGE_LEGEND).join(' ');
+  return lines.includes(NO_USAGE_LEGEND) ? `${base}; ${NO_USAGE_LEGEND}` : base;
+}
+
 function render(table: TableData): string {
   return renderTable(table.columns, table.rows);
 }
