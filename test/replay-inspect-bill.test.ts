@@ -81,6 +81,14 @@ describe('replay over every fixture session, against inspect over the same list'
     expect(ours['cost_usd']).toBeCloseTo(theirs['cost']['total_usd'], 9);
     expect(ours['unpriced_requests']).toBe(theirs['unpriced_requests']);
     expect(ours['cost_estimated_usd']).toBeGreaterThan(0);
+    // The bill by day too: the same days, the same sessions in each, the same dollars.
+    const days = new Map(rollupOf(inspected)['by_day'].map((row: Record<string, any>) => [row['day'], row]));
+    expect(ours['spend_by_day'].length).toBe(days.size);
+    for (const day of ours['spend_by_day']) {
+      const theirs = days.get(day.day) as Record<string, any>;
+      expect(day.sessions, String(day.day)).toBe(theirs['sessions']);
+      expect(day.cost_usd, String(day.day)).toBeCloseTo(theirs['cost']['total_usd'], 9);
+    }
   });
 
   it('prints the same recorded figure in the text report and on the HTML page', () => {
