@@ -62,7 +62,7 @@ export function withSettings<T>(yargs: Argv<T>, keys: readonly SettingsKey[], co
 export function withInputs<T>(yargs: Argv<T>, command: SettingsCommand) {
   const many = takesSetting('agent', command);
   const inputs = many
-    ? "session files, directories, globs or session ids; - reads one session from stdin; none: the agents' folders (docs/inputs.md)"
+    ? "session files, directories, globs or session ids; - reads one session from stdin; none: the agents' folders"
     : 'session files, directories, globs or session ids; - reads one session from stdin';
   const built = yargs
     .positional('inputs', { describe: inputs, type: 'string', array: true })
@@ -80,7 +80,7 @@ export function withInputs<T>(yargs: Argv<T>, command: SettingsCommand) {
   return withSettings(built, SELECTION_FLAGS, command);
 }
 
-/** Where sessions are looked for and which are kept (docs/inputs.md): the settings table's, on the commands that read many. */
+/** Where sessions are looked for and which are kept (docs/guarantees.md "Default locations", "Filters"): the settings table's, on the commands that read many. */
 const SELECTION_FLAGS = ['agent', 'since', 'until', 'timezone', 'project'] as const satisfies readonly SettingsKey[];
 
 export type SelectionArgs = SettingArgs<(typeof SELECTION_FLAGS)[number], SettingsCommand>;

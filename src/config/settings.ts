@@ -187,7 +187,7 @@ export const SETTINGS = {
     default: undefined,
     shownDefault: '$XDG_CONFIG_HOME/session-compactor/config.json',
   },
-  // Which sessions a run reads, and which of their calls (docs/inputs.md). Flags only.
+  // Which sessions a run reads, and which of their calls (docs/guarantees.md "Default locations", "Filters"). Flags only.
   agent: {
     group: 'run',
     on: READING_MANY,

@@ -1,6 +1,6 @@
 /**
  * `--since`, `--until`, `--timezone` and `--project`: which sessions a run keeps
- * (docs/inputs.md "Filters"). Parsing and checking the flags, and matching a project, are pure;
+ * (docs/guarantees.md "Filters"). Parsing and checking the flags, and matching a project, are pure;
  * `selectSessionTask` reads a session (in a worker for many) to say whether the filter keeps it:
  * a session is kept when its project matches and at least one of its calls was made in the days
  * asked for. Which of a kept session's calls count is the command's (inspect's spend and roll-up
@@ -128,9 +128,20 @@ function hasCallIn(session: Session<AnyMessage>, range: DayRange, zone: string):
   return session.offContext.some((call) => inDayRange(dayIn(call.timestamp, zone) ?? started, range));
 }
 
+/**
+ * Does `--project` keep the session? Claude Code names its project folders after the path with
+ * every character but letters and digits made `-` (`/home/me/app` → `-home-me-app`), so a
+ * path given for such a folder is matched as Claude Code writes it too.
+ */
+function keepsProject(session: Pick<Session, 'path' | 'project'>, wanted: string): boolean {
+  const project = projectName(session);
+  if (projectMatches(project, wanted)) return true;
+  return session.project === undefined && projectMatches(project, wanted.replace(/[^A-Za-z0-9*?[\]!-]/g, '-'));
+}
+
 /** Does the filter keep this session? */
 export function keepsSession(session: Session<AnyMessage>, filter: SessionFilter): boolean {
-  if (filter.project !== null && !projectMatches(projectName(session), filter.project)) return false;
+  if (filter.project !== null && !keepsProject(session, filter.project)) return false;
   return filter.days === null || hasCallIn(session, filter.days, filter.zone);
 }
 

@@ -1,6 +1,6 @@
 /**
  * Where each agent keeps its sessions when the user names none: the folders a run reads with no
- * path (docs/inputs.md "Default locations"). Pure: the environment and home folder are passed in;
+ * path (docs/guarantees.md "Default locations"). Pure: the environment and home folder are passed in;
  * walking the folders is inputs.ts's.
  *
  * - Claude Code: `projects/` under each folder of `$CLAUDE_CONFIG_DIR` (a comma-separated list, as
