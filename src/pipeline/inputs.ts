@@ -250,12 +250,8 @@ export async function expandInputFiles(given: readonly string[], onWalked?: (can
   }
   const inputs = located ? located.map((entry) => entry.folder) : given;
   for (const entry of inputs) {
-    let input = entry;
-    let kind = await kindOf(input);
-    if (kind === 'missing' && looksLikeSessionId(input)) {
-      input = await sessionById(input, folders, walkedDirectory);
-      kind = 'file';
-    }
+    const input = await namedSession(entry, folders);
+    const kind = await kindOf(input);
     if (kind === 'file') {
       const addresses = storeAddresses(input);
       if (addresses) {
@@ -306,6 +302,20 @@ export async function expandInputFiles(given: readonly string[], onWalked?: (can
     const { key, sniffed } = found.get(path)!;
     return sniffed ? { path, key, sniffed } : { path, key };
   });
+}
+
+/**
+ * The input itself, or, when it names no file and looks like a session id, the one session in
+ * the agents' folders whose id starts with it (located.ts; ambiguous or none: an error).
+ */
+async function namedSession(input: string, folders: readonly AgentFolder[]): Promise<string> {
+  if (!looksLikeSessionId(input) || (await kindOf(input)) !== 'missing') return input;
+  return sessionById(input, folders, walkedDirectory);
+}
+
+/** A single session's name (`context`): a path, `-`, or a session id found in the agents' folders. */
+export function resolveSessionName(input: string, agents: readonly AgentName[] = AGENT_NAMES): Promise<string> {
+  return namedSession(input, agentFolders(process.env, homedir(), agents));
 }
 
 /**
