@@ -87,10 +87,10 @@ describe('a session id as an input', () => {
     expect(jsonLines(result.stdout).map((record) => record['format'])).toEqual(['pi']);
   });
 
-  it('is a one-line error when no session has it', async () => {
+  it('is a one-line usage error when no session has it, as a path that matches nothing', async () => {
     const result = await runCli(['estimate', 'deadbeef'], { env: env() });
-    expect(result.exitCode).toBe(1);
-    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^compactor: deadbeef: /), 'Run compactor --help for usage.']);
     expect(result.stderr).toMatch(/^compactor: deadbeef: no such file, and no session with this id in /);
   });
 
@@ -104,7 +104,7 @@ describe('a session id as an input', () => {
 
   it('names a session for the single-session commands too (fork)', async () => {
     const result = await runCli(['fork', '--strategy', 'truncate', 'zzzz9999'], { env: env() });
-    expect(result.exitCode).toBe(1);
+    expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('zzzz9999: no such file, and no session with this id');
   });
 });

@@ -6,7 +6,7 @@
  */
 import { readdir } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { InputError, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import { storedSessions } from '../formats/index.js';
 import { parseStoreAddress } from '../formats/store-address.js';
 import { isSidecarPath } from '../sidecar/store.js';
@@ -72,7 +72,8 @@ const LISTED = 10;
 
 /**
  * The session `prefix` names among the files of the agents' folders: the one whose id starts
- * with it (case aside). None: a one-line error; several: a usage error listing them.
+ * with it (case aside). None: a one-line usage error, as for a path that matches nothing;
+ * several: a usage error listing them.
  */
 export async function sessionById(prefix: string, folders: readonly AgentFolder[], walk: (folder: string) => Promise<string[]>): Promise<string> {
   const wanted = prefix.toLowerCase();
@@ -85,7 +86,8 @@ export async function sessionById(prefix: string, folders: readonly AgentFolder[
   const found = [...matches].sort();
   if (found.length === 1) return found[0]!;
   if (found.length === 0) {
-    throw new InputError(`${prefix}: no such file, and no session with this id in ${folders.map((entry) => entry.folder).join(', ') || 'the agents\' folders'}`);
+    // As a path that matches nothing: a usage error (exit 2).
+    throw new UsageError(`${prefix}: no such file, and no session with this id in ${folders.map((entry) => entry.folder).join(', ') || 'the agents\' folders'}`);
   }
   const listed = found.slice(0, LISTED).join(', ');
   const more = found.length > LISTED ? `, and ${found.length - LISTED} more` : '';
