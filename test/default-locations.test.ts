@@ -3,15 +3,13 @@
  * variables say), and stderr says which folders and how many sessions each held; `--agent`
  * narrows them; a missing folder is skipped quietly, an unreadable one is one warning.
  */
-import { chmod, cp, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { agentFolders, parseAgents } from '../src/pipeline/locations.js';
-import { asPermissionChecked, FIXTURES, jsonLines, runCli } from './helpers/cli.js';
-
-/** The agents' variables cleared, so the machine's own never leak into a test. */
-const CLEAN_ENV = { CLAUDE_CONFIG_DIR: '', CODEX_HOME: '', PI_CODING_AGENT_DIR: '', PI_CODING_AGENT_SESSION_DIR: '', XDG_DATA_HOME: '' };
+import { CLEAN_AGENT_ENV, placeFixture, placeOpencode } from './helpers/agent-home.js';
+import { asPermissionChecked, jsonLines, runCli } from './helpers/cli.js';
 
 const homes: string[] = [];
 afterEach(async () => {
@@ -27,24 +25,16 @@ async function newHome(): Promise<string> {
   return home;
 }
 
-/** Copies a fixture (a file or a folder) to `to`, its parent made first. */
-async function place(fixture: string, to: string): Promise<void> {
-  await mkdir(dirname(to), { recursive: true });
-  await cp(join(FIXTURES, fixture), to, { recursive: true });
-}
-
 /** A home with every agent's sessions where the agent keeps them: 1 + 1 Claude Code, 2 Codex, 1 pi, 1 Gemini CLI, 1 opencode. */
 async function fullHome(): Promise<string> {
   const home = await newHome();
-  await place('agents/claude-code/auto-compact/projects', join(home, '.claude', 'projects'));
-  await place('real/claude-code/marot_spotter/258c7280-ae70-4798-800f-63464d01a85d.jsonl', join(home, '.config', 'claude', 'projects', '-home-me-marot', '258c7280-ae70-4798-800f-63464d01a85d.jsonl'));
-  await place('agents/codex/auto-compact/sessions', join(home, '.codex', 'sessions'));
-  await place('agents/codex/tools-resume-abort/sessions', join(home, '.codex', 'archived_sessions'));
-  await place('agents/pi/print-continue/sessions', join(home, '.pi', 'agent', 'sessions'));
-  await place('real/gemini-cli/jnarowski_agentcmd_gemini-session-981c87cb.json', join(home, '.gemini', 'tmp', 'abc123', 'chats', 'session-2025-09-18T10-23-981c87cb.json'));
-  for (const name of ['opencode.db', 'opencode.db-wal', 'opencode.db-shm']) {
-    await place(`agents/opencode/tools-compact/${name}`, join(home, '.local', 'share', 'opencode', name));
-  }
+  await placeFixture('agents/claude-code/auto-compact/projects', join(home, '.claude', 'projects'));
+  await placeFixture('real/claude-code/marot_spotter/258c7280-ae70-4798-800f-63464d01a85d.jsonl', join(home, '.config', 'claude', 'projects', '-home-me-marot', '258c7280-ae70-4798-800f-63464d01a85d.jsonl'));
+  await placeFixture('agents/codex/auto-compact/sessions', join(home, '.codex', 'sessions'));
+  await placeFixture('agents/codex/tools-resume-abort/sessions', join(home, '.codex', 'archived_sessions'));
+  await placeFixture('agents/pi/print-continue/sessions', join(home, '.pi', 'agent', 'sessions'));
+  await placeFixture('real/gemini-cli/jnarowski_agentcmd_gemini-session-981c87cb.json', join(home, '.gemini', 'tmp', 'abc123', 'chats', 'session-2025-09-18T10-23-981c87cb.json'));
+  await placeOpencode(join(home, '.local', 'share', 'opencode'));
   return home;
 }
 
@@ -74,7 +64,7 @@ describe('the agents\' folders (pure)', () => {
 describe('no path: every agent\'s default folders', () => {
   it('reads them all, and says on stderr which folders and how many sessions each held', async () => {
     const home = await fullHome();
-    const result = await runCli(['estimate', '--json'], { env: { HOME: home, ...CLEAN_ENV } });
+    const result = await runCli(['estimate', '--json'], { env: { HOME: home, ...CLEAN_AGENT_ENV } });
     expect(result.exitCode, result.stderr).toBe(0);
     expect(readLines(result.stderr)).toEqual([
       `compactor: read ${home}/.claude/projects (claude-code): 1 session`,
@@ -93,7 +83,7 @@ describe('no path: every agent\'s default folders', () => {
 
   it('--agent reads only the agents named', async () => {
     const home = await fullHome();
-    const result = await runCli(['inspect', '--json', '--agent', 'codex,pi'], { env: { HOME: home, ...CLEAN_ENV } });
+    const result = await runCli(['inspect', '--json', '--agent', 'codex,pi'], { env: { HOME: home, ...CLEAN_AGENT_ENV } });
     expect(result.exitCode, result.stderr).toBe(0);
     expect(readLines(result.stderr)).toEqual([
       `compactor: read ${home}/.codex/sessions (codex): 1 session`,
@@ -106,16 +96,16 @@ describe('no path: every agent\'s default folders', () => {
   it('follows $CLAUDE_CONFIG_DIR (a list), $CODEX_HOME, $PI_CODING_AGENT_DIR and $XDG_DATA_HOME', async () => {
     const home = await newHome();
     const elsewhere = await newHome();
-    await place('agents/claude-code/auto-compact/projects', join(elsewhere, 'one', 'projects'));
-    await place('agents/claude-code/branches-compact-abort/projects', join(elsewhere, 'two', 'projects'));
-    await place('agents/codex/auto-compact/sessions', join(elsewhere, 'codex', 'sessions'));
-    await place('agents/pi/print-continue/sessions', join(elsewhere, 'pi', 'sessions'));
-    for (const name of ['opencode.db', 'opencode.db-wal', 'opencode.db-shm']) await place(`agents/opencode/tools-compact/${name}`, join(elsewhere, 'data', 'opencode', name));
+    await placeFixture('agents/claude-code/auto-compact/projects', join(elsewhere, 'one', 'projects'));
+    await placeFixture('agents/claude-code/branches-compact-abort/projects', join(elsewhere, 'two', 'projects'));
+    await placeFixture('agents/codex/auto-compact/sessions', join(elsewhere, 'codex', 'sessions'));
+    await placeFixture('agents/pi/print-continue/sessions', join(elsewhere, 'pi', 'sessions'));
+    await placeOpencode(join(elsewhere, 'data', 'opencode'));
     // What is under HOME is not read when a variable names another folder.
-    await place('agents/codex/tools-resume-abort/sessions', join(home, '.codex', 'sessions'));
+    await placeFixture('agents/codex/tools-resume-abort/sessions', join(home, '.codex', 'sessions'));
     const env = {
       HOME: home,
-      ...CLEAN_ENV,
+      ...CLEAN_AGENT_ENV,
       CLAUDE_CONFIG_DIR: `${elsewhere}/one,${elsewhere}/two`,
       CODEX_HOME: join(elsewhere, 'codex'),
       PI_CODING_AGENT_DIR: join(elsewhere, 'pi'),
@@ -135,10 +125,10 @@ describe('no path: every agent\'s default folders', () => {
 
   it('skips a missing folder without a word, and warns once about an unreadable one', async () => {
     const home = await newHome();
-    await place('agents/claude-code/auto-compact/projects', join(home, '.claude', 'projects'));
-    await place('agents/codex/auto-compact/sessions', join(home, '.codex', 'sessions'));
+    await placeFixture('agents/claude-code/auto-compact/projects', join(home, '.claude', 'projects'));
+    await placeFixture('agents/codex/auto-compact/sessions', join(home, '.codex', 'sessions'));
     await chmod(join(home, '.codex', 'sessions'), 0o000);
-    const result = await runCli(['estimate', '--json'], { env: { HOME: home, ...CLEAN_ENV }, under: asPermissionChecked });
+    const result = await runCli(['estimate', '--json'], { env: { HOME: home, ...CLEAN_AGENT_ENV }, under: asPermissionChecked });
     expect(result.exitCode, result.stderr).toBe(0);
     const warnings = result.stderr.split('\n').filter((line) => line.includes('warning'));
     expect(warnings).toEqual([`compactor: warning: ${home}/.codex/sessions: cannot read codex's sessions here (EACCES); skipped`]);
@@ -148,13 +138,24 @@ describe('no path: every agent\'s default folders', () => {
     expect(jsonLines(result.stdout)).toHaveLength(1);
   });
 
+  it('reads a folder linked under a second name once (~/.config/claude -> ~/.claude)', async () => {
+    const home = await newHome();
+    await placeFixture('agents/claude-code/auto-compact/projects', join(home, '.claude', 'projects'));
+    await mkdir(join(home, '.config'));
+    await symlink(join(home, '.claude'), join(home, '.config', 'claude'));
+    const result = await runCli(['estimate', '--json'], { env: { HOME: home, ...CLEAN_AGENT_ENV } });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(readLines(result.stderr)).toEqual([`compactor: read ${home}/.claude/projects (claude-code): 1 session`]);
+    expect(jsonLines(result.stdout)).toHaveLength(1);
+  });
+
   it('is a usage error when no agent folder exists, or none holds a session', async () => {
     const home = await newHome();
-    const none = await runCli(['inspect'], { env: { HOME: home, ...CLEAN_ENV } });
+    const none = await runCli(['inspect'], { env: { HOME: home, ...CLEAN_AGENT_ENV } });
     expect(none.exitCode).toBe(2);
     expect(none.stderr).toContain("none of the agents' folders exists");
     await mkdir(join(home, '.claude', 'projects', 'empty'), { recursive: true });
-    const empty = await runCli(['inspect'], { env: { HOME: home, ...CLEAN_ENV } });
+    const empty = await runCli(['inspect'], { env: { HOME: home, ...CLEAN_AGENT_ENV } });
     expect(empty.exitCode).toBe(2);
     expect(empty.stderr).toContain(`compactor: read ${home}/.claude/projects (claude-code): 0 sessions`);
     expect(empty.stderr).toContain("no session in the agents' folders read above");
@@ -162,13 +163,13 @@ describe('no path: every agent\'s default folders', () => {
 
   it('compact with no path writes its sidecars in the agents\' folders, and says so first', async () => {
     const home = await newHome();
-    await place('agents/claude-code/auto-compact/projects', join(home, '.claude', 'projects'));
-    const result = await runCli(['compact', '--strategy', 'truncate', '--force', '--allow-no-gain'], { env: { HOME: home, ...CLEAN_ENV } });
+    await placeFixture('agents/claude-code/auto-compact/projects', join(home, '.claude', 'projects'));
+    const result = await runCli(['compact', '--strategy', 'truncate', '--force', '--allow-no-gain'], { env: { HOME: home, ...CLEAN_AGENT_ENV } });
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stderr).toContain("compactor: writing sidecars beside the sessions in the agents' folders");
     const folder = join(home, '.claude', 'projects', '-tmp-compactor-agents-project');
     expect((await readdir(folder)).filter((name) => name.endsWith('_compaction.json'))).toHaveLength(1);
-    const dry = await runCli(['compact', '--strategy', 'truncate', '--dry-run'], { env: { HOME: home, ...CLEAN_ENV } });
+    const dry = await runCli(['compact', '--strategy', 'truncate', '--dry-run'], { env: { HOME: home, ...CLEAN_AGENT_ENV } });
     expect(dry.stderr).not.toContain('writing sidecars');
   });
 });

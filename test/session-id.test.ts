@@ -2,35 +2,29 @@
  * A session id, or a unique prefix of it, as an input: found in the agents' folders; an
  * ambiguous prefix is a usage error listing the candidates, none a one-line error.
  */
-import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { looksLikeSessionId, sessionIdsOf } from '../src/pipeline/located.js';
-import { FIXTURES, jsonLines, runCli } from './helpers/cli.js';
-
-const CLEAN_ENV = { CLAUDE_CONFIG_DIR: '', CODEX_HOME: '', PI_CODING_AGENT_DIR: '', PI_CODING_AGENT_SESSION_DIR: '', XDG_DATA_HOME: '' };
+import { CLEAN_AGENT_ENV, placeFixture, placeOpencode } from './helpers/agent-home.js';
+import { jsonLines, runCli } from './helpers/cli.js';
 
 let home = '';
-const env = () => ({ HOME: home, ...CLEAN_ENV });
-
-async function place(fixture: string, to: string): Promise<void> {
-  await mkdir(dirname(to), { recursive: true });
-  await cp(join(FIXTURES, fixture), to, { recursive: true });
-}
+const env = () => ({ HOME: home, ...CLEAN_AGENT_ENV });
 
 const MAROT = '258c7280-ae70-4798-800f-63464d01a85d';
 
 beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), 'compactor-ids-'));
-  await place(`real/claude-code/marot_spotter/${MAROT}.jsonl`, join(home, '.claude', 'projects', '-home-me-marot', `${MAROT}.jsonl`));
+  await placeFixture(`real/claude-code/marot_spotter/${MAROT}.jsonl`, join(home, '.claude', 'projects', '-home-me-marot', `${MAROT}.jsonl`));
   // Its subagent transcripts beside it: never sessions of their own, never an id's match.
-  await place(`real/claude-code/marot_spotter/${MAROT}`, join(home, '.claude', 'projects', '-home-me-marot', MAROT));
+  await placeFixture(`real/claude-code/marot_spotter/${MAROT}`, join(home, '.claude', 'projects', '-home-me-marot', MAROT));
   // A Codex and a pi session whose ids both start with 01a210c3.
-  await place('agents/codex/auto-compact/sessions', join(home, '.codex', 'sessions'));
-  await place('agents/pi/print-continue/sessions', join(home, '.pi', 'agent', 'sessions'));
-  await place('real/gemini-cli/jnarowski_agentcmd_gemini-session-981c87cb.json', join(home, '.gemini', 'tmp', 'abc123', 'chats', 'session-2025-09-18T10-23-981c87cb.json'));
-  for (const name of ['opencode.db', 'opencode.db-wal', 'opencode.db-shm']) await place(`agents/opencode/tools-compact/${name}`, join(home, '.local', 'share', 'opencode', name));
+  await placeFixture('agents/codex/auto-compact/sessions', join(home, '.codex', 'sessions'));
+  await placeFixture('agents/pi/print-continue/sessions', join(home, '.pi', 'agent', 'sessions'));
+  await placeFixture('real/gemini-cli/jnarowski_agentcmd_gemini-session-981c87cb.json', join(home, '.gemini', 'tmp', 'abc123', 'chats', 'session-2025-09-18T10-23-981c87cb.json'));
+  await placeOpencode(join(home, '.local', 'share', 'opencode'));
 });
 afterAll(() => rm(home, { recursive: true, force: true }));
 

@@ -218,8 +218,8 @@ interface InspectOptions extends ReadTaskOptions {
   readonly batch: boolean;
   /** Calls an earlier session of the batch was charged for (callKey → that session): copies here (billed-once.ts). */
   readonly billedIn?: Readonly<Record<string, string>>;
-  /** The day of the roll-up's calls, and the days kept (`--timezone`, `--since`, `--until`). */
-  readonly days: DayRule;
+  /** The day of the roll-up's calls, and the days kept (`--timezone`, `--since`, `--until`); UTC days, all kept, when absent. */
+  readonly days?: DayRule;
 }
 
 /** What crosses back from a worker: the rendered report, not the session. */
@@ -385,7 +385,7 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
           const spends = outcomes.flatMap((outcome) => (outcome.ok ? [outcome.value.spend] : []));
           if (spends.length < 2) return;
           const rollup = rollUp(spends);
-          output.record(rollupJson(rollup), () => `${renderRollup(rollup, { all: args.all, zone: options.days.zone })}`);
+          output.record(rollupJson(rollup), () => `${renderRollup(rollup, { all: args.all, zone: options.days?.zone ?? 'UTC' })}`);
         },
         breached: (outcomes) => outcomes.some((outcome) => outcome.ok && outcome.value.breaches.length > 0),
       };

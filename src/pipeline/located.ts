@@ -4,7 +4,7 @@
  * unreadable one with one warning), and the session a session id, or a unique prefix of it,
  * names. The walk itself and the reading of stores are inputs.ts's and formats/'s.
  */
-import { readdir } from 'node:fs/promises';
+import { readdir, realpath } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { UsageError } from '../errors.js';
 import { storedSessions } from '../formats/index.js';
@@ -13,12 +13,20 @@ import { isSidecarPath } from '../sidecar/store.js';
 import type { AgentFolder } from './locations.js';
 import { logMessage } from './log.js';
 
-/** The folders that exist and can be read; an unreadable one is one warning, a missing one nothing. */
+/**
+ * The folders that exist and can be read; an unreadable one is one warning, a missing one
+ * nothing. A folder that is another one under a second name (`~/.config/claude` linked to
+ * `~/.claude`) is read once, under its first name.
+ */
 export async function readableFolders(folders: readonly AgentFolder[], warn = true): Promise<AgentFolder[]> {
   const readable: AgentFolder[] = [];
+  const seen = new Set<string>();
   for (const entry of folders) {
     try {
       await readdir(entry.folder);
+      const real = await realpath(entry.folder);
+      if (seen.has(real)) continue;
+      seen.add(real);
       readable.push(entry);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
