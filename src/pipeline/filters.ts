@@ -139,6 +139,16 @@ function keepsProject(session: Pick<Session, 'path' | 'project'>, wanted: string
   return session.project === undefined && projectMatches(project, wanted.replace(/[^A-Za-z0-9*?[\]!-]/g, '-'));
 }
 
+/**
+ * Whether the filter keeps a session, known from its path and sniffed format alone, or null
+ * when the session must be read to know: `--project` alone on a Claude Code session, whose
+ * project is its folder (its file names none).
+ */
+export function keepsUnread(input: SessionInput, filter: SessionFilter): boolean | null {
+  if (filter.days !== null || filter.project === null || input.sniffed?.format !== 'claude-code') return null;
+  return keepsProject({ path: input.path }, filter.project);
+}
+
 /** Does the filter keep this session? */
 export function keepsSession(session: Session<AnyMessage>, filter: SessionFilter): boolean {
   if (filter.project !== null && !keepsProject(session, filter.project)) return false;

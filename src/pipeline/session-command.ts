@@ -15,7 +15,7 @@ import type { CommandOutput } from './output.js';
 import { createOutput, reportFailure } from './output.js';
 import { parseShard } from './shard.js';
 import type { FilterArgs, SessionFilter } from './filters.js';
-import { filters, parseFilter, selectSessionTask } from './filters.js';
+import { filters, keepsUnread, parseFilter, selectSessionTask } from './filters.js';
 import { parseAgents } from './locations.js';
 import { logFormat, logMessage } from './log.js';
 import { parseJobs, runSessions } from './sessions.js';
@@ -70,7 +70,11 @@ export interface FrameOptions {
 /** The sessions the filters keep, read once each to know (filters.ts); stderr says how many. */
 async function selectedSessions(found: readonly SessionInput[], filter: SessionFilter, args: FrameArgs): Promise<SessionInput[]> {
   const kept = new Set<string>();
-  await runSessions(found, selectSessionTask, { format: args.format, filter }, (outcome) => {
+  // A --format given replaces what the walk sniffed: then every session is read.
+  const unread = found.map((input) => (args.format === 'auto' ? keepsUnread(input, filter) : null));
+  found.forEach((input, index) => unread[index] && kept.add(input.path));
+  const toRead = found.filter((_, index) => unread[index] === null);
+  await runSessions(toRead, selectSessionTask, { format: args.format, filter }, (outcome) => {
     if (!outcome.ok || outcome.value) kept.add(outcome.path);
   }, parseJobs(args.jobs));
   const asked = [
