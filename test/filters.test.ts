@@ -60,6 +60,8 @@ describe('days in a time zone (pure)', () => {
     expect(dayIn('2026-03-01T23:30:00.000Z', 'Europe/Paris')).toBe('2026-03-02');
     expect(dayIn('2026-03-01T00:30:00.000Z', 'America/New_York')).toBe('2026-02-28');
     expect(parseFilter({ since: '2026-03-01', until: '2026-03-01', timezone: 'UTC' })).toEqual({ zone: 'UTC', days: { since: '2026-03-01', until: '2026-03-01' }, project: null });
+    // ccusage's way of writing a day too.
+    expect(parseFilter({ since: '20260301', timezone: 'UTC' }).days).toEqual({ since: '2026-03-01', until: null });
     expect(() => parseFilter({ since: '2026-3-1' })).toThrow('--since must be a day as YYYY-MM-DD, got "2026-3-1"');
     expect(() => parseFilter({ until: '2026-02-30' })).toThrow(/--until must be a day/);
     expect(() => parseFilter({ since: '2026-03-02', until: '2026-03-01' })).toThrow('--since 2026-03-02 is after --until 2026-03-01');

@@ -33,12 +33,13 @@ export interface FilterArgs {
   readonly project?: string | undefined;
 }
 
-/** A calendar day as `YYYY-MM-DD`, checked to exist (no 02-30). */
+/** A calendar day as `YYYY-MM-DD` (or ccusage's `YYYYMMDD`), checked to exist (no 02-30); returned as `YYYY-MM-DD`. */
 function parseDay(flag: string, text: string): string {
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text.trim());
+  const match = /^(\d{4})-?(\d{2})-?(\d{2})$/.exec(text.trim());
+  const day = match ? `${match[1]}-${match[2]}-${match[3]}` : '';
   const date = match ? new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]))) : null;
-  if (!match || !date || date.toISOString().slice(0, 10) !== match[0]) throw new UsageError(`--${flag} must be a day as YYYY-MM-DD, got ${JSON.stringify(text)}`);
-  return match[0];
+  if (!match || !date || Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== day) throw new UsageError(`--${flag} must be a day as YYYY-MM-DD, got ${JSON.stringify(text)}`);
+  return day;
 }
 
 /** The zone named (checked by the runtime's own list), else the local one. */
