@@ -121,6 +121,14 @@ describe('--since and --until', () => {
     expect(sessionRecords(replay.stdout)).toHaveLength(2);
   });
 
+  it('keep stdin, which can be read only once, whatever they say', async () => {
+    const session = await readFile(join(dir, '-home-me-alpha', A));
+    const result = await runCli(['estimate', '--json', '--since', '2030-01-01', '-'], { input: session });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(jsonLines(result.stdout).map((record) => record['session'])).toEqual(['-']);
+    expect(result.stderr).toContain('compactor: -: read once only (stdin or a pipe), so kept whatever the filters say');
+  });
+
   it('refuse a day that is not one (exit 2)', async () => {
     const result = await runCli(['estimate', '--since', 'yesterday', dir]);
     expect(result.exitCode).toBe(2);

@@ -14,6 +14,7 @@ import { ExitCode } from '../errors.js';
 import type { CommandOutput } from './output.js';
 import { createOutput, reportFailure } from './output.js';
 import { parseShard } from './shard.js';
+import { inputShape } from '../formats/input-source.js';
 import type { FilterArgs, SessionFilter } from './filters.js';
 import { filters, keepsUnread, parseFilter, selectSessionTask } from './filters.js';
 import { parseAgents } from './locations.js';
@@ -70,8 +71,14 @@ export interface FrameOptions {
 /** The sessions the filters keep, read once each to know (filters.ts); stderr says how many. */
 async function selectedSessions(found: readonly SessionInput[], filter: SessionFilter, args: FrameArgs): Promise<SessionInput[]> {
   const kept = new Set<string>();
+  // Stdin and pipes can be read only once, by the command: they are kept, unfiltered.
+  const once = found.filter((input) => inputShape(input.path).onlyOnce);
+  for (const { path } of once) {
+    kept.add(path);
+    logMessage('info', `${path}: read once only (stdin or a pipe), so kept whatever the filters say`);
+  }
   // A --format given replaces what the walk sniffed: then every session is read.
-  const unread = found.map((input) => (args.format === 'auto' ? keepsUnread(input, filter) : null));
+  const unread = found.map((input) => (kept.has(input.path) ? true : args.format === 'auto' ? keepsUnread(input, filter) : null));
   found.forEach((input, index) => unread[index] && kept.add(input.path));
   const toRead = found.filter((_, index) => unread[index] === null);
   await runSessions(toRead, selectSessionTask, { format: args.format, filter }, (outcome) => {
