@@ -164,4 +164,13 @@ describe('--project', () => {
     const other = await runCli(['estimate', '--json', '--project', '/tmp/elsewhere', codex, pi]);
     expect(jsonLines(other.stdout)).toHaveLength(0);
   });
+
+  it("matches opencode's directory, in its database and its JSON storage", async () => {
+    const stores = [join(FIXTURES, 'agents', 'opencode', 'tools-compact', 'opencode.db'), join(FIXTURES, 'agents', 'opencode-json', 'tools-compact', 'storage')];
+    const kept = await runCli(['estimate', '--json', '--project', '/tmp/compactor-agents', ...stores]);
+    expect(kept.exitCode, kept.stderr).toBe(0);
+    expect(jsonLines(kept.stdout).map((record) => record['format']).sort()).toEqual(['opencode', 'opencode-json']);
+    const other = await runCli(['estimate', '--json', '--project', 'elsewhere', ...stores]);
+    expect(jsonLines(other.stdout)).toHaveLength(0);
+  });
 });
