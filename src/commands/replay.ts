@@ -383,7 +383,7 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
   command: 'replay [inputs..]',
   describe: 'Replay sessions under compaction policies: tokens, naive and cache-aware cost before/after',
   builder: (yargs) =>
-    withSummarizer(withGates(withPricing(withAllowNoGain(withPolicy(withInputs(yargs))))), 'replay')
+    withSummarizer(withGates(withPricing(withAllowNoGain(withPolicy(withInputs(yargs, 'replay'))))), 'replay')
       .option('policy', {
         describe: `comma-separated policies to compare: ${POLICY_CHOICES.join(', ')} (custom = the policy flags)`,
         type: 'string',
