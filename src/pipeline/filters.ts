@@ -7,6 +7,7 @@
  * keep only the calls in range: ledgers/rollup.ts SpendByDay).
  */
 import { basename, dirname } from 'node:path';
+import picomatch from 'picomatch';
 import { UsageError } from '../errors.js';
 import type { DayRange, DayRule } from '../ledgers/rollup.js';
 import { dayIn, inDayRange, startDay } from '../ledgers/rollup.js';
@@ -76,30 +77,6 @@ export function dayRule(filter: SessionFilter, args: FilterArgs): DayRule {
   return { zone: zoned ? filter.zone : 'UTC', range: filter.days };
 }
 
-const GLOB = /[*?[]/;
-
-/** A glob as a regular expression over the whole text: `**` any characters, `*` any but `/`, `?` one, `[…]` a class. */
-function globPattern(glob: string): RegExp {
-  let source = '';
-  for (let at = 0; at < glob.length; at++) {
-    const char = glob[at]!;
-    if (char === '*' && glob[at + 1] === '*') {
-      source += '.*';
-      at++;
-    } else if (char === '*') source += '[^/]*';
-    else if (char === '?') source += '[^/]';
-    else if (char === '[') {
-      const end = glob.indexOf(']', at + 2);
-      if (end < 0) source += '\\[';
-      else {
-        source += `[${glob.slice(at + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\')}]`;
-        at = end;
-      }
-    } else source += char.replace(/[\\^$.|+(){}\]]/g, '\\$&');
-  }
-  return new RegExp(`^${source}$`, 's');
-}
-
 /**
  * The text a session's project is matched against: the project the file names (Codex's and
  * pi's cwd, Gemini CLI's project hash, opencode's directory), else the name of the folder the
@@ -110,13 +87,13 @@ export function projectName(session: Pick<Session, 'path' | 'project'>): string 
 }
 
 /**
- * Does `--project` keep this project? Text: when the project contains it. A glob (`*`, `?`,
- * `[`): when it matches the whole project or its last path segment.
+ * Does `--project` keep this project? Text: when the project contains it. A glob (picomatch's:
+ * `*`, `**`, `?`, `[…]`, braces): when it matches the whole project or its last path segment.
  */
 export function projectMatches(project: string, wanted: string): boolean {
-  if (!GLOB.test(wanted)) return project.includes(wanted);
-  const pattern = globPattern(wanted);
-  return pattern.test(project) || pattern.test(basename(project));
+  if (!picomatch.scan(wanted).isGlob) return project.includes(wanted);
+  const matches = picomatch(wanted, { dot: true });
+  return matches(project) || matches(basename(project));
 }
 
 /** Does the session have a call (an assistant message, or an off-context call) on a day in the range? */
