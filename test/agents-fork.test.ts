@@ -338,6 +338,12 @@ describe('Codex continues a fork', () => {
     const originalBody = await resume(meta['id'], providerId);
     const forkMessages = await readBack(responsesLines(forkBody), 'codex');
     const originalMessages = await readBack(responsesLines(originalBody), 'codex');
+    if (process.env['FORK_PROBE']) {
+      const all = (messages: readonly Message[]) => messages.reduce((total, message) => total + estimateMessageTokens(message), 0);
+      const line = { name, reported: record['tokens_before'] - record['tokens_after'], before: record['tokens_before'], wire: all(originalMessages) - all(forkMessages), original: all(originalMessages), fork: all(forkMessages), droppedTokens: expected.droppedTokens };
+      writeFileSync(`/tmp/fork-probe-${basename(name)}.json`, JSON.stringify(line));
+      writeFileSync(`/tmp/fork-body-${basename(name)}.json`, JSON.stringify({ forkBody, originalBody }));
+    }
     checkRuns(expected, measure(forkMessages, originalMessages), { droppedAsSent: true });
   }, 240_000);
 });

@@ -110,16 +110,28 @@ export interface ForkSessionOptions {
 
 /** What a fork wrote, named as `fork --json` prints it. */
 export interface ForkResult {
+  readonly status: 'forked';
   readonly session: string;
   /** The new file. */
   readonly fork: string;
   readonly session_id: string;
   /** The command line that continues the fork (null for a message log no agent resumes). */
   readonly resume: string | null;
-  /** The compaction's context before and after (the sidecar's estimates). */
+  /** The context before and after, as the agent sends it (the sidecar's estimates, less for Codex what it sends anyway: ForkFile.tokens). */
   readonly tokens_before: number;
   readonly tokens_after: number;
 }
+
+/** A fork not written: the agent's request would not be smaller than the original's. */
+export interface ForkNoGain {
+  readonly status: 'no-gain';
+  readonly session: string;
+  readonly tokens_before: number;
+  readonly tokens_after: number;
+  readonly reason: string;
+}
+
+export type ForkOutcome = ForkResult | ForkNoGain;
 
 /** The fork of a session as it would be written: checks everything, writes nothing. */
 export async function planFork(path: string, options: ForkSessionOptions = {}): Promise<{ file: ForkFile; state: CompactionState; view: readonly Message[] }> {
@@ -142,9 +154,13 @@ export async function planFork(path: string, options: ForkSessionOptions = {}): 
   return { file, state, view };
 }
 
-/** Writes the fork of a session's compaction as a new session file; the original and its sidecar are only read. */
-export async function forkSession(path: string, options: ForkSessionOptions = {}): Promise<ForkResult> {
-  const { file, state } = await planFork(path, options);
+/** Writes the fork of a session's compaction as a new session file, unless the agent's request would not shrink; the original and its sidecar are only read. */
+export async function forkSession(path: string, options: ForkSessionOptions = {}): Promise<ForkOutcome> {
+  const { file } = await planFork(path, options);
+  const { before, after } = file.tokens;
+  if (after >= before) {
+    return { status: 'no-gain', session: path, tokens_before: before, tokens_after: after, reason: 'the fork would not make the request smaller' };
+  }
   try {
     if (options.outDir) mkdirSync(options.outDir, { recursive: true });
     await writeFileAtomic(file.path, file.text, { mode: 0o644 });
@@ -152,11 +168,12 @@ export async function forkSession(path: string, options: ForkSessionOptions = {}
     throw new InputError(`cannot write the fork: ${describeFsError(error)}`, file.path);
   }
   return {
+    status: 'forked',
     session: path,
     fork: resolve(file.path),
     session_id: file.sessionId,
     resume: file.resume,
-    tokens_before: state.tokens_before,
-    tokens_after: state.tokens_after,
+    tokens_before: before,
+    tokens_after: after,
   };
 }
