@@ -14,7 +14,7 @@
 import type { ContentBlock, Message } from '../session/model.js';
 import { windowStartAt } from '../session/model.js';
 import { blockText } from '../tokens/estimate.js';
-import type { ForkFile, ForkSource } from './source.js';
+import type { ForkFile, ForkSource, InheritedHistory } from './source.js';
 import { lineRecord } from './source.js';
 
 /** Context Codex writes into the history itself, which a compaction keeps (FORMATS.md: injected items). */
@@ -91,27 +91,39 @@ function historyItemLength(item: unknown, budget: number): number {
 
 const tokensOf = (chars: number) => Math.ceil(chars / CHARS_PER_TOKEN);
 
-/**
- * The context before (the compaction's) and after the fork: before, less what Codex sends of the
- * messages the fork drops (from the start of the current window to the first kept message), plus
- * the summary message the fork sends instead.
- */
-export function codexForkTokens(source: ForkSource, lines: readonly string[], summary: string): ForkFile['tokens'] {
-  const { session, firstKeptIndex, state } = source;
-  const budget = outputBudget(lines);
-  const recordedAt = new Set(session.recordedCompactions.map((compaction) => compaction.atIndex));
-  let dropped = 0;
-  for (let index = windowStartAt(session.recordedCompactions, firstKeptIndex); index < firstKeptIndex; index++) {
-    const message = session.messages[index]!;
-    if (recordedAt.has(index)) {
-      const payload = lineRecord(lines, message.line)['payload'] as Record<string, unknown>;
-      const history = Array.isArray(payload['replacement_history']) ? payload['replacement_history'] : [];
+/** Messages of a rollout with its raw lines (for recorded compactions), the session's own or a parent's. */
+type CodexHistory = InheritedHistory;
+
+/** Tokens Codex sends of `history.messages[from, to)`, its injected context left out. */
+function sentTokens(history: CodexHistory, from: number, to: number, budget: number): number {
+  let tokens = 0;
+  for (let index = from; index < to; index++) {
+    const message = history.messages[index]!;
+    if (history.recordedAt.has(index)) {
+      const payload = lineRecord(history.lines, message.line)['payload'] as Record<string, unknown>;
+      const items = Array.isArray(payload['replacement_history']) ? payload['replacement_history'] : [];
       // Codex sends each item as a message of its own; an old compaction without a history, its summary.
-      dropped += history.length > 0 ? history.reduce<number>((total, item) => total + tokensOf(historyItemLength(item, budget)), 0) : tokensOf(String(payload['message'] ?? '').length);
+      tokens += items.length > 0 ? items.reduce<number>((total, item) => total + tokensOf(historyItemLength(item, budget)), 0) : tokensOf(String(payload['message'] ?? '').length);
     } else if (!injectedMessage(message)) {
-      dropped += tokensOf(message.content.reduce((total, block) => total + blockLength(block, budget), 0));
+      tokens += tokensOf(message.content.reduce((total, block) => total + blockLength(block, budget), 0));
     }
   }
+  return tokens;
+}
+
+/**
+ * The context before (the compaction's) and after the fork: before, less what Codex sends of the
+ * messages the fork drops (from the start of the current window to the first kept message, and
+ * the parent's history a fork's rollout starts from, when no compaction of its own replaced it),
+ * plus the summary message the fork sends instead.
+ */
+export function codexForkTokens(source: ForkSource, lines: readonly string[], summary: string): ForkFile['tokens'] {
+  const { session, firstKeptIndex, state, inherited } = source;
+  const budget = outputBudget(lines);
+  const start = windowStartAt(session.recordedCompactions, firstKeptIndex);
+  const own: CodexHistory = { messages: session.messages, lines, recordedAt: new Set(session.recordedCompactions.map((compaction) => compaction.atIndex)), injected: [] };
+  let dropped = sentTokens(own, start, firstKeptIndex, budget);
+  if (start === 0) for (const history of inherited) dropped += sentTokens(history, 0, history.messages.length, budget);
   const saved = dropped - tokensOf(summary.length);
   return { before: state.tokens_before, after: Math.max(0, state.tokens_before - saved) };
 }

@@ -17,7 +17,8 @@ import { dirname, join } from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
 import type { ForkFile, ForkOptions, ForkSource } from './source.js';
 import { lineRecord, rawLines, shellWord, viewSummaryText } from './source.js';
-import { codexForkTokens, isInjected } from './codex-sent.js';
+import { codexForkTokens } from './codex-sent.js';
+import { injectedItems } from './codex-parent.js';
 
 /** Items that wait for an output with their `call_id`. */
 const OPEN_CALLS = new Set(['function_call', 'custom_tool_call', 'local_shell_call']);
@@ -30,18 +31,16 @@ export function codexFork(source: ForkSource, options: ForkOptions): ForkFile {
   const cut = source.session.messages[source.firstKeptIndex]!.line;
   let meta: Record<string, unknown> | null = null;
   let turnContext: Record<string, unknown> | null = null;
-  let injected: unknown[] = [];
   for (let line = 1; line < cut; line++) {
     if (lines[line]!.trim() === '') continue;
     const record = lineRecord(lines, line);
-    const payload = record['payload'] as Record<string, unknown>;
     if (record['type'] === 'session_meta') meta ??= record;
     else if (record['type'] === 'turn_context') turnContext = record;
-    else if (record['type'] === 'response_item' && isInjected(payload)) injected.push(payload);
-    else if (record['type'] === 'compacted' && Array.isArray(payload['replacement_history'])) {
-      injected = payload['replacement_history'].filter(isInjected);
-    }
   }
+  // What Codex injected before the cut: the parent's (a fork of a fork) unless a compaction here replaced it, then this rollout's.
+  const own = injectedItems(lines, cut);
+  const replaced = source.session.recordedCompactions.some((compaction) => compaction.line < cut);
+  const injected = [...(replaced ? [] : source.inherited.flatMap((history) => history.injected)), ...own];
   const sessionId = uuidv7({ msecs: options.now.getTime() });
   const stamp = options.now.toISOString();
   const originalMeta = (meta?.['payload'] ?? {}) as Record<string, unknown>;

@@ -21,6 +21,7 @@ import { requestBody } from '../session/request-body.js';
 import { assertViewRules } from '../session/view-rules.js';
 import { claudeCodeFork } from './claude-code.js';
 import { codexFork } from './codex.js';
+import { codexInheritedHistory } from './codex-parent.js';
 import { piFork } from './pi.js';
 import type { ForkFile, ForkWriter } from './source.js';
 import { unresumableReason } from './source.js';
@@ -150,7 +151,8 @@ export async function planFork(path: string, options: ForkSessionOptions = {}): 
   const unresumable = unresumableReason(session);
   if (unresumable) throw unresumable;
   const firstKeptIndex = livePrevious(subject)!.firstKeptIndex;
-  const file = writer({ path, session, state, firstKeptIndex, view }, { now: options.now ?? new Date(), ...(options.outDir ? { outDir: options.outDir } : {}) });
+  const inherited = session.format === 'codex' ? await codexInheritedHistory(path) : [];
+  const file = writer({ path, session, state, firstKeptIndex, view, inherited }, { now: options.now ?? new Date(), ...(options.outDir ? { outDir: options.outDir } : {}) });
   return { file, state, view };
 }
 

@@ -20,6 +20,18 @@ export interface ForkSource {
   readonly firstKeptIndex: number;
   /** The provider view the compaction defines (summary, acknowledgement, kept messages, repaired). */
   readonly view: readonly Message[];
+  /** History the agent loads from a parent before this file's lines, oldest first (Codex forks since 0.148); else empty. */
+  readonly inherited: readonly InheritedHistory[];
+}
+
+/** Part of a parent session the agent loads first: its messages, with the file's raw lines and where its recorded compactions are. */
+export interface InheritedHistory {
+  readonly messages: readonly Message[];
+  readonly lines: readonly string[];
+  /** Indexes in `messages` of the messages a recorded compaction became. */
+  readonly recordedAt: ReadonlySet<number>;
+  /** The items the agent injected into it (instructions, environment), as the file holds them: a fork keeps them. */
+  readonly injected: readonly unknown[];
 }
 
 export interface ForkOptions {
