@@ -353,7 +353,7 @@ describe('Codex continues a fork', () => {
   const requestTokens = (messages: readonly Message[]) => messages.reduce((total, message) => total + estimateMessageTokens(message), 0);
 
   /** Forks, resumes fork and original, and holds `fork`'s predicted saving to the one on the wire; what it measured. */
-  async function forkAndResume(text: string, label: string): Promise<{ status: string; fork: string; predicted: number; saved: number; original: number }> {
+  async function forkAndResume(text: string, label: string, flags: readonly string[] = FORK_FLAGS): Promise<{ status: string; fork: string; predicted: number; saved: number; original: number }> {
     const meta = JSON.parse(text.split('\n')[0]!)['payload'] as Record<string, any>;
     mkdirSync(day, { recursive: true });
     const original = join(day, `rollout-2026-01-01T00-00-00-${meta['id']}.jsonl`);
@@ -361,7 +361,7 @@ describe('Codex continues a fork', () => {
     const before = sha(original);
     const listed = () => readdirSync(day).filter((name) => name.endsWith('.jsonl')).sort();
     const filesBefore = listed();
-    const result = await runCli(['fork', ...FORK_FLAGS, original]);
+    const result = await runCli(['fork', ...flags, original]);
     expect(result.exitCode, result.stderr).toBe(0);
     const [record] = jsonLines(result.stdout);
     expect(sha(original)).toBe(before);
@@ -373,7 +373,6 @@ describe('Codex continues a fork', () => {
     if (record!['status'] === 'no-gain') {
       // No file: the fork planned (the sidecar is there now) is written here, to show on the wire that it would not have paid.
       expect(listed()).toEqual(filesBefore);
-      expect(predicted).toBeLessThanOrEqual(0);
       const { file } = await planFork(original);
       writeFileSync(file.path, file.text);
       forkId = file.sessionId;
@@ -412,14 +411,17 @@ describe('Codex continues a fork', () => {
 
   it('a session where only the injected context would go is no-gain: no file, one line, exit 0', async () => {
     const text = DERIVED['instructions-only']!();
-    const run = await forkAndResume(text, 'instructions-only');
+    // Without --allow-no-gain: the compaction itself pays (it drops the injected context), the fork would not.
+    const flags = FORK_FLAGS.filter((flag) => flag !== '--allow-no-gain');
+    const run = await forkAndResume(text, 'instructions-only', flags);
     expect(run.status).toBe('no-gain');
+    expect(run.predicted).toBeLessThanOrEqual(0);
     expect(run.saved).toBeLessThanOrEqual(0);
     // The text form: one line saying so.
     const dir = tempDir('codex-no-gain');
     const path = join(dir, 'rollout-2026-01-01T00-00-00-01a210c3-81b5-76a2-9146-7e76c78237a7.jsonl');
     writeFileSync(path, text);
-    const result = await runCli(['fork', ...FORK_FLAGS.filter((flag) => flag !== '--json'), path]);
+    const result = await runCli(['fork', ...flags.filter((flag) => flag !== '--json'), path]);
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stdout.trim().split('\n')).toEqual([expect.stringMatching(/^not forked .*: no-gain, the fork would not make the request smaller \(/)]);
     expect(readdirSync(dir).filter((name) => name.endsWith('.jsonl'))).toEqual([basename(path)]);

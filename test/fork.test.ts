@@ -146,7 +146,7 @@ describe('library', () => {
   it('forkSession writes the fork of the sidecar and says how to resume it', async () => {
     const original = copy('formats/claude-code.jsonl');
     expect((await runCli(['compact', '--force', '--allow-no-gain', '--keep-recent', '10', original])).exitCode).toBe(0);
-    const result = await forkSession(original);
+    const result = await forkSession(original, { allowNoGain: true });
     if (result.status !== 'forked') throw new Error(`not forked: ${result.reason}`);
     expect(result).toMatchObject({ session: original, resume: expect.stringContaining(`claude --resume ${result.session_id}`) });
     expect(readFileSync(result.fork, 'utf8')).toContain('"subtype":"compact_boundary"');

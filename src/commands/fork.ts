@@ -57,7 +57,7 @@ export const forkCommand: CommandModule<object, ForkArgs> = {
                 line: `not forked ${path}: ${compacted.status}, nothing to fork (${reason})`,
               };
             }
-            const fork = await forkSession(path, { format: args.format, strict: args.strict, ...(args.out ? { outDir: args.out } : {}) });
+            const fork = await forkSession(path, { format: args.format, strict: args.strict, allowNoGain: args['allow-no-gain'] === true, ...(args.out ? { outDir: args.out } : {}) });
             const tokens = `${formatTokens(fork.tokens_before)} -> ${formatTokens(fork.tokens_after)} tokens`;
             if (fork.status === 'no-gain') {
               return { record: { ...fork }, line: `not forked ${path}: no-gain, ${fork.reason} (${tokens})` };

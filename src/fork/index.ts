@@ -10,6 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { livePrevious, subjectView } from '../compaction/compact.js';
+import { compactionPays } from '../compaction/policy.js';
 import type { CompactionState } from '../compaction/state.js';
 import { loadSession } from '../read/index.js';
 import type { LoadedSession } from '../read/index.js';
@@ -107,6 +108,8 @@ export interface ForkSessionOptions {
   readonly outDir?: string;
   /** The fork's creation time; default: now. */
   readonly now?: Date;
+  /** Write a fork that does not make the agent's request smaller by the minimum gain (`--allow-no-gain`); default: it is `no-gain`. */
+  readonly allowNoGain?: boolean;
 }
 
 /** What a fork wrote, named as `fork --json` prints it. */
@@ -123,7 +126,7 @@ export interface ForkResult {
   readonly tokens_after: number;
 }
 
-/** A fork not written: the agent's request would not be smaller than the original's. */
+/** A fork not written: the agent's request would not be smaller than the original's (by the minimum gain a compaction must take off). */
 export interface ForkNoGain {
   readonly status: 'no-gain';
   readonly session: string;
@@ -156,11 +159,15 @@ export async function planFork(path: string, options: ForkSessionOptions = {}): 
   return { file, state, view };
 }
 
-/** Writes the fork of a session's compaction as a new session file, unless the agent's request would not shrink; the original and its sidecar are only read. */
+/**
+ * Writes the fork of a session's compaction as a new session file, unless the agent's request
+ * would not shrink by the minimum gain (the agent's own figures: ForkFile.tokens), which is
+ * `no-gain` unless `allowNoGain`; the original and its sidecar are only read.
+ */
 export async function forkSession(path: string, options: ForkSessionOptions = {}): Promise<ForkOutcome> {
   const { file } = await planFork(path, options);
   const { before, after } = file.tokens;
-  if (after >= before) {
+  if (!options.allowNoGain && !compactionPays(before, after)) {
     return { status: 'no-gain', session: path, tokens_before: before, tokens_after: after, reason: 'the fork would not make the request smaller' };
   }
   try {
