@@ -15,7 +15,11 @@
  * `<system-reminder>` blocks, Codex's injected instructions and environment, the prompt "go on".
  * The saving the compaction predicts is the estimate of the messages it dropped minus that of
  * the summary message the agent receives; the measured saving must be within 5% of the
- * original request's tokens of it. A test that cannot start an agent fails; none is skipped.
+ * original request's tokens of it. For Codex, the saving `fork` itself reports (tokens_before −
+ * tokens_after) is also held to the wire, counted over the whole request (injected context and
+ * prompt on both sides), within 5% of the original's; a fork `fork` calls no-gain is written from
+ * planFork and resumed all the same, to show it would not have paid. A test that cannot start an
+ * agent fails; none is skipped.
  */
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
