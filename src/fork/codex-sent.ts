@@ -43,12 +43,6 @@ export function isInjected(item: unknown): boolean {
   return role === 'user' && injectedText(itemText(payload));
 }
 
-/** The same for a message our reader made (developer messages read as `system`). */
-function injectedMessage(message: Message): boolean {
-  if (message.role === 'system') return true;
-  return message.role === 'user' && message.content.length > 0 && message.content.every((block) => block.type === 'text' && injectedText(block.text));
-}
-
 /** Bytes one tool output may take in the history Codex sends, from the session's last policy. */
 function outputBudget(lines: readonly string[]): number {
   for (let line = lines.length - 1; line >= 1; line--) {
@@ -71,8 +65,11 @@ function sentLength(output: string, budget: number): number {
   return kept + `…${output.length - kept} chars truncated…`.length;
 }
 
-function blockLength(block: ContentBlock, budget: number): number {
-  return block.type === 'tool_result' ? sentLength(block.output, budget) : blockText(block).length;
+/** A block's characters as Codex sends it: a user's injected text (environment, AGENTS.md) counts none. */
+function blockLength(block: ContentBlock, role: Message['role'], budget: number): number {
+  if (block.type === 'tool_result') return sentLength(block.output, budget);
+  if (role === 'user' && block.type === 'text' && injectedText(block.text)) return 0;
+  return blockText(block).length;
 }
 
 /** A replacement-history item's characters as Codex sends it (injected items left out). */
@@ -104,8 +101,9 @@ function sentTokens(history: CodexHistory, from: number, to: number, budget: num
       const items = Array.isArray(payload['replacement_history']) ? payload['replacement_history'] : [];
       // Codex sends each item as a message of its own; an old compaction without a history, its summary.
       tokens += items.length > 0 ? items.reduce<number>((total, item) => total + tokensOf(historyItemLength(item, budget)), 0) : tokensOf(String(payload['message'] ?? '').length);
-    } else if (!injectedMessage(message)) {
-      tokens += tokensOf(message.content.reduce((total, block) => total + blockLength(block, budget), 0));
+    } else if (message.role !== 'system') {
+      // Developer messages (read as `system`) are all Codex's own instructions.
+      tokens += tokensOf(message.content.reduce((total, block) => total + blockLength(block, message.role, budget), 0));
     }
   }
   return tokens;
