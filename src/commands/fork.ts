@@ -32,7 +32,7 @@ export const forkCommand: CommandModule<object, ForkArgs> = {
   command: 'fork <inputs..>',
   describe: 'Compact each session and write a new session file its agent resumes compacted',
   builder: (yargs) =>
-    withSummarizer(withAllowNoGain(withPolicy(withInputs(yargs))), 'fork')
+    withSummarizer(withAllowNoGain(withPolicy(withInputs(yargs, 'fork'))), 'fork')
       .option(...settingFlag('strategy', 'fork'))
       .option('out', { describe: 'write the forks here instead of where the agent looks for them', type: 'string' })
       .option('redact', { describe: 'mask secrets in what is summarized and stored (default: on for remote endpoints)', type: 'boolean' })
