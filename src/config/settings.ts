@@ -154,7 +154,7 @@ export const SETTINGS = {
     group: 'policy',
     on: COMPACTING,
     type: 'boolean',
-    doc: `keep a compaction that takes less than ${MIN_GAIN_PERCENT}% of the context off (by default it is skipped as no-gain)`,
+    doc: `keep a compaction (or write a fork) that takes less than ${MIN_GAIN_PERCENT}% of the context off (by default it is skipped as no-gain)`,
     default: false,
     echo: { name: 'allow_no_gain', of: (policy) => policy.allowNoGain ?? false },
   },
