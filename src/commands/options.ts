@@ -222,13 +222,4 @@ export function strategyOptionsFromArgs(args: SummaryBudgetArgs): StrategyOption
   return max === undefined ? {} : { maxSummaryTokens: wholeNumber('max-summary-tokens', max, 1) };
 }
 
-/**
- * Why a compaction was not written, for compact's and estimate's records: it would not pay, or
- * no valid cut brings the context under the trigger. `after` is null when no cut was tried.
- */
-export function refusalReason(kind: Refusal, before: number, after: number | null, policy: CompactionPolicy): string {
-  const sizes = after === null ? `${formatTokens(before)} tokens` : `${formatTokens(before)} -> ${formatTokens(after)} tokens`;
-  if (kind === 'no-gain') return `${sizes}: the compaction would not pay, taking less than ${MIN_GAIN_PERCENT}% of the context off (--allow-no-gain writes it)`;
-  return `${sizes}: no valid cut brings the context under the trigger (${formatTokens(triggerCeiling(policy) ?? 0)} tokens)`;
-}
 
