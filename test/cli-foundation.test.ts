@@ -141,6 +141,9 @@ describe('compactor compact --strategy truncate', () => {
     const second = await runCli(['compact', '--json', '--strategy', 'truncate', '--context-limit', '80000', dir]);
     expect(jsonLines(second.stdout)).toEqual([expect.objectContaining({ status: 'up-to-date' })]);
     expect(await readdir(dir)).toEqual(['bug.jsonl', 'bug_compaction.json']);
+    // One reason, the status's own (not also "under the compaction threshold").
+    const third = await runCli(['compact', '--strategy', 'truncate', '--context-limit', '80000', dir]);
+    expect(third.stdout.split('\n')[0]).toBe(`up-to-date ${join(dir, 'bug.jsonl')} (its sidecar still covers it)`);
   });
 
   it('merges with the previous sidecar after the session grows', async () => {

@@ -84,10 +84,13 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
     // Workers start up, and import the task, while the files a walk found are sniffed (only a
     // strategy that needs no client moves to them).
     const early = earlyStart(() => jobsFromArgs(args), compactBatchTask.name);
+    // Sessions selected; those without an outcome were not run (the run was stopped or interrupted).
+    let sessions = 0;
     await runSessionCommand<CompactOutcome>(args, { progress: true, ...(isOffline(strategy) ? { walked: early.walked } : {}) }, (output) => {
       const inThisThread = async (input: SessionInput) => stopOn(await compactSession(input, job, tools, sweep), output);
       return {
         run: async (paths, emit) => {
+          sessions = paths.length;
           const emitSettled = (outcome: Outcome<CompactOutcome>) => emit(settled(outcome, output));
           // Only a strategy that needs no client can move to workers (README "Performance").
           const outcomes = isOffline(strategy)
@@ -107,8 +110,9 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
         finish: (outcomes) => {
           if (!output.json) {
             const all = outcomes.map((outcome): CompactOutcome => (outcome.ok ? outcome.value : { status: 'failed', session: outcome.path, error: outcome.error, stopsRun: false, warnings: [], events: [] }));
-            const planned = args['dry-run'] || outcomes.every((outcome) => isStdin(outcome.path));
-            process.stdout.write(tallyText(tallyOf(all), planned));
+            // Only what this run was asked decides the verb: a run stopped before any session was done is still a real run.
+            const planned = args['dry-run'] || (args.inputs.length > 0 && args.inputs.every(isStdin));
+            process.stdout.write(tallyText(tallyOf(all), planned, sessions - outcomes.length));
           }
           reportFailureSummary(outcomes, job.onError, tools.strategy.name);
         },

@@ -108,13 +108,17 @@ export function tallyOf(outcomes: readonly CompactOutcome[]): Tally {
   return tally;
 }
 
-/** The tally's text after a batch: each status's count, and the summarizer's tokens if it ran. */
-export function tallyText(tally: Tally, planned: boolean): string {
+/**
+ * The tally's text after a batch: each status's count, the sessions a stopped run did not get to,
+ * and the summarizer's tokens if it ran. `planned`: a dry run (or stdin alone), which writes
+ * nothing; a real run's tally says what it did, also when it stopped before any session was done.
+ */
+export function tallyText(tally: Tally, planned: boolean, notRun = 0): string {
   const verb = planned ? 'would be compacted' : 'compacted';
   let text =
     `\n${tally.compacted} ${verb}, ${tally.skipped} skipped, ${tally['up-to-date']} up-to-date, ` +
     (['no-gain', 'would-thrash', 'locked'] as const).map((status) => (tally[status] ? `${tally[status]} ${status}, ` : '')).join('') +
-    `${tally.failed} failed\n`;
+    `${tally.failed} failed${notRun > 0 ? `, ${notRun} not run` : ''}\n`;
   if (tally.summarizerInput + tally.summarizerOutput > 0) {
     text += `summarizer tokens: ${formatTokens(tally.summarizerInput)} input, ${formatTokens(tally.summarizerOutput)} output\n`;
   }
