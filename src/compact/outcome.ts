@@ -74,6 +74,11 @@ export type CompactOutcome = Carried &
         readonly status: 'would-compact';
         readonly firstKeptMessageId: string;
         readonly messagesSummarized: number;
+        /**
+         * The plan's estimate of the context after: tokensBefore less the messages the cut
+         * summarizes. The summary that replaces them is measured only when the compaction runs.
+         */
+        readonly tokensAfter: number;
       })
     | (Measured & {
         readonly status: 'compacted';

@@ -55,7 +55,13 @@ export function compactRecord(outcome: Exclude<CompactOutcome, { status: 'failed
           : {}),
       };
     case 'would-compact':
-      return { ...measuredRecord(outcome), status: 'compacted', first_kept_message_id: outcome.firstKeptMessageId, messages_summarized: outcome.messagesSummarized };
+      return {
+        ...measuredRecord(outcome),
+        status: 'would-compact',
+        tokens_after: outcome.tokensAfter,
+        first_kept_message_id: outcome.firstKeptMessageId,
+        messages_summarized: outcome.messagesSummarized,
+      };
     case 'compacted': {
       const { state } = outcome;
       return {
@@ -88,13 +94,16 @@ export function compactLine(outcome: Exclude<CompactOutcome, { status: 'failed' 
     case 'would-thrash':
       return `${outcome.status.padEnd(10)} ${outcome.session} (${outcome.reason})`;
     case 'would-compact':
-      return `would compact ${outcome.session}: ${outcome.messagesSummarized} messages, keep from ${outcome.firstKeptMessageId}`;
+      return (
+        `would compact ${outcome.session}: ${outcome.messagesSummarized} message${outcome.messagesSummarized === 1 ? '' : 's'}, ` +
+        `${formatTokens(outcome.tokensBefore)} -> ${formatTokens(outcome.tokensAfter)} tokens + the summary, keep from ${outcome.firstKeptMessageId}`
+      );
     case 'compacted':
       return `compacted  ${outcome.session}: ${formatTokens(outcome.state.tokens_before)} -> ${formatTokens(outcome.state.tokens_after)} tokens, sidecar ${outcome.sidecar}`;
   }
 }
 
-/** How a batch's outcomes count, by status (a dry run's would-compact counts as compacted). */
+/** How a batch's outcomes count, by status (a dry run's would-compact counts as compacted: the tally says "would be compacted"). */
 export type Tally = Record<Exclude<CompactStatus, 'would-compact'>, number> & { readonly summarizerInput: number; readonly summarizerOutput: number };
 
 export function tallyOf(outcomes: readonly CompactOutcome[]): Tally {
@@ -135,9 +144,7 @@ export function forkLine(outcome: Exclude<ForkOutcome, { status: 'failed' }>): s
   if (outcome.status === 'not-forked') {
     const { compaction } = outcome;
     const reason = 'reason' in compaction ? compaction.reason : compactLine(compaction);
-    // A dry run's plan is recorded as compacted (docs/json.md).
-    const status = compaction.status === 'would-compact' ? 'compacted' : compaction.status;
-    return `not forked ${compaction.session}: ${status}, nothing to fork (${reason})`;
+    return `not forked ${compaction.session}: ${compaction.status}, nothing to fork (${reason})`;
   }
   const { fork } = outcome;
   return (

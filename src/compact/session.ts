@@ -110,7 +110,8 @@ export async function decideCompaction(source: SessionSource, given: CompactJob,
     const firstKept = subject.messages[plan.cut.index]!.id;
     // A lean read only plans: a dry run's (a session it would compact is read again otherwise).
     if (job.dryRun || read.read === 'lean') {
-      return done({ ...measured, status: 'would-compact', firstKeptMessageId: firstKept, messagesSummarized: plan.cut.index - plan.start });
+      const tokensAfter = Math.max(0, plan.contextTokens - plan.cut.tokensToSummarize);
+      return done({ ...measured, status: 'would-compact', firstKeptMessageId: firstKept, messagesSummarized: plan.cut.index - plan.start, tokensAfter });
     }
     const runnable = read.subject;
     const span = { session: path, messages_to_summarize: plan.cut.index - plan.start, cut_index: plan.cut.index, tokens_before: plan.contextTokens };
