@@ -4,9 +4,6 @@
  * the one table in config/settings.ts.
  */
 import type { Argv } from 'yargs';
-import type { CompactionPolicy } from '../compaction/policy.js';
-import { MIN_GAIN_PERCENT, triggerCeiling } from '../compaction/policy.js';
-import type { Refusal } from '../compaction/compact.js';
 import type { PolicyValues } from '../config/policy.js';
 import { resolvePolicy } from '../config/policy.js';
 import type { SettingArgs, SettingsCommand, SettingsKey } from '../config/settings.js';
@@ -16,7 +13,6 @@ import { loadSettingsSources, pick } from '../config/sources.js';
 import { UsageError } from '../errors.js';
 import { FORMAT_NAMES } from '../formats/index.js';
 import { STDIN } from '../formats/input-source.js';
-import { formatTokens } from '../report/format.js';
 import type { StrategyName } from '../strategies/names.js';
 import type { TokenizerName } from '../tokens/tokenizers.js';
 import type { Jobs } from '../pipeline/sessions.js';
