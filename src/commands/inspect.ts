@@ -314,7 +314,7 @@ async function auditSession(input: SessionInput, options: InspectOptions): Promi
   if (hasCostGate(options.limits) && gated.unpricedRequests > 0) {
     const warning = unpricedGateWarning(gated.unpricedRequests, gated.unpriced);
     if (options.strict) throw new InputError(warning.replace(', or --strict to fail', ''), path);
-    gateWarnings.push(warning);
+    gateWarnings.push(`${path}: ${warning}`);
   }
   const breaches = checkGates(
     { baseline: maxBaseline(turns), inputTokens: gated.inputTokens, costUsd: options.limits.maxCostUsd === undefined ? null : gated.pricedCost.total },
