@@ -413,7 +413,8 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
       const held: string[] = [];
       return {
         run: async (paths, emit) => {
-          const batch = paths.length > 1;
+          // A shard's run is one part of an archive: its view is what `report` merges, whatever its size.
+          const batch = paths.length > 1 || args.shard !== undefined;
           if (batch) archive = new ArchiveView({ sort: args.sort, top: args.top ?? DEFAULT_TOP, by: args.by, all: args.all, limits });
           const run = { ...options, batch, detail: !batch || args.detail };
           const once = billedOnce(emit, (path, billedIn) => inspectSessionTask.run({ path }, { ...run, billedIn }));
