@@ -152,10 +152,11 @@ export function renderSessionTable(table: SessionTable): string {
   const figureWidths = heads.map((head, column) => Math.max(head.length, ...all.map((row) => row.figures[column]!.length)));
   const agentWidth = Math.max('agent'.length, ...all.map((row) => row.agent.length));
   const startWidth = Math.max('start'.length, ...all.map((row) => row.start.length));
-  // One space between columns; the project and the model share what the rest leave (the model at
-  // most 14, the project at least 12: its end tells projects apart).
+  // One space between columns; the project and the model share what the rest leave, half each
+  // (the model 8 to 12 columns; a shorter model leaves the rest to the project).
   const fixed = agentWidth + startWidth + figureWidths.reduce((sum, width) => sum + width, 0) + 9;
-  const modelWidth = Math.min(14, Math.max('model'.length, ...all.map((row) => row.model.length)), Math.max(8, WIDTH - fixed - 12));
+  const half = Math.min(12, Math.max(8, Math.floor((WIDTH - fixed) / 2)));
+  const modelWidth = Math.min(half, Math.max('model'.length, ...all.map((row) => row.model.length)));
   const projectWidth = Math.max('project'.length, WIDTH - fixed - modelWidth);
   const usedProject = Math.min(projectWidth, Math.max('project'.length, ...all.map((row) => row.project.length)));
   const line = (agent: string, project: string, start: string, model: string, cells: readonly string[]) =>
