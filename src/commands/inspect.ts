@@ -59,7 +59,7 @@ import { policyFor, policyJson } from '../config/policy.js';
 import type { PriceOverrides, Pricing, PricingArgs } from './pricing.js';
 import { priceOverrides, priceSession, pricingJson, pricingWarnings, withPricing } from './pricing.js';
 import type { ReadTaskOptions } from '../pipeline/sessions.js';
-import { progressBesideReports, runSessionCommand } from '../pipeline/session-command.js';
+import { runSessionCommand } from '../pipeline/session-command.js';
 import { earlyStart, runSessions } from '../pipeline/sessions.js';
 import { turnGrowthJson, growthJson } from '../growth/json.js';
 import { costJson } from '../cost/json.js';
@@ -393,7 +393,9 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
     if (args.top !== undefined && !(Number.isInteger(args.top) && args.top >= 1)) throw new UsageError(`--top must be a whole number >= 1, got ${String(args.top)}`);
     // Workers start up, and import the task, while the walk's files are sniffed.
     const early = earlyStart(() => jobsFromArgs(args), inspectSessionTask.name);
-    await runSessionCommand<InspectResult>(args, { progress: progressBesideReports(), walked: early.walked }, (output) => {
+    // Over several sessions nothing prints before the archive view (the reports wait for it): the
+    // bar is drawn as for estimate. One session prints one report, with no bar (createProgress).
+    await runSessionCommand<InspectResult>(args, { progress: true, walked: early.walked }, (output) => {
       const options: Omit<InspectOptions, 'batch' | 'detail'> = {
         format: args.format,
         tokenizer: settings.tokenizer,
