@@ -226,3 +226,42 @@ describe('report: shards merged', () => {
     expect(resorted.stderr).toContain('--sort peak: the files kept their top sessions by cost');
   });
 });
+
+describe('report: replay outputs', () => {
+  let dir = '';
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'compactor-report-replay-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it("gives a saved run's what-if again byte for byte, and two shards' the same figures", async () => {
+    const args = ['replay', '--json', '--jobs', '1', '--policy', 'pi,codex', '--context-limit', '20000'];
+    const whole = await runCli([...args, AGENTS]);
+    expect(whole.exitCode).toBe(0);
+    const saved = join(dir, 'all.ndjson');
+    await writeFile(saved, whole.stdout);
+    const again = await runCli(['report', '--json', saved]);
+    expect(again.exitCode).toBe(0);
+    expect(again.stdout).toBe(whole.stdout.split('\n').at(-1));
+    const shards: string[] = [];
+    for (let k = 1; k <= 2; k++) {
+      shards.push(join(dir, `replay-${k}.ndjson`));
+      await writeFile(shards.at(-1)!, (await runCli([...args, '--shard', `${k}/2`, AGENTS])).stdout);
+    }
+    const merged = JSON.parse((await runCli(['report', '--json', ...shards])).stdout)['rollup'];
+    const one = JSON.parse(whole.stdout.split('\n').at(-1)!)['rollup'];
+    // The same sums, taken in another order: equal to the last floating-point digits.
+    expect(merged['sessions']).toBe(one['sessions']);
+    expect(merged['input_tokens']).toBe(one['input_tokens']);
+    expect(merged['cost_usd']).toBeCloseTo(one['cost_usd'], 9);
+    expect(merged['policies'].map((policy: Record<string, any>) => [policy['name'], policy['compactions'], policy['input_tokens_after']])).toEqual(
+      one['policies'].map((policy: Record<string, any>) => [policy['name'], policy['compactions'], policy['input_tokens_after']]),
+    );
+    // Mixed commands are refused.
+    const inspected = join(dir, 'inspect.ndjson');
+    await writeFile(inspected, (await runCli(['inspect', '--json', '--jobs', '1', AGENTS])).stdout);
+    const mixed = await runCli(['report', saved, inspected]);
+    expect(mixed.exitCode).toBe(2);
+    expect(mixed.stderr).toContain('all inspect --json, or all replay --json');
+  });
+});

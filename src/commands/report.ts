@@ -4,6 +4,9 @@
  * and total gates as one run over all their sessions would print; in `--json` its last record,
  * byte for byte. Each file's last `{"rollup": …}` record is read (the per-session records before
  * it are passed over); the table keeps the files' ranking (their --sort, and at most their --top).
+ * Saved `replay --json` outputs give the what-if across all their sessions instead: every
+ * per-session record is read again, in the files' order, into the replay roll-up
+ * (replay/rollup.ts), as one run over them in that order prints it.
  */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -20,6 +23,9 @@ import { ExitCode } from '../errors.js';
 import type { TotalGateArgs } from './gates.js';
 import { totalGateLimits, withTotalGates } from './gates.js';
 import { ArchiveView } from './archive-view.js';
+import type { RollupInput } from '../replay/rollup.js';
+import { ReplayRollupSum, rollupInput } from '../replay/rollup.js';
+import { renderReplayRollup, replayRollupJson } from '../replay/rollup-report.js';
 import { takeNamesAfterDoubleDash } from './options.js';
 
 interface ReportArgs extends TotalGateArgs {
@@ -38,20 +44,56 @@ interface Saved {
   readonly rollup: Rollup;
 }
 
-/** The last roll-up record of a saved `inspect --json` output; an error naming the file and line otherwise. */
-async function readSaved(file: string): Promise<Saved> {
-  let last: { line: number; text: string } | null = null;
-  let lineNumber = 0;
+/** A file's lines, numbered from 1; a read error names the file. */
+async function* linesOf(file: string): AsyncGenerator<{ line: number; text: string }> {
+  let line = 0;
   try {
-    const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
-    for await (const text of lines) {
-      lineNumber++;
-      // Only a roll-up record starts so; the sessions' records are not parsed.
-      if (text.startsWith('{"rollup":')) last = { line: lineNumber, text };
-    }
+    for await (const text of createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity })) yield { line: ++line, text };
   } catch (error) {
     throw new InputError(`cannot read: ${describeError(error)}`, file);
   }
+}
+
+/** Is this saved output replay's? Its first record (a session's, or the roll-up) has `policies`. */
+async function isReplay(file: string): Promise<boolean> {
+  for await (const { line, text } of linesOf(file)) {
+    if (text.trim() === '') continue;
+    try {
+      const record = JSON.parse(text) as Record<string, unknown>;
+      const rollup = record['rollup'] as Record<string, unknown> | undefined;
+      return Array.isArray((rollup ?? record)['policies']);
+    } catch (error) {
+      throw new InputError(`not a JSON record: ${describeError(error)}`, file, line);
+    }
+  }
+  return false;
+}
+
+/** The per-session records of a saved `replay --json` output, in order, as the roll-up reads them. */
+async function* replayRecords(file: string): AsyncGenerator<RollupInput> {
+  for await (const { line, text } of linesOf(file)) {
+    if (text.trim() === '' || text.startsWith('{"rollup":')) continue;
+    let record: Record<string, unknown>;
+    try {
+      record = JSON.parse(text) as Record<string, unknown>;
+    } catch (error) {
+      throw new InputError(`not a JSON record: ${describeError(error)}`, file, line);
+    }
+    // A failed session's record has no policies: no roll-up counts it.
+    if (!Array.isArray(record['policies'])) continue;
+    try {
+      yield rollupInput(record as unknown as RollupInput);
+    } catch (error) {
+      throw new InputError(`not a replay --json record: ${describeError(error)}`, file, line);
+    }
+  }
+}
+
+/** The last roll-up record of a saved `inspect --json` output; an error naming the file and line otherwise. */
+async function readSaved(file: string): Promise<Saved> {
+  let last: { line: number; text: string } | null = null;
+  // Only a roll-up record starts so; the sessions' records are not parsed.
+  for await (const entry of linesOf(file)) if (entry.text.startsWith('{"rollup":')) last = entry;
   if (!last) throw new InputError('no {"rollup": …} record: save the output of `inspect --json` over several sessions or with --shard', file);
   try {
     const record = (JSON.parse(last.text) as { rollup: Record<string, unknown> }).rollup;
@@ -63,7 +105,7 @@ async function readSaved(file: string): Promise<Saved> {
 
 export const reportCommand: CommandModule<object, ReportArgs> = {
   command: 'report [files..]',
-  describe: 'Merge saved inspect --json outputs (shards) into one archive view',
+  describe: 'Merge saved inspect --json (or replay --json) outputs, one per shard, into one archive view (or what-if)',
   builder: (yargs) =>
     withTotalGates(
       yargs
@@ -82,6 +124,17 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
   handler: async (args) => {
     const limits = totalGateLimits(args);
     if (args.top !== undefined && !(Number.isInteger(args.top) && args.top >= 1)) throw new UsageError(`--top must be a whole number >= 1, got ${String(args.top)}`);
+    const kinds = await Promise.all(args.files.map(isReplay));
+    if (kinds.some((replay) => replay)) {
+      if (!kinds.every((replay) => replay)) throw new UsageError('give report the outputs of one command: all inspect --json, or all replay --json');
+      const sum = new ReplayRollupSum();
+      for (const file of args.files) for await (const record of replayRecords(file)) sum.add(record);
+      const across = sum.rollup();
+      const output = createOutput(args.json);
+      output.record(replayRollupJson(across), () => renderReplayRollup(across));
+      await output.close();
+      return;
+    }
     const saved: Saved[] = [];
     for (const file of args.files) saved.push(await readSaved(file));
     const sorts = new Set(saved.map((one) => one.table.sort));
