@@ -109,7 +109,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
   builder: (yargs) =>
     withTotalGates(
       yargs
-        .positional('files', { describe: 'saved inspect --json outputs, one per shard', type: 'string', array: true })
+        .positional('files', { describe: 'saved inspect --json (or replay --json) outputs, one per shard', type: 'string', array: true })
         .middleware(takeNamesAfterDoubleDash('files'), true)
         .check((args) => {
           if ((args['files'] as string[] | undefined)?.length) return true;
