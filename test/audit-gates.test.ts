@@ -71,6 +71,21 @@ describe('inspect gates', () => {
 });
 
 describe('replay gates', () => {
+  it('warns (not exit 1) when --max-cost has no price for a session; --strict fails it', async () => {
+    const { dir: bare, cleanup: done } = await scratchCopy('audit/prune.jsonl', 'bug.jsonl');
+    try {
+      const result = await runCli(['replay', '--policy', 'pi', '--max-cost', '1', bare]);
+      expect(result.exitCode).toBe(3);
+      expect(result.stderr).toContain(`compactor: warning: ${bare}/prune.jsonl: --max-cost was not checked: the model has no price`);
+      expect(gateLines(result.stderr)).toEqual([`compactor: gate: ${bare}/bug.jsonl: pi: cost $64.61 > $1.00 (--max-cost)`]);
+      const strict = await runCli(['replay', '--policy', 'pi', '--max-cost', '100', '--strict', bare]);
+      expect(strict.exitCode).toBe(1);
+      expect(strict.stderr).toContain('prune.jsonl: --max-cost was not checked');
+    } finally {
+      await done();
+    }
+  });
+
   it('checks each policy after compaction and names the policy', async () => {
     const result = await runCli(['replay', '--policy', 'pi,coop', '--context-limit', '80000', '--max-baseline', '60000', dir]);
     expect(result.exitCode).toBe(3);

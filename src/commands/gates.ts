@@ -89,11 +89,15 @@ export function totalBreachLine(sessions: number, breach: Breach): string {
 }
 
 /** `compactor: gate: path: [policy: ]baseline 90,212 > 80,000 (--max-baseline)`. */
-/** `--max-cost` cannot be checked without prices: that session fails rather than passing silently. */
-export function requirePricesForCostGate(limits: GateLimits, hasRates: boolean, path: string): void {
-  if (limits.maxCostUsd !== undefined && !hasRates) {
-    throw new InputError('--max-cost needs prices: the model is unknown (pass --model or --price-input/--price-output)', path);
-  }
+/**
+ * `--max-cost` cannot be checked without prices: a warning that says so (the gate is not
+ * checked), or under --strict the session's failure (exit 1). Never a breach: exit 3 is one.
+ */
+export function costGateWithoutPrices(limits: GateLimits, hasRates: boolean, path: string, strict: boolean): string[] {
+  if (limits.maxCostUsd === undefined || hasRates) return [];
+  const message = '--max-cost was not checked: the model has no price (pass --model or --price-input/--price-output)';
+  if (strict) throw new InputError(message, path);
+  return [`${path}: ${message}`];
 }
 
 export function breachLine(path: string, breach: Breach, policy?: string): string {
