@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionRow, SortKey } from '../src/ledgers/archive.js';
 import { rowOrder, SessionRanking, SORT_KEYS } from '../src/ledgers/archive.js';
 import { weekOf } from '../src/ledgers/rollup.js';
+import { renderSessionTable } from '../src/ledgers/archive-report.js';
 import { FIXTURES, jsonLines, runCli, sessionRecords } from './helpers/cli.js';
 
 const AGENTS = join(FIXTURES, 'agents');
@@ -65,6 +66,29 @@ describe('the session ranking', () => {
     const merged = new SessionRanking('cost', 10);
     for (const shard of shards) merged.addTable(shard.table());
     expect(merged.table()).toEqual(whole.table());
+  });
+
+  it('fits 80 columns with long projects, models and large figures, keeping the end of the project', () => {
+    const ranking = new SessionRanking('cost', 20);
+    for (let n = 0; n < 30; n++) {
+      ranking.add(
+        row(n, {
+          agent: n % 2 ? 'anthropic-messages' : 'opencode-json',
+          project: `/home/someone/work/a-very-long-client-name/monorepo/packages/service-${n}`,
+          model: 'claude-sonnet-4-5-20250929-with-a-long-suffix',
+          calls: 1_234_567,
+          costUsd: 12_345.67,
+          unpricedCalls: n % 3,
+          inputTokens: 9_876_543_210,
+          peakTokens: 987_654,
+          recordedCompactions: 1_234,
+        }),
+      );
+    }
+    const lines = renderSessionTable(ranking.table()).trimEnd().split('\n');
+    for (const line of lines) expect([...line].length, line).toBeLessThanOrEqual(80);
+    // The project's end, which tells the projects apart, is kept.
+    expect(lines[2]).toMatch(/^\S+ +…\S*-\d+ /);
   });
 
   it('starts a week on its Monday', () => {

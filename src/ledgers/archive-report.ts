@@ -153,9 +153,10 @@ export function renderSessionTable(table: SessionTable): string {
   const agentWidth = Math.max('agent'.length, ...all.map((row) => row.agent.length));
   const startWidth = Math.max('start'.length, ...all.map((row) => row.start.length));
   // One space between columns; the project and the model share what the rest leave, half each
-  // (the model 8 to 12 columns; a shorter model leaves the rest to the project).
+  // (the model 6 to 12 columns, leaving the project 12 where it can; a shorter model leaves the
+  // rest to the project).
   const fixed = agentWidth + startWidth + figureWidths.reduce((sum, width) => sum + width, 0) + 9;
-  const half = Math.min(12, Math.max(8, Math.floor((WIDTH - fixed) / 2)));
+  const half = Math.max(6, Math.min(12, Math.floor((WIDTH - fixed) / 2), WIDTH - fixed - 12));
   const modelWidth = Math.min(half, Math.max('model'.length, ...all.map((row) => row.model.length)));
   const projectWidth = Math.max('project'.length, WIDTH - fixed - modelWidth);
   const usedProject = Math.min(projectWidth, Math.max('project'.length, ...all.map((row) => row.project.length)));
