@@ -248,6 +248,13 @@ describe('report: shards merged', () => {
     const resorted = await runCli(['report', '--sort', 'peak', saved]);
     expect(resorted.exitCode).toBe(2);
     expect(resorted.stderr).toContain('--sort peak: the files kept their top sessions by cost');
+    const tokyo = join(dir, 'tokyo.ndjson');
+    await writeFile(tokyo, (await runCli(['inspect', '--json', '--jobs', '1', '--timezone', 'Asia/Tokyo', AGENTS])).stdout);
+    const zones = await runCli(['report', saved, tokyo]);
+    expect(zones.exitCode).toBe(2);
+    expect(zones.stderr).toContain('the files counted days in different time zones (UTC, Asia/Tokyo)');
+    // One zone: the text names it, as inspect's does.
+    expect((await runCli(['report', tokyo])).stdout).toContain(' day (Asia/Tokyo) ');
   });
 });
 

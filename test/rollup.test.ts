@@ -72,7 +72,7 @@ describe('inspect roll-up', () => {
     // The roll-up is the one last record.
     expect(records.slice(0, -1)).toEqual(sessions);
     const { rollup } = records[records.length - 1]!;
-    expect(Object.keys(rollup)).toEqual(['sessions', 'total', 'by_project', 'by_day', 'by_model', 'by_week', 'by_month', 'sort', 'top', 'session_rows', 'session_totals', 'gates']);
+    expect(Object.keys(rollup)).toEqual(['sessions', 'total', 'by_project', 'by_day', 'by_model', 'by_week', 'by_month', 'sort', 'top', 'session_rows', 'session_totals', 'time_zone', 'gates']);
     expect(rollup.sessions).toBe(sessions.length);
 
     // Tokens: every session's spend. Cost: the priced calls. The sessions whose spend cost is null

@@ -23,6 +23,8 @@ export interface ArchiveViewOptions {
   readonly by: RollupPeriod;
   readonly all: boolean;
   readonly limits: GateLimits;
+  /** The time zone of the days (`--timezone`; UTC by default), named in the roll-up's headers. */
+  readonly zone?: string;
 }
 
 export class ArchiveView {
@@ -58,7 +60,9 @@ export class ArchiveView {
     const { total } = rollup;
     if (limits.maxTotalCostUsd !== undefined && total.unpricedRequests > 0) output.warn(unpricedGateWarning(total.unpricedRequests, total.unpriced));
     this.breaches = checkTotalGates({ costUsd: total.pricedCost.total, inputTokens: total.inputTokens }, limits);
-    output.record(rollupJson(rollup, table, this.breaches.map((breach) => breachJson(breach))), () => `${renderSessionTable(table)}\n${renderRollup(rollup, { all: this.options.all, by: this.options.by })}`);
+    const zone = this.options.zone ?? 'UTC';
+    const gates = this.breaches.map((breach) => breachJson(breach));
+    output.record(rollupJson(rollup, table, gates, zone), () => `${renderSessionTable(table)}\n${renderRollup(rollup, { all: this.options.all, by: this.options.by, zone })}`);
     for (const breach of this.breaches) process.stderr.write(`${totalBreachLine(rollup.sessions, breach)}\n`);
   }
 }

@@ -140,7 +140,7 @@ export const auditCommand: CommandModule<object, AuditArgs> = {
   command: 'audit [inputs..]',
   describe: 'Measure what compactions lost: files, commands, errors and user directives kept',
   builder: (yargs) =>
-    withSummaryBudget(withPolicy(withInputs(yargs)))
+    withSummaryBudget(withPolicy(withInputs(yargs, 'audit')))
       .option('strategy', {
         describe: `also simulate these strategies (comma-separated: ${STRATEGY_NAMES.join(', ')}) under the policy`,
         type: 'string',

@@ -84,7 +84,7 @@ export const estimateSessionTask = sessionTask('estimate', async (input: Session
 export const estimateCommand: CommandModule<object, CommonArgs & PolicyArgs> = {
   command: 'estimate [inputs..]',
   describe: 'Estimate tokens and the cut compaction would take',
-  builder: (yargs) => withPolicy(withInputs(yargs)) as never,
+  builder: (yargs) => withPolicy(withInputs(yargs, 'estimate')) as never,
   handler: async (args) => {
     // Every setting is read and checked up front, before any session is read.
     const settings = await runSettings(args, 'estimate');

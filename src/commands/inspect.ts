@@ -27,7 +27,9 @@ import { describeRecordedCompaction, recordedCompactionJson } from '../growth/re
 import { renderTable } from '../report/table.js';
 import { ROLLUP_ROWS } from '../ledgers/rollup-report.js';
 import type { SessionSpend } from '../ledgers/rollup.js';
+import type { DayRule } from '../ledgers/rollup.js';
 import { sessionProject, sessionTotal, SpendByDay, startDay } from '../ledgers/rollup.js';
+import { dayRule, parseFilter } from '../pipeline/filters.js';
 import type { AnyMessage, Diagnostic, Session } from '../session/model.js';
 import type { ProviderCall } from '../tokens/provider-calls.js';
 import { providerCalls } from '../tokens/provider-calls.js';
@@ -233,6 +235,8 @@ interface InspectOptions extends ReadTaskOptions {
   readonly batch: boolean;
   /** Calls an earlier session of the batch was charged for (callKey → that session): copies here (billed-once.ts). */
   readonly billedIn?: Readonly<Record<string, string>>;
+  /** The day of the roll-up's calls, and the days kept (`--timezone`, `--since`, `--until`); UTC days, all kept, when absent. */
+  readonly days?: DayRule;
 }
 
 /** What crosses back from a worker: the rendered report, not the session. */
@@ -270,7 +274,7 @@ async function pricedTurns(
     for (const call of turn.calls) turnAt[call.index] = position;
   });
   const turnCosts: (number | null)[] = groups.map(() => 0);
-  const spend = new SpendByDay(session);
+  const spend = new SpendByDay(session, options.days);
   const { pricing, ledgers } = await priceSession(
     session,
     calls,
@@ -341,7 +345,7 @@ async function auditSession(input: SessionInput, options: InspectOptions): Promi
     session: path,
     agent: session.format,
     project: sessionProject(session),
-    startDay: startDay(session),
+    startDay: startDay(session, options.days?.zone),
     model: session.model ?? pricing.model ?? null,
     calls: total.requests,
     costUsd: total.pricedCost.total,
@@ -370,11 +374,11 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
   command: 'inspect [inputs..]',
   describe: 'Audit token growth per turn: what each turn added, cost, CI gates',
   builder: (yargs) =>
-    withTotalGates(withGates(withPricing(withPolicy(withInputs(yargs)))))
+    withTotalGates(withGates(withPricing(withPolicy(withInputs(yargs, 'inspect')))))
       .option('chart', { describe: 'draw the baseline per turn as a text chart', type: 'boolean', default: false })
       .option('detail', { describe: "over several sessions, each session's report after the archive view", type: 'boolean', default: false })
       .option('sort', { describe: 'rank the sessions by spend, peak context, tokens re-sent, calls or start day', choices: SORT_KEYS, default: 'cost' as SortKey })
-      .option('by', { describe: 'the roll-up by UTC day, week (from Monday) or month', choices: ROLLUP_PERIODS, default: 'day' as RollupPeriod })
+      .option('by', { describe: 'the roll-up by day, week (from Monday) or month (UTC days, or --timezone\'s)', choices: ROLLUP_PERIODS, default: 'day' as RollupPeriod })
       .option('top', {
         describe: `rows of the ranked tables: sessions in the archive view (default ${DEFAULT_TOP}); largest outputs and repeated reads in a session's report (default ${GROWTH_TOP})`,
         type: 'number',
@@ -409,6 +413,7 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
         all: args.all,
         policy: settings.policy,
         json: output.json,
+        days: dayRule(parseFilter(args), args),
       };
       // Over several sessions: the archive view folds each result as it is printed; the reports wait for it (--detail).
       let archive: ArchiveView | null = null;
@@ -417,7 +422,7 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
         run: async (paths, emit) => {
           // A shard's run is one part of an archive: its view is what `report` merges, whatever its size.
           const batch = paths.length > 1 || args.shard !== undefined;
-          if (batch) archive = new ArchiveView({ sort: args.sort, top: args.top ?? DEFAULT_TOP, by: args.by, all: args.all, limits });
+          if (batch) archive = new ArchiveView({ sort: args.sort, top: args.top ?? DEFAULT_TOP, by: args.by, all: args.all, limits, zone: options.days?.zone ?? 'UTC' });
           const run = { ...options, batch, detail: !batch || args.detail };
           const once = billedOnce(emit, (path, billedIn) => inspectSessionTask.run({ path }, { ...run, billedIn }));
           await runSessions(paths, inspectSessionTask, run, once.emit, jobsFromArgs(args), { early: early.pool() });

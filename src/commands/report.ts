@@ -40,6 +40,8 @@ interface ReportArgs extends TotalGateArgs {
 /** One saved run's archive view. */
 interface Saved {
   readonly file: string;
+  /** The zone its days were counted in (`time_zone`). */
+  readonly zone: string;
   readonly table: SessionTable;
   readonly rollup: Rollup;
 }
@@ -97,7 +99,9 @@ async function readSaved(file: string): Promise<Saved> {
   if (!last) throw new InputError('no {"rollup": …} record: save the output of `inspect --json` over several sessions or with --shard', file);
   try {
     const record = (JSON.parse(last.text) as { rollup: Record<string, unknown> }).rollup;
-    return { file, table: sessionTableFromJson(record), rollup: rollupFromJson(record) };
+    const zone = record['time_zone'];
+    if (typeof zone !== 'string') throw new Error('rollup: "time_zone" is missing (a roll-up written before it? run inspect again)');
+    return { file, zone, table: sessionTableFromJson(record), rollup: rollupFromJson(record) };
   } catch (error) {
     throw new InputError(describeError(error), file, last.line);
   }
@@ -118,7 +122,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
         .option('json', { describe: 'print the roll-up record as inspect --json ends with it', type: 'boolean', default: false })
         .option('sort', { describe: 'rank the sessions by (the saved runs must have ranked by it)', choices: SORT_KEYS })
         .option('top', { describe: 'session rows (at most the saved runs\' --top) [default: theirs]', type: 'number' })
-        .option('by', { describe: 'the roll-up by UTC day, week (from Monday) or month', choices: ROLLUP_PERIODS, default: 'day' as RollupPeriod })
+        .option('by', { describe: 'the roll-up by day, week (from Monday) or month (as the saved runs counted days)', choices: ROLLUP_PERIODS, default: 'day' as RollupPeriod })
         .option('all', { describe: 'every row of the roll-up tables', type: 'boolean', default: false }),
     ) as never,
   handler: async (args) => {
@@ -143,7 +147,9 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
     if (args.sort !== undefined && args.sort !== sort) throw new UsageError(`--sort ${args.sort}: the files kept their top sessions by ${sort}; run inspect --sort ${args.sort}`);
     const kept = Math.min(...saved.map((one) => one.table.top));
     if (args.top !== undefined && args.top > kept) throw new UsageError(`--top ${args.top}: the files kept ${kept} sessions each; run inspect with --top ${args.top}`);
-    const view = new ArchiveView({ sort, top: args.top ?? kept, by: args.by, all: args.all, limits });
+    const zones = new Set(saved.map((one) => one.zone));
+    if (zones.size > 1) throw new UsageError(`the files counted days in different time zones (${[...zones].join(', ')}): run inspect with one --timezone`);
+    const view = new ArchiveView({ sort, top: args.top ?? kept, by: args.by, all: args.all, limits, zone: saved[0]!.zone });
     for (const one of saved) view.addSaved(one.table, one.rollup);
     const output = createOutput(args.json);
     view.finish(output);

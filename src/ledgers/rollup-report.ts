@@ -35,7 +35,7 @@ export type RollupPeriod = 'day' | 'week' | 'month';
 export const ROLLUP_PERIODS: readonly RollupPeriod[] = ['day', 'week', 'month'];
 
 /** The last NDJSON record of `inspect --json` over several sessions (and of `report --json`). */
-export function rollupJson(rollup: Rollup, table: SessionTable, gates: readonly unknown[] = []) {
+export function rollupJson(rollup: Rollup, table: SessionTable, gates: readonly unknown[] = [], zone = 'UTC') {
   const rows = (name: 'project' | RollupPeriod | 'model', list: readonly RollupRow[]) =>
     list.map((row) => ({ [name]: row.key, sessions: row.sessions, ...rowJson(row.ledger) }));
   return {
@@ -48,6 +48,7 @@ export function rollupJson(rollup: Rollup, table: SessionTable, gates: readonly 
       by_week: rows('week', rollup.byWeek),
       by_month: rows('month', rollup.byMonth),
       ...sessionTableJson(table),
+      time_zone: zone,
       gates,
     },
   };
@@ -168,10 +169,11 @@ function wrapList(items: readonly string[], width: number): string[] {
  * input token (cached parts included), as in the spend ledger; `cache rd` and `cache wr` are
  * those parts.
  */
-export function renderRollup(rollup: Rollup, options: { readonly all: boolean; readonly by?: RollupPeriod }): string {
+export function renderRollup(rollup: Rollup, options: { readonly all: boolean; readonly by?: RollupPeriod; readonly zone?: string }): string {
   const by = options.by ?? 'day';
+  const zone = options.zone ?? 'UTC';
   const periods = { day: rollup.byDay, week: rollup.byWeek, month: rollup.byMonth };
-  const periodHeader = { day: 'day (UTC)', week: 'week of (UTC)', month: 'month (UTC)' }[by];
+  const periodHeader = { day: `day (${zone})`, week: `week of (${zone})`, month: `month (${zone})` }[by];
   const { total } = rollup;
   const lines = [
     `roll-up of ${formatTokens(rollup.sessions)} sessions (spend: every billed call, at its model's prices)`,

@@ -7,9 +7,11 @@
  * - **project**: what the file names (Session.project: Codex's and pi's `cwd`, Gemini CLI's
  *   `projectHash`), else the directory the session is stored in (for Claude Code, its project
  *   directory `~/.claude/projects/<project>/`).
- * - **day**: the UTC day of each billed call's timestamp, so a session over midnight is split
+ * - **day**: the day of each billed call's timestamp in the run's time zone (`--timezone`, else
+ *   the local zone; UTC when none is given to SpendByDay), so a session over midnight is split
  *   across both days. A call without a timestamp counts on the day the session started (its
- *   first timestamp); a session with none at all is `null` (undated).
+ *   first timestamp); a session with none at all is `null` (undated). The same day decides
+ *   which calls `--since` and `--until` keep (DayRange): one notion of the day.
  * - **week** and **month**: the same days grouped, a week by the Monday it starts on (ISO weeks,
  *   `2026-02-02`), a month as `2026-02`.
  * - **model**: each call's own model, as its ledger priced it (`null`: the call names none).
@@ -78,27 +80,71 @@ const IN_DAY = /^\d{4}-\d\d-\d\dT(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,3})?
 /** The date part of the last such timestamp utcDay parsed, and the day the parser made of it. */
 let lastDay: { readonly date: string; readonly day: string | null } = { date: '', day: null };
 
+/** Formatters by time zone: making one costs far more than using it. */
+const FORMATTERS = new Map<string, Intl.DateTimeFormat>();
+/** The minute (`2026-02-03T23:30`) of the last UTC instant dayIn placed in a zone, and the day it gave. */
+let lastZoned: { readonly zone: string; readonly minute: string; readonly day: string | null } = { zone: '', minute: '', day: null };
+
+/**
+ * The day a timestamp falls on in time zone `zone` (an IANA name; `UTC` is utcDay); null for
+ * none or one the Date parser cannot read. A zone's offset changes on the minute at most, so
+ * the day of a run of UTC instants in one minute is worked out once.
+ */
+export function dayIn(timestamp: string | null | undefined, zone: string): string | null {
+  if (zone === 'UTC') return utcDay(timestamp);
+  if (!timestamp) return null;
+  const minute = IN_DAY.test(timestamp) ? timestamp.slice(0, 16) : null;
+  if (minute !== null && lastZoned.zone === zone && lastZoned.minute === minute) return lastZoned.day;
+  const time = Date.parse(timestamp);
+  let formatter = FORMATTERS.get(zone);
+  if (!formatter) FORMATTERS.set(zone, (formatter = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' })));
+  // en-CA writes dates as YYYY-MM-DD.
+  const day = Number.isNaN(time) ? null : formatter.format(time);
+  if (minute !== null) lastZoned = { zone, minute, day };
+  return day;
+}
+
+/** Days from `since` to `until`, both included (YYYY-MM-DD; null: open); a call is kept when its day is in it. */
+export interface DayRange {
+  readonly since: string | null;
+  readonly until: string | null;
+}
+
+/** Is the day in the range? An undated call (null) is in no range. */
+export function inDayRange(day: string | null, range: DayRange): boolean {
+  if (day === null) return false;
+  return (range.since === null || day >= range.since) && (range.until === null || day <= range.until);
+}
+
+/** How SpendByDay dates calls: the time zone of its days, and the days whose calls it keeps (null: all). */
+export interface DayRule {
+  readonly zone: string;
+  readonly range: DayRange | null;
+}
+
+const UTC_DAYS: DayRule = { zone: 'UTC', range: null };
+
 /** The project a session belongs to (see the header). */
 export function sessionProject(session: Pick<Session, 'path' | 'project'>): string {
   return session.project ?? dirname(session.path);
 }
 
 /** The day the session started: its first dated message, else its first dated off-context call. */
-export function startDay(session: Session<AnyMessage>): string | null {
+export function startDay(session: Session<AnyMessage>, zone = 'UTC'): string | null {
   for (const message of session.messages) {
-    const day = utcDay(message.timestamp);
+    const day = dayIn(message.timestamp, zone);
     if (day) return day;
   }
   for (const call of session.offContext) {
-    const day = utcDay(call.timestamp);
+    const day = dayIn(call.timestamp, zone);
     if (day) return day;
   }
   return null;
 }
 
 /** The session's spend calls (`billed`, priced at `costs`) split by day and model. */
-export function sessionSpend(session: Session<AnyMessage>, billed: readonly BilledCall[], costs: readonly (CostSplit | null)[]): SessionSpend {
-  const sum = new SpendByDay(session);
+export function sessionSpend(session: Session<AnyMessage>, billed: readonly BilledCall[], costs: readonly (CostSplit | null)[], days: DayRule = UTC_DAYS): SessionSpend {
+  const sum = new SpendByDay(session, days);
   billed.forEach((call, position) => sum.add(call, costs[position] ?? null));
   return sum.spend();
 }
@@ -118,14 +164,19 @@ export class SpendByDay {
   /** The sum the last call went to: a session's calls come in runs of one day and model. */
   private last: SpendSum | null = null;
 
-  constructor(session: Session<AnyMessage>) {
-    this.started = startDay(session);
+  constructor(
+    session: Session<AnyMessage>,
+    private readonly days: DayRule = UTC_DAYS,
+  ) {
+    this.started = startDay(session, days.zone);
     this.project = sessionProject(session);
   }
 
+  /** Adds a spend call, unless its day is outside the rule's range (`--since`, `--until`). */
   add(call: BilledCall, cost: CostSplit | null): void {
     if (!isSpend(call)) return;
-    const day = utcDay(call.timestamp) ?? this.started;
+    const day = dayIn(call.timestamp, this.days.zone) ?? this.started;
+    if (this.days.range !== null && !inDayRange(day, this.days.range)) return;
     let entry = this.last;
     if (entry === null || entry.day !== day || entry.model !== call.model) {
       const key = JSON.stringify([day, call.model]);
