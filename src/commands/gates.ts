@@ -43,9 +43,10 @@ export function hasCostGate(limits: GateLimits): boolean {
 }
 
 /** The warning a cost gate gives when some calls had no price: it read the others only. */
-export function unpricedGateWarning(unpricedCalls: number, models: readonly (string | null)[]): string {
+export function unpricedGateWarning(unpricedCalls: number, models: readonly (string | null)[], strict = false): string {
   const names = models.map((model) => (model === null ? 'no model named' : model)).join(', ');
-  return `the cost gate read the priced calls only: ${formatTokens(unpricedCalls)} call${unpricedCalls === 1 ? '' : 's'} had no price (${names}; pass --price-input/--price-output, or --strict to fail)`;
+  const hint = strict ? '' : ', or --strict to fail';
+  return `the cost gate read the priced calls only: ${formatTokens(unpricedCalls)} call${unpricedCalls === 1 ? '' : 's'} had no price (${names}; pass --price-input/--price-output${hint})`;
 }
 
 export function withGates<T>(yargs: Argv<T>) {

@@ -15,7 +15,7 @@ import type { GrowthReport } from '../growth/attribution.js';
 import { GrowthFacts, growthFromFacts } from '../growth/attribution.js';
 import type { Turn, TurnUsage } from '../growth/turns.js';
 import { groupTurns, totalUsage, turnUsage } from '../growth/turns.js';
-import { UsageError } from '../errors.js';
+import { InputError, UsageError } from '../errors.js';
 import { renderBarChart } from '../report/chart.js';
 import { firstTier, formatRates } from '../cost/text.js';
 import { formatTokens, titleLine } from '../report/format.js';
@@ -45,7 +45,6 @@ import { DEFAULT_TOP, SORT_KEYS } from '../ledgers/archive.js';
 import type { RollupPeriod } from '../ledgers/rollup-report.js';
 import { ROLLUP_PERIODS } from '../ledgers/rollup-report.js';
 import { ArchiveView } from './archive-view.js';
-import { InputError } from '../errors.js';
 import { billedOnce } from '../pipeline/billed-once.js';
 import type { Printed } from '../pipeline/output.js';
 import { printedJson, printedText } from '../pipeline/output.js';
@@ -316,9 +315,8 @@ async function auditSession(input: SessionInput, options: InspectOptions): Promi
   // (exit 1), never a breach (exit 3 is a breach and nothing else).
   const gateWarnings: string[] = [];
   if (hasCostGate(options.limits) && gated.unpricedRequests > 0) {
-    const warning = unpricedGateWarning(gated.unpricedRequests, gated.unpriced);
-    if (options.strict) throw new InputError(warning.replace(', or --strict to fail', ''), path);
-    gateWarnings.push(`${path}: ${warning}`);
+    if (options.strict) throw new InputError(unpricedGateWarning(gated.unpricedRequests, gated.unpriced, true), path);
+    gateWarnings.push(`${path}: ${unpricedGateWarning(gated.unpricedRequests, gated.unpriced)}`);
   }
   const breaches = checkGates(
     { baseline: maxBaseline(turns), inputTokens: gated.inputTokens, costUsd: options.limits.maxCostUsd === undefined ? null : gated.pricedCost.total },
