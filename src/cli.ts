@@ -25,10 +25,11 @@ export const COMMANDS: Record<string, () => Promise<CommandModule<object, never>
   context: async () => (await import('./commands/context.js')).contextCommand as never,
   fork: async () => (await import('./commands/fork.js')).forkCommand as never,
   audit: async () => (await import('./commands/audit.js')).auditCommand as never,
+  report: async () => (await import('./commands/report.js')).reportCommand as never,
 };
 
 /** Commands that write nothing (compact --dry-run says so in its handler): a signal stops them at once. */
-const READ_ONLY = new Set(['estimate', 'inspect', 'replay', 'context', 'audit']);
+const READ_ONLY = new Set(['estimate', 'inspect', 'replay', 'context', 'audit', 'report']);
 
 /** The command modules this command line needs: the named command's alone when it comes first. */
 async function commandsFor(argv: readonly string[]): Promise<CommandModule<object, never>[]> {
@@ -88,7 +89,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   parser = parser
     // bash or zsh by $SHELL; the script asks `compactor --get-yargs-completions …` at each <tab>.
     .completion('completion', 'Print a bash or zsh completion script (zsh when $SHELL is zsh)')
-    .demandCommand(1, 'name a command: estimate, inspect, compact, replay, context, fork, audit or completion')
+    .demandCommand(1, 'name a command: estimate, inspect, compact, replay, context, fork, audit, report or completion')
     .strict()
     .wrap(Math.min(100, process.stdout.columns || 80))
     .epilogue('Exit codes: 0 ok, 1 a session failed (or a rejected API key stopped the batch), 2 bad usage, 3 a CI gate was breached, 130 interrupted.')

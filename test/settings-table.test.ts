@@ -31,7 +31,7 @@ const NOT_SETTINGS = new Set([
   'format', 'json', 'strict', 'jobs', 'shard', 'verbose', 'dry-run', 'redact', 'log-format', 'out',
   'policy', 'summary-tokens', 'chart', 'html', 'top', 'all', 'gate-ledger', 'show-missing',
   'price-input', 'price-output', 'price-cache-read', 'price-cache-write', 'price-cache-write-1h',
-  'max-baseline', 'max-input-tokens', 'max-cost',
+  'max-baseline', 'max-input-tokens', 'max-cost', 'max-total-cost', 'max-total-input-tokens', 'detail', 'sort', 'by',
 ]);
 
 /** Flags named like a setting that mean something else on these commands. */

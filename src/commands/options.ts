@@ -98,7 +98,7 @@ export function takeNamesAfterDoubleDash(key: string) {
 /** Keys that hold a list by design; any other flag given twice keeps its last value. */
 const LIST_KEYS = new Set(['_', '--', '$0', 'inputs']);
 /** Flags of one command that add up when repeated (`audit --strategy extract --strategy truncate`). */
-const COMMAND_LIST_KEYS: Readonly<Record<string, readonly string[]>> = { audit: ['strategy'] };
+const COMMAND_LIST_KEYS: Readonly<Record<string, readonly string[]>> = { audit: ['strategy'], report: ['files'] };
 
 /** The value a flag was last given in `tokens` (`--name value` or `--name=value`), if it was. */
 function givenValue(tokens: readonly string[], name: string): string | undefined {

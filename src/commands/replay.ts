@@ -33,7 +33,7 @@ import type { PartSink } from '../workers/task.js';
 import { sessionTask } from '../workers/task.js';
 import type { Outcome } from '../pipeline/batch.js';
 import type { GateArgs } from './gates.js';
-import { breachLine, gateLimits, requirePricesForCostGate, withGates } from './gates.js';
+import { breachLine, gateLimits, costGateWithoutPrices, withGates } from './gates.js';
 import type { LoadedSession, SessionInput } from '../read/index.js';
 import { loadSession } from '../read/index.js';
 import type { CommonArgs, PolicyArgs } from './options.js';
@@ -271,7 +271,8 @@ async function simulateAll(input: SessionInput, ctx: ReplayContext): Promise<Sim
   const { recordedCompactions } = loaded.session;
   const recorded = await recordedSession(loaded, ctx);
   const { pricing } = recorded;
-  requirePricesForCostGate(ctx.limits, pricing.rates !== null, input.path);
+  // --max-cost without a price: a warning (the gate reads no cost), a failure under --strict; never exit 3.
+  const gateWarnings = costGateWithoutPrices(ctx.limits, pricing.rates !== null, input.path, ctx.strict);
   const results: ReplayColumns<ReplayEvent>[] = [];
   for (const policy of replayPolicies(ctx.names, ctx.policy, pricing.window.tokens)) {
     results.push(
@@ -293,7 +294,7 @@ async function simulateAll(input: SessionInput, ctx: ReplayContext): Promise<Sim
     model: loaded.session.model ?? null,
     pricing,
     recorded,
-    warnings: [...loaded.warnings, ...pricingWarnings(pricing)],
+    warnings: [...loaded.warnings, ...pricingWarnings(pricing), ...gateWarnings],
   };
 }
 
