@@ -2,7 +2,7 @@
  * The sidecar's on-disk schema. Everything read back from disk goes through it, so a corrupt
  * or foreign file is rejected with a message instead of flowing into the core.
  */
-import { z } from '../lazy-zod.js';
+import * as z from 'zod';
 import type { CompactionState } from '../compaction/state.js';
 import { SIDECAR_FORMAT_VERSION } from '../compaction/state.js';
 import { REJECT_REASONS } from '../llm/reply.js';
