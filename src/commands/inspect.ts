@@ -330,6 +330,8 @@ export const inspectSessionTask = sessionTask('inspect', async (input: SessionIn
 export const inspectCommand: CommandModule<object, InspectArgs> = {
   command: 'inspect [inputs..]',
   describe: 'Audit token growth per turn: what each turn added, cost, CI gates',
+  // `as never`: yargs types the flags as parsed, before normalizeArgs (options.ts) gives the handler
+  // its args type (inputs from `--` and positionals, defaults filled in); the handler's type is the truth.
   builder: (yargs) =>
     withGates(withPricing(withPolicy(withInputs(yargs))))
       .option('chart', { describe: 'draw the baseline per turn as a text chart', type: 'boolean', default: false })
