@@ -49,24 +49,40 @@ export interface Rollup {
   readonly byModel: readonly RollupRow[];
 }
 
-/** `2026-02-03` for a timestamp the Date parser reads; null for none or one it cannot. */
-export function utcDay(timestamp: string | null | undefined): string | null {
-  if (!timestamp) return null;
-  // The timestamps agents write are mostly UTC instants with a time of day inside the day, so
-  // the day the parser gives follows from their first ten characters alone (the parser rolls an
-  // impossible date over, `02-30` to March, whatever the time): one parse for a run of them.
-  const inDay = IN_DAY.test(timestamp);
-  if (inDay && lastDay.date !== '' && timestamp.startsWith(lastDay.date)) return lastDay.day;
-  const time = Date.parse(timestamp);
-  const day = Number.isNaN(time) ? null : new Date(time).toISOString().slice(0, 10);
-  if (inDay) lastDay = { date: timestamp.slice(0, 10), day };
-  return day;
-}
-
 /** A UTC instant with a time of day from 00:00:00 to 23:59:59.999 (no 24:00, no leap second, milliseconds at most). */
 const IN_DAY = /^\d{4}-\d\d-\d\dT(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,3})?Z$/;
-/** The date part of the last such timestamp utcDay parsed, and the day the parser made of it. */
-let lastDay: { readonly date: string; readonly day: string | null } = { date: '', day: null };
+
+/**
+ * Days of timestamps, as the Date parser gives them, for one run of reads (a session's). The
+ * timestamps agents write are mostly UTC instants with a time of day inside the day, so the day
+ * the parser gives follows from their first ten characters alone (the parser rolls an impossible
+ * date over, `02-30` to March, whatever the time): one parse for a run of them. The last date
+ * parsed is held here, by whoever reads the run, not in the module.
+ */
+export class UtcDays {
+  /** The date part of the last in-day timestamp parsed, and the day the parser made of it. */
+  private lastDate = '';
+  private lastDay: string | null = null;
+
+  /** `2026-02-03` for a timestamp the Date parser reads; null for none or one it cannot. */
+  day(timestamp: string | null | undefined): string | null {
+    if (!timestamp) return null;
+    const inDay = IN_DAY.test(timestamp);
+    if (inDay && this.lastDate !== '' && timestamp.startsWith(this.lastDate)) return this.lastDay;
+    const time = Date.parse(timestamp);
+    const day = Number.isNaN(time) ? null : new Date(time).toISOString().slice(0, 10);
+    if (inDay) {
+      this.lastDate = timestamp.slice(0, 10);
+      this.lastDay = day;
+    }
+    return day;
+  }
+}
+
+/** `2026-02-03` for a timestamp the Date parser reads; null for none or one it cannot. */
+export function utcDay(timestamp: string | null | undefined): string | null {
+  return new UtcDays().day(timestamp);
+}
 
 /** The project a session belongs to (see the header). */
 export function sessionProject(session: Pick<Session, 'path' | 'project'>): string {
@@ -74,13 +90,13 @@ export function sessionProject(session: Pick<Session, 'path' | 'project'>): stri
 }
 
 /** The day the session started: its first dated message, else its first dated off-context call. */
-function startDay(session: Session<AnyMessage>): string | null {
+function startDay(session: Session<AnyMessage>, days: UtcDays): string | null {
   for (const message of session.messages) {
-    const day = utcDay(message.timestamp);
+    const day = days.day(message.timestamp);
     if (day) return day;
   }
   for (const call of session.offContext) {
-    const day = utcDay(call.timestamp);
+    const day = days.day(call.timestamp);
     if (day) return day;
   }
   return null;
@@ -105,17 +121,18 @@ export class SpendByDay {
   private readonly started: string | null;
   private readonly project: string;
   private readonly sums = new Map<string, SpendSum>();
+  private readonly days = new UtcDays();
   /** The sum the last call went to: a session's calls come in runs of one day and model. */
   private last: SpendSum | null = null;
 
   constructor(session: Session<AnyMessage>) {
-    this.started = startDay(session);
+    this.started = startDay(session, this.days);
     this.project = sessionProject(session);
   }
 
   add(call: BilledCall, cost: CostSplit | null): void {
     if (!isSpend(call)) return;
-    const day = utcDay(call.timestamp) ?? this.started;
+    const day = this.days.day(call.timestamp) ?? this.started;
     let entry = this.last;
     if (entry === null || entry.day !== day || entry.model !== call.model) {
       const key = JSON.stringify([day, call.model]);
