@@ -14,6 +14,8 @@ export {
   loadCompactedView,
   FORK_WRITERS,
   type ForkResult,
+  type ForkNoGain,
+  type ForkOutcome,
   type ForkSessionOptions,
   type RequestBodyOptions,
   type CompactedView,

@@ -13,6 +13,7 @@ const SESSION_TASKS: Readonly<Record<string, () => Promise<AnyTask>>> = {
   inspect: async () => (await import('./commands/inspect.js')).inspectSessionTask,
   replay: async () => (await import('./commands/replay.js')).replaySessionTask,
   compact: async () => (await import('./commands/compact.js')).compactBatchTask,
+  select: async () => (await import('./pipeline/filters.js')).selectSessionTask,
 };
 
 /** The task registered under `name`; an unknown name is a bug of ours, not the user's. */

@@ -241,7 +241,7 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
   command: 'compact [inputs..]',
   describe: 'Write a compaction sidecar beside each session',
   builder: (yargs) =>
-    withSummarizer(withAllowNoGain(withPolicy(withInputs(yargs))), 'compact')
+    withSummarizer(withAllowNoGain(withPolicy(withInputs(yargs, 'compact'))), 'compact')
       .option(...settingFlag('strategy', 'compact'))
       .option('dry-run', { describe: 'decide and report, write nothing', type: 'boolean', default: false })
       .option('redact', { describe: 'mask secrets in what is summarized and stored (default: on for remote endpoints)', type: 'boolean' })
@@ -259,7 +259,7 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
     // Workers start up, and import the task, while the files a walk found are sniffed (only a
     // strategy that needs no client moves to them).
     const early = earlyStart(() => jobsFromArgs(args), compactBatchTask.name);
-    await runSessionCommand<CompactResult>(args, { progress: true, ...(isOffline(strategyName) ? { walked: early.walked } : {}) }, (output) => {
+    await runSessionCommand<CompactResult>(args, { progress: true, writesBeside: !args['dry-run'], ...(isOffline(strategyName) ? { walked: early.walked } : {}) }, (output) => {
       const inThisThread = (input: SessionInput) => compactInThisThread(input, (warning) => output.warn(warning));
       return {
         // Only a strategy that needs no client can move to workers (README "Performance").

@@ -2,8 +2,9 @@
  * `compactor fork SESSION…`: compacts each session as `compact` does (same flags; the sidecar is
  * written or reused), then writes a new session file in the session's own format that its agent
  * continues with the compaction applied (src/fork/), and prints the command that resumes it.
- * A session with nothing to compact is not forked (exit 0, as compact's skips); one the agent
- * could not continue, or a format no fork is written for, fails with one line and no file.
+ * A session with nothing to compact, or whose fork would not make the agent's request smaller
+ * (`no-gain`), is not forked (exit 0, as compact's skips); one the agent could not continue, or a
+ * format no fork is written for, fails with one line and no file.
  */
 import type { CommandModule } from 'yargs';
 import { formatTokens } from '../report/format.js';
@@ -31,7 +32,7 @@ export const forkCommand: CommandModule<object, ForkArgs> = {
   command: 'fork <inputs..>',
   describe: 'Compact each session and write a new session file its agent resumes compacted',
   builder: (yargs) =>
-    withSummarizer(withAllowNoGain(withPolicy(withInputs(yargs))), 'fork')
+    withSummarizer(withAllowNoGain(withPolicy(withInputs(yargs, 'fork'))), 'fork')
       .option(...settingFlag('strategy', 'fork'))
       .option('out', { describe: 'write the forks here instead of where the agent looks for them', type: 'string' })
       .option('redact', { describe: 'mask secrets in what is summarized and stored (default: on for remote endpoints)', type: 'boolean' })
@@ -56,11 +57,16 @@ export const forkCommand: CommandModule<object, ForkArgs> = {
                 line: `not forked ${path}: ${compacted.status}, nothing to fork (${reason})`,
               };
             }
-            const fork = await forkSession(path, { format: args.format, strict: args.strict, ...(args.out ? { outDir: args.out } : {}) });
+            const fork = await forkSession(path, { format: args.format, strict: args.strict, allowNoGain: args['allow-no-gain'] === true, ...(args.out ? { outDir: args.out } : {}) });
+            const tokens = `${formatTokens(fork.tokens_before)} -> ${formatTokens(fork.tokens_after)} tokens`;
+            if (fork.status === 'no-gain') {
+              return { record: { ...fork }, line: `not forked ${path}: no-gain, ${fork.reason} (${tokens})` };
+            }
+            const { status, ...written } = fork;
             return {
-              record: { ...fork, status: 'forked' },
+              record: { ...written, status },
               line:
-                `forked     ${path} -> ${fork.fork} (${formatTokens(fork.tokens_before)} -> ${formatTokens(fork.tokens_after)} tokens)\n` +
+                `forked     ${path} -> ${fork.fork} (${tokens})\n` +
                 `           ${fork.resume ? `resume: ${fork.resume}` : 'no agent resumes this format: send its messages with your harness'}`,
             };
           },

@@ -25,7 +25,9 @@ import { describeRecordedCompaction, recordedCompactionJson } from '../growth/re
 import { renderTable } from '../report/table.js';
 import { rollupJson, renderRollup, ROLLUP_ROWS } from '../ledgers/rollup-report.js';
 import type { SessionSpend } from '../ledgers/rollup.js';
+import type { DayRule } from '../ledgers/rollup.js';
 import { rollUp, SpendByDay } from '../ledgers/rollup.js';
+import { dayRule, parseFilter } from '../pipeline/filters.js';
 import type { AnyMessage, Diagnostic, Session } from '../session/model.js';
 import type { ProviderCall } from '../tokens/provider-calls.js';
 import { providerCalls } from '../tokens/provider-calls.js';
@@ -216,6 +218,8 @@ interface InspectOptions extends ReadTaskOptions {
   readonly batch: boolean;
   /** Calls an earlier session of the batch was charged for (callKey → that session): copies here (billed-once.ts). */
   readonly billedIn?: Readonly<Record<string, string>>;
+  /** The day of the roll-up's calls, and the days kept (`--timezone`, `--since`, `--until`); UTC days, all kept, when absent. */
+  readonly days?: DayRule;
 }
 
 /** What crosses back from a worker: the rendered report, not the session. */
@@ -251,7 +255,7 @@ async function pricedTurns(
     for (const call of turn.calls) turnAt[call.index] = position;
   });
   const turnCosts: (number | null)[] = groups.map(() => 0);
-  const spend = new SpendByDay(session);
+  const spend = new SpendByDay(session, options.days);
   const { pricing, ledgers } = await priceSession(
     session,
     calls,
@@ -333,7 +337,7 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
   // `as never`: yargs types the flags as parsed, before normalizeArgs (options.ts) gives the handler
   // its args type (inputs from `--` and positionals, defaults filled in); the handler's type is the truth.
   builder: (yargs) =>
-    withGates(withPricing(withPolicy(withInputs(yargs))))
+    withGates(withPricing(withPolicy(withInputs(yargs, 'inspect'))))
       .option('chart', { describe: 'draw the baseline per turn as a text chart', type: 'boolean', default: false })
       .option('top', { describe: 'rows in the largest-output and repeated-read tables', type: 'number', default: 5 })
       .option('all', { describe: `every row of long tables: the turns (default: the first ${TURN_ROWS}) and the roll-up over several sessions (default: the first ${ROLLUP_ROWS} of each)`, type: 'boolean', default: false })
@@ -364,6 +368,7 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
         all: args.all,
         policy: settings.policy,
         json: output.json,
+        days: dayRule(parseFilter(args), args),
       };
       return {
         run: async (paths, emit) => {
@@ -382,7 +387,7 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
           const spends = outcomes.flatMap((outcome) => (outcome.ok ? [outcome.value.spend] : []));
           if (spends.length < 2) return;
           const rollup = rollUp(spends);
-          output.record(rollupJson(rollup), () => `${renderRollup(rollup, { all: args.all })}`);
+          output.record(rollupJson(rollup), () => `${renderRollup(rollup, { all: args.all, zone: options.days?.zone ?? 'UTC' })}`);
         },
         breached: (outcomes) => outcomes.some((outcome) => outcome.ok && outcome.value.breaches.length > 0),
       };

@@ -20,6 +20,7 @@ import { formatTokens } from '../report/format.js';
 import type { StrategyName } from '../strategies/names.js';
 import type { TokenizerName } from '../tokens/tokenizers.js';
 import type { Jobs } from '../pipeline/sessions.js';
+import { parseJobs } from '../pipeline/sessions.js';
 import type { StrategyOptions } from '../strategies/index.js';
 
 /** The flags of withInputs; `--tokenizer` is the settings table's. */
@@ -30,7 +31,7 @@ export type CommonArgs = {
   strict: boolean;
   jobs: string;
   shard?: string;
-} & SettingArgs<'tokenizer', SettingsCommand>;
+} & SettingArgs<'tokenizer' | 'agent' | 'since' | 'until' | 'timezone' | 'project', SettingsCommand>;
 
 /** `--strict`, on every command: any warning fails its session (exit 1). README "Bad input". */
 export const STRICT_OPTION = {
@@ -58,12 +59,16 @@ export function withSettings<T>(yargs: Argv<T>, keys: readonly SettingsKey[], co
  * The sessions a command reads: `[inputs..]` in its command string, so that names after `--`
  * (`compact -- --odd.jsonl`) count too; at least one is required.
  */
-export function withInputs<T>(yargs: Argv<T>) {
-  return yargs
-    .positional('inputs', { describe: 'session files, directories or globs; - reads one session from stdin', type: 'string', array: true })
+export function withInputs<T>(yargs: Argv<T>, command: SettingsCommand) {
+  const many = takesSetting('agent', command);
+  const inputs = many
+    ? "session files, directories, globs or session ids; - reads one session from stdin; none: the agents' folders"
+    : 'session files, directories, globs or session ids; - reads one session from stdin';
+  const built = yargs
+    .positional('inputs', { describe: inputs, type: 'string', array: true })
     .middleware(takeNamesAfterDoubleDash('inputs'), true)
     .check((args) => {
-      if ((args['inputs'] as string[] | undefined)?.length) return true;
+      if (many || (args['inputs'] as string[] | undefined)?.length) return true;
       throw new UsageError('name at least one session file, directory or glob (or - for stdin)');
     })
     .option('format', { describe: 'session format', choices: FORMAT_NAMES as string[], default: 'auto' })
@@ -72,7 +77,13 @@ export function withInputs<T>(yargs: Argv<T>) {
     .option(flagName('tokenizer'), flagOption('tokenizer'))
     .option('jobs', { describe: 'threads for many sessions: a number, or auto (one per core when it pays)', type: 'string', default: 'auto' })
     .option('shard', { describe: 'take only shard K of N of the sessions (K/N, 1-based), or auto (README "Sharding")', type: 'string' });
+  return withSettings(built, SELECTION_FLAGS, command);
 }
+
+/** Where sessions are looked for and which are kept (docs/guarantees.md "Default locations", "Filters"): the settings table's, on the commands that read many. */
+const SELECTION_FLAGS = ['agent', 'since', 'until', 'timezone', 'project'] as const satisfies readonly SettingsKey[];
+
+export type SelectionArgs = SettingArgs<(typeof SELECTION_FLAGS)[number], SettingsCommand>;
 
 /**
  * yargs leaves what follows `--` out of the positionals (it lands in `--` with `populate--`):
@@ -154,10 +165,7 @@ export function usageMessage(message: string): string {
 }
 
 export function jobsFromArgs(args: Pick<CommonArgs, 'jobs'>): Jobs {
-  if (args.jobs === 'auto') return 'auto';
-  const jobs = Number(args.jobs);
-  if (!/^\d+$/.test(args.jobs) || jobs < 1) throw new UsageError(`--jobs must be auto or a whole number >= 1, got ${JSON.stringify(args.jobs)}`);
-  return jobs;
+  return parseJobs(args.jobs);
 }
 
 /** audit's `--max-summary-tokens`: the size budget of the strategies it simulates, a flag only there. */

@@ -100,7 +100,7 @@ function wrapList(items: readonly string[], width: number): string[] {
  * input token (cached parts included), as in the spend ledger; `cache rd` and `cache wr` are
  * those parts.
  */
-export function renderRollup(rollup: Rollup, options: { readonly all: boolean }): string {
+export function renderRollup(rollup: Rollup, options: { readonly all: boolean; readonly zone?: string }): string {
   const { total } = rollup;
   const lines = [
     `roll-up of ${formatTokens(rollup.sessions)} sessions (spend: every billed call, at its model's prices)`,
@@ -108,7 +108,7 @@ export function renderRollup(rollup: Rollup, options: { readonly all: boolean })
     '',
     ...table('project', 'project', rollup.byProject, options.all, (key) => key ?? '', 'path'),
     '',
-    ...table('day (UTC)', 'day', rollup.byDay, options.all, (key) => key ?? 'undated', 'name'),
+    ...table(`day (${options.zone ?? 'UTC'})`, 'day', rollup.byDay, options.all, (key) => key ?? 'undated', 'name'),
     '',
     ...table('model', 'model', rollup.byModel, options.all, (key) => key ?? 'no model named', 'name'),
   ];

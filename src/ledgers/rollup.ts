@@ -7,9 +7,11 @@
  * - **project**: what the file names (Session.project: Codex's and pi's `cwd`, Gemini CLI's
  *   `projectHash`), else the directory the session is stored in (for Claude Code, its project
  *   directory `~/.claude/projects/<project>/`).
- * - **day**: the UTC day of each billed call's timestamp, so a session over midnight is split
+ * - **day**: the day of each billed call's timestamp in the run's time zone (`--timezone`, else
+ *   the local zone; UTC when none is given to SpendByDay), so a session over midnight is split
  *   across both days. A call without a timestamp counts on the day the session started (its
- *   first timestamp); a session with none at all is `null` (undated).
+ *   first timestamp); a session with none at all is `null` (undated). The same day decides
+ *   which calls `--since` and `--until` keep (DayRange): one notion of the day.
  * - **model**: each call's own model, as its ledger priced it (`null`: the call names none).
  */
 import { dirname } from 'node:path';
@@ -49,40 +51,68 @@ export interface Rollup {
   readonly byModel: readonly RollupRow[];
 }
 
-/** A UTC instant with a time of day from 00:00:00 to 23:59:59.999 (no 24:00, no leap second, milliseconds at most). */
-const IN_DAY = /^\d{4}-\d\d-\d\dT(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,3})?Z$/;
-
-/**
- * Days of timestamps, as the Date parser gives them, for one run of reads (a session's). The
- * timestamps agents write are mostly UTC instants with a time of day inside the day, so the day
- * the parser gives follows from their first ten characters alone (the parser rolls an impossible
- * date over, `02-30` to March, whatever the time): one parse for a run of them. The last date
- * parsed is held here, by whoever reads the run, not in the module.
- */
-export class UtcDays {
-  /** The date part of the last in-day timestamp parsed, and the day the parser made of it. */
-  private lastDate = '';
-  private lastDay: string | null = null;
-
-  /** `2026-02-03` for a timestamp the Date parser reads; null for none or one it cannot. */
-  day(timestamp: string | null | undefined): string | null {
-    if (!timestamp) return null;
-    const inDay = IN_DAY.test(timestamp);
-    if (inDay && this.lastDate !== '' && timestamp.startsWith(this.lastDate)) return this.lastDay;
-    const time = Date.parse(timestamp);
-    const day = Number.isNaN(time) ? null : new Date(time).toISOString().slice(0, 10);
-    if (inDay) {
-      this.lastDate = timestamp.slice(0, 10);
-      this.lastDay = day;
-    }
-    return day;
-  }
-}
-
 /** `2026-02-03` for a timestamp the Date parser reads; null for none or one it cannot. */
 export function utcDay(timestamp: string | null | undefined): string | null {
-  return new UtcDays().day(timestamp);
+  if (!timestamp) return null;
+  // The timestamps agents write are mostly UTC instants with a time of day inside the day, so
+  // the day the parser gives follows from their first ten characters alone (the parser rolls an
+  // impossible date over, `02-30` to March, whatever the time): one parse for a run of them.
+  const inDay = IN_DAY.test(timestamp);
+  if (inDay && lastDay.date !== '' && timestamp.startsWith(lastDay.date)) return lastDay.day;
+  const time = Date.parse(timestamp);
+  const day = Number.isNaN(time) ? null : new Date(time).toISOString().slice(0, 10);
+  if (inDay) lastDay = { date: timestamp.slice(0, 10), day };
+  return day;
 }
+
+/** A UTC instant with a time of day from 00:00:00 to 23:59:59.999 (no 24:00, no leap second, milliseconds at most). */
+const IN_DAY = /^\d{4}-\d\d-\d\dT(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,3})?Z$/;
+/** The date part of the last such timestamp utcDay parsed, and the day the parser made of it. */
+let lastDay: { readonly date: string; readonly day: string | null } = { date: '', day: null };
+
+/** Formatters by time zone: making one costs far more than using it. */
+const FORMATTERS = new Map<string, Intl.DateTimeFormat>();
+/** The minute (`2026-02-03T23:30`) of the last UTC instant dayIn placed in a zone, and the day it gave. */
+let lastZoned: { readonly zone: string; readonly minute: string; readonly day: string | null } = { zone: '', minute: '', day: null };
+
+/**
+ * The day a timestamp falls on in time zone `zone` (an IANA name; `UTC` is utcDay); null for
+ * none or one the Date parser cannot read. A zone's offset changes on the minute at most, so
+ * the day of a run of UTC instants in one minute is worked out once.
+ */
+export function dayIn(timestamp: string | null | undefined, zone: string): string | null {
+  if (zone === 'UTC') return utcDay(timestamp);
+  if (!timestamp) return null;
+  const minute = IN_DAY.test(timestamp) ? timestamp.slice(0, 16) : null;
+  if (minute !== null && lastZoned.zone === zone && lastZoned.minute === minute) return lastZoned.day;
+  const time = Date.parse(timestamp);
+  let formatter = FORMATTERS.get(zone);
+  if (!formatter) FORMATTERS.set(zone, (formatter = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' })));
+  // en-CA writes dates as YYYY-MM-DD.
+  const day = Number.isNaN(time) ? null : formatter.format(time);
+  if (minute !== null) lastZoned = { zone, minute, day };
+  return day;
+}
+
+/** Days from `since` to `until`, both included (YYYY-MM-DD; null: open); a call is kept when its day is in it. */
+export interface DayRange {
+  readonly since: string | null;
+  readonly until: string | null;
+}
+
+/** Is the day in the range? An undated call (null) is in no range. */
+export function inDayRange(day: string | null, range: DayRange): boolean {
+  if (day === null) return false;
+  return (range.since === null || day >= range.since) && (range.until === null || day <= range.until);
+}
+
+/** How SpendByDay dates calls: the time zone of its days, and the days whose calls it keeps (null: all). */
+export interface DayRule {
+  readonly zone: string;
+  readonly range: DayRange | null;
+}
+
+const UTC_DAYS: DayRule = { zone: 'UTC', range: null };
 
 /** The project a session belongs to (see the header). */
 export function sessionProject(session: Pick<Session, 'path' | 'project'>): string {
@@ -90,21 +120,21 @@ export function sessionProject(session: Pick<Session, 'path' | 'project'>): stri
 }
 
 /** The day the session started: its first dated message, else its first dated off-context call. */
-function startDay(session: Session<AnyMessage>, days: UtcDays): string | null {
+export function startDay(session: Session<AnyMessage>, zone = 'UTC'): string | null {
   for (const message of session.messages) {
-    const day = days.day(message.timestamp);
+    const day = dayIn(message.timestamp, zone);
     if (day) return day;
   }
   for (const call of session.offContext) {
-    const day = days.day(call.timestamp);
+    const day = dayIn(call.timestamp, zone);
     if (day) return day;
   }
   return null;
 }
 
 /** The session's spend calls (`billed`, priced at `costs`) split by day and model. */
-export function sessionSpend(session: Session<AnyMessage>, billed: readonly BilledCall[], costs: readonly (CostSplit | null)[]): SessionSpend {
-  const sum = new SpendByDay(session);
+export function sessionSpend(session: Session<AnyMessage>, billed: readonly BilledCall[], costs: readonly (CostSplit | null)[], days: DayRule = UTC_DAYS): SessionSpend {
+  const sum = new SpendByDay(session, days);
   billed.forEach((call, position) => sum.add(call, costs[position] ?? null));
   return sum.spend();
 }
@@ -121,18 +151,22 @@ export class SpendByDay {
   private readonly started: string | null;
   private readonly project: string;
   private readonly sums = new Map<string, SpendSum>();
-  private readonly days = new UtcDays();
   /** The sum the last call went to: a session's calls come in runs of one day and model. */
   private last: SpendSum | null = null;
 
-  constructor(session: Session<AnyMessage>) {
-    this.started = startDay(session, this.days);
+  constructor(
+    session: Session<AnyMessage>,
+    private readonly days: DayRule = UTC_DAYS,
+  ) {
+    this.started = startDay(session, days.zone);
     this.project = sessionProject(session);
   }
 
+  /** Adds a spend call, unless its day is outside the rule's range (`--since`, `--until`). */
   add(call: BilledCall, cost: CostSplit | null): void {
     if (!isSpend(call)) return;
-    const day = this.days.day(call.timestamp) ?? this.started;
+    const day = dayIn(call.timestamp, this.days.zone) ?? this.started;
+    if (this.days.range !== null && !inDayRange(day, this.days.range)) return;
     let entry = this.last;
     if (entry === null || entry.day !== day || entry.model !== call.model) {
       const key = JSON.stringify([day, call.model]);
