@@ -15,7 +15,7 @@ export {
   FORK_WRITERS,
   type ForkResult,
   type ForkNoGain,
-  type ForkOutcome,
+  type ForkAttempt,
   type ForkSessionOptions,
   type RequestBodyOptions,
   type CompactedView,
@@ -73,3 +73,8 @@ export { recordedCompactionEffects, type RecordedCompactionEffect } from './grow
 export { measureRetention, auditCompaction, normalizeForMatch, type FidelityReport, type KindCount } from './audit/fidelity.js';
 export { auditSidecar, auditRecorded, auditReplay, retentionByStrategy, type AuditedCompaction } from './audit/compactions.js';
 export { InputError, UsageError, ExitCode } from './errors.js';
+export { compactFile, forkFile, type CompactFileOptions } from './compact/file.js';
+export type { ForkPlace } from './compact/fork.js';
+export type { CompactOutcome, ForkOutcome, CompactStatus, OutcomeOf, Measured, Tried } from './compact/outcome.js';
+export type { CompactJob, PolicyChoice, OfflineStrategyName } from './compact/job.js';
+export { compactRecord, compactLine, forkRecord, forkLine } from './compact/render.js';

@@ -12,7 +12,7 @@ const SESSION_TASKS: Readonly<Record<string, () => Promise<AnyTask>>> = {
   estimate: async () => (await import('./commands/estimate.js')).estimateSessionTask,
   inspect: async () => (await import('./commands/inspect.js')).inspectSessionTask,
   replay: async () => (await import('./commands/replay.js')).replaySessionTask,
-  compact: async () => (await import('./commands/compact.js')).compactBatchTask,
+  compact: async () => (await import('./compact/batch.js')).compactBatchTask,
   select: async () => (await import('./pipeline/filters.js')).selectSessionTask,
 };
 

@@ -48,7 +48,7 @@ describe('lean read', () => {
 
   it('plans to the same numbers', async () => {
     // compact plans from the lean read, then reads again in full only what its compaction reads
-    // (pipeline/compact-session.ts; test/compact-span.test.ts compares its sidecars with the full read's).
+    // (compact/session.ts; test/compact-span.test.ts compares its sidecars with the full read's).
     const full = await load('full');
     const lean = await load('lean');
     expect(planCompaction(lean.subject, policy)).toEqual(planCompaction(full.subject, policy));

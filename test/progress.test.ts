@@ -72,7 +72,7 @@ describe('progress bar', () => {
       expect(lines.join('\n')).not.toMatch(/[░█]|sessions \|/); // …and is gone
       expect(lines).toEqual([
         'compactor: no summarizer configured (--model / --base-url, COMPACTOR_MODEL or the config file); using --strategy truncate',
-        ...names.map((name) => `would compact ${join(dir, `${name}.jsonl`)}: 49 messages, keep from msg-0050`),
+        ...names.map((name) => `would compact ${join(dir, `${name}.jsonl`)}: 49 messages, 96,212 -> 39,202 tokens + the summary, keep from msg-0050`),
         '',
         '6 would be compacted, 0 skipped, 0 up-to-date, 0 failed',
       ]);

@@ -4,9 +4,6 @@
  * the one table in config/settings.ts.
  */
 import type { Argv } from 'yargs';
-import type { CompactionPolicy } from '../compaction/policy.js';
-import { MIN_GAIN_PERCENT, triggerCeiling } from '../compaction/policy.js';
-import type { Refusal } from '../compaction/compact.js';
 import type { PolicyValues } from '../config/policy.js';
 import { resolvePolicy } from '../config/policy.js';
 import type { SettingArgs, SettingsCommand, SettingsKey } from '../config/settings.js';
@@ -16,7 +13,6 @@ import { loadSettingsSources, pick } from '../config/sources.js';
 import { UsageError } from '../errors.js';
 import { FORMAT_NAMES } from '../formats/index.js';
 import { STDIN } from '../formats/input-source.js';
-import { formatTokens } from '../report/format.js';
 import type { StrategyName } from '../strategies/names.js';
 import type { TokenizerName } from '../tokens/tokenizers.js';
 import type { Jobs } from '../pipeline/sessions.js';
@@ -230,13 +226,4 @@ export function strategyOptionsFromArgs(args: SummaryBudgetArgs): StrategyOption
   return max === undefined ? {} : { maxSummaryTokens: wholeNumber('max-summary-tokens', max, 1) };
 }
 
-/**
- * Why a compaction was not written, for compact's and estimate's records: it would not pay, or
- * no valid cut brings the context under the trigger. `after` is null when no cut was tried.
- */
-export function refusalReason(kind: Refusal, before: number, after: number | null, policy: CompactionPolicy): string {
-  const sizes = after === null ? `${formatTokens(before)} tokens` : `${formatTokens(before)} -> ${formatTokens(after)} tokens`;
-  if (kind === 'no-gain') return `${sizes}: the compaction would not pay, taking less than ${MIN_GAIN_PERCENT}% of the context off (--allow-no-gain writes it)`;
-  return `${sizes}: no valid cut brings the context under the trigger (${formatTokens(triggerCeiling(policy) ?? 0)} tokens)`;
-}
 

@@ -200,7 +200,10 @@ export function planCompaction(subject: CompactionSubject<AnyMessage>, policy: C
   const range = { start, end: subjectEnd(subject), afterCompaction: previous !== null };
   const cut = findCutPoint(subject.messages, subject.tokens, { ...policy, minSummarizedTokens }, range);
   if (!shouldCompact(contextTokens, policy)) {
-    return { kind: 'skip', status: quiet, reason: 'under the compaction threshold', contextTokens, cut };
+    // One reason for each status: a session compacted before is up to date (its sidecar keeps it
+    // under the trigger), one never compacted is skipped as under it.
+    const reason = previous ? 'its sidecar still covers it' : 'under the compaction threshold';
+    return { kind: 'skip', status: quiet, reason, contextTokens, cut };
   }
   if (cut.kind === 'none') {
     const status = cut.reason === 'cannot-get-under' ? 'would-thrash' : quiet;

@@ -135,7 +135,8 @@ export interface ForkNoGain {
   readonly reason: string;
 }
 
-export type ForkOutcome = ForkResult | ForkNoGain;
+/** What `forkSession` came to: a fork written, or none because it would not pay. */
+export type ForkAttempt = ForkResult | ForkNoGain;
 
 /** The fork of a session as it would be written: checks everything, writes nothing. */
 export async function planFork(path: string, options: ForkSessionOptions = {}): Promise<{ file: ForkFile; state: CompactionState; view: readonly Message[] }> {
@@ -164,7 +165,7 @@ export async function planFork(path: string, options: ForkSessionOptions = {}): 
  * would not shrink by the minimum gain (the agent's own figures: ForkFile.tokens), which is
  * `no-gain` unless `allowNoGain`; the original and its sidecar are only read.
  */
-export async function forkSession(path: string, options: ForkSessionOptions = {}): Promise<ForkOutcome> {
+export async function forkSession(path: string, options: ForkSessionOptions = {}): Promise<ForkAttempt> {
   const { file } = await planFork(path, options);
   const { before, after } = file.tokens;
   if (!options.allowNoGain && !compactionPays(before, after)) {
