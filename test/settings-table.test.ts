@@ -55,14 +55,20 @@ async function declaredOptions(command: SettingsCommand): Promise<[string, unkno
               declared.push([name, declaration]);
               return recorder;
             }
-          : () => recorder,
+          : method === 'command'
+            ? // cli.ts registers the module with yargs' command(): its builder then declares the options.
+              (module: { builder: (yargs: unknown) => unknown }) => {
+                module.builder(recorder);
+                return recorder;
+              }
+            : () => recorder,
     },
   );
   // The module cli.ts registers for the command, not a list of our own.
   const load = COMMANDS[command];
   if (!load) throw new Error(`cli.ts registers no command ${command}`);
-  const { builder } = await load();
-  (builder as (yargs: unknown) => unknown)(recorder);
+  const register = await load();
+  register(recorder as Parameters<typeof register>[0]);
   return declared;
 }
 

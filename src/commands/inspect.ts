@@ -28,7 +28,7 @@ import { renderTable } from '../report/table.js';
 import { ROLLUP_ROWS } from '../ledgers/rollup-report.js';
 import type { SessionSpend } from '../ledgers/rollup.js';
 import type { DayRule } from '../ledgers/rollup.js';
-import { sessionProject, sessionTotal, SpendByDay, startDay } from '../ledgers/rollup.js';
+import { DayReader, sessionProject, sessionTotal, SpendByDay, startDay } from '../ledgers/rollup.js';
 import { dayRule, parseFilter } from '../pipeline/filters.js';
 import type { AnyMessage, Diagnostic, Session } from '../session/model.js';
 import type { ProviderCall } from '../tokens/provider-calls.js';
@@ -343,7 +343,7 @@ async function auditSession(input: SessionInput, options: InspectOptions): Promi
     session: path,
     agent: session.format,
     project: sessionProject(session),
-    startDay: startDay(session, options.days?.zone),
+    startDay: startDay(session, new DayReader(options.days?.zone)),
     model: session.model ?? pricing.model ?? null,
     calls: total.requests,
     costUsd: total.pricedCost.total,
@@ -371,6 +371,8 @@ export const inspectSessionTask = sessionTask('inspect', async (input: SessionIn
 export const inspectCommand: CommandModule<object, InspectArgs> = {
   command: 'inspect [inputs..]',
   describe: 'Audit token growth per turn: what each turn added, cost, CI gates',
+  // `as never`: yargs types the flags as parsed, before normalizeArgs (options.ts) gives the handler
+  // its args type (inputs from `--` and positionals, defaults filled in); the handler's type is the truth.
   builder: (yargs) =>
     withTotalGates(withGates(withPricing(withPolicy(withInputs(yargs, 'inspect')))))
       .option('chart', { describe: 'draw the baseline per turn as a text chart', type: 'boolean', default: false })

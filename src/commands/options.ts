@@ -210,8 +210,8 @@ export async function runSettings(args: CommonArgs & PolicyArgs & { readonly 'al
   const flagOf = (key: SettingsKey) => flagName(key, command);
   const summarizer: readonly SettingsKey[] = takesSetting('model', command) ? [] : settingsOf('summarizer');
   const keys = SOURCED_KEYS.filter((key) => takesSetting(key, command) && !summarizer.includes(key));
-  const given = args as unknown as Readonly<Record<string, unknown>>;
-  const flags = Object.fromEntries(keys.map((key) => [key, given[flagOf(key)]]));
+  const given = new Map<string, unknown>(Object.entries(args));
+  const flags = Object.fromEntries(keys.map((key) => [key, given.get(flagOf(key))]));
   const sources = await loadSettingsSources(flags, args.config, process.env, flagOf);
   return {
     sources,

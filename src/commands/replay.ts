@@ -383,6 +383,8 @@ export const replaySessionTask = sessionTask('replay', async (input: SessionInpu
 export const replayCommand: CommandModule<object, ReplayArgs> = {
   command: 'replay [inputs..]',
   describe: 'Replay sessions under compaction policies: tokens, naive and cache-aware cost before/after',
+  // `as never`: yargs types the flags as parsed, before normalizeArgs (options.ts) gives the handler
+  // its args type (inputs from `--` and positionals, defaults filled in); the handler's type is the truth.
   builder: (yargs) =>
     withSummarizer(withGates(withPricing(withAllowNoGain(withPolicy(withInputs(yargs, 'replay'))))), 'replay')
       .option('policy', {

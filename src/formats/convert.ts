@@ -3,7 +3,7 @@
  * output text, token counts that arrive as numbers or strings, the session's model name, a list
  * sorted only when it is out of order. Pure; each reader owns the shape of its own format.
  */
-import type { z } from '../lazy-zod.js';
+import type * as z from 'zod';
 import { InputError } from '../errors.js';
 import type { AnyMessage, Message, Usage } from '../session/model.js';
 import type { ReadOptions } from './reader.js';

@@ -61,47 +61,61 @@ export interface Rollup {
   readonly byModel: readonly RollupRow[];
 }
 
-/** `2026-02-03` for a timestamp the Date parser reads; null for none or one it cannot. */
-export function utcDay(timestamp: string | null | undefined): string | null {
-  if (!timestamp) return null;
-  // The timestamps agents write are mostly UTC instants with a time of day inside the day, so
-  // the day the parser gives follows from their first ten characters alone (the parser rolls an
-  // impossible date over, `02-30` to March, whatever the time): one parse for a run of them.
-  const inDay = IN_DAY.test(timestamp);
-  if (inDay && lastDay.date !== '' && timestamp.startsWith(lastDay.date)) return lastDay.day;
-  const time = Date.parse(timestamp);
-  const day = Number.isNaN(time) ? null : new Date(time).toISOString().slice(0, 10);
-  if (inDay) lastDay = { date: timestamp.slice(0, 10), day };
-  return day;
-}
-
 /** A UTC instant with a time of day from 00:00:00 to 23:59:59.999 (no 24:00, no leap second, milliseconds at most). */
 const IN_DAY = /^\d{4}-\d\d-\d\dT(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,3})?Z$/;
-/** The date part of the last such timestamp utcDay parsed, and the day the parser made of it. */
-let lastDay: { readonly date: string; readonly day: string | null } = { date: '', day: null };
 
-/** Formatters by time zone: making one costs far more than using it. */
+/** Formatters by time zone: making one costs far more than using it (immutable once made). */
 const FORMATTERS = new Map<string, Intl.DateTimeFormat>();
-/** The minute (`2026-02-03T23:30`) of the last UTC instant dayIn placed in a zone, and the day it gave. */
-let lastZoned: { readonly zone: string; readonly minute: string; readonly day: string | null } = { zone: '', minute: '', day: null };
 
-/**
- * The day a timestamp falls on in time zone `zone` (an IANA name; `UTC` is utcDay); null for
- * none or one the Date parser cannot read. A zone's offset changes on the minute at most, so
- * the day of a run of UTC instants in one minute is worked out once.
- */
-export function dayIn(timestamp: string | null | undefined, zone: string): string | null {
-  if (zone === 'UTC') return utcDay(timestamp);
-  if (!timestamp) return null;
-  const minute = IN_DAY.test(timestamp) ? timestamp.slice(0, 16) : null;
-  if (minute !== null && lastZoned.zone === zone && lastZoned.minute === minute) return lastZoned.day;
-  const time = Date.parse(timestamp);
+function formatterFor(zone: string): Intl.DateTimeFormat {
   let formatter = FORMATTERS.get(zone);
   if (!formatter) FORMATTERS.set(zone, (formatter = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' })));
-  // en-CA writes dates as YYYY-MM-DD.
-  const day = Number.isNaN(time) ? null : formatter.format(time);
-  if (minute !== null) lastZoned = { zone, minute, day };
-  return day;
+  return formatter;
+}
+
+/**
+ * The days of a run of timestamps (a session's) in time zone `zone` (an IANA name), as the Date
+ * parser reads them; null for none or one it cannot read. The timestamps agents write are mostly
+ * UTC instants with a time of day inside the day. In UTC, their day follows from their first ten
+ * characters alone (the parser rolls an impossible date over, `02-30` to March, whatever the
+ * time); in another zone, whose offset changes on the minute at most, from their first sixteen:
+ * one parse for a run of them. What the last parse gave is held here, by whoever reads the run.
+ */
+export class DayReader {
+  /** The prefix (date in UTC, minute elsewhere) of the last in-day instant parsed, and its day. */
+  private lastPrefix = '';
+  private lastDay: string | null = null;
+  private readonly prefixLength: number;
+  private readonly formatter: Intl.DateTimeFormat | null;
+
+  constructor(readonly zone = 'UTC') {
+    this.prefixLength = zone === 'UTC' ? 10 : 16;
+    this.formatter = zone === 'UTC' ? null : formatterFor(zone);
+  }
+
+  day(timestamp: string | null | undefined): string | null {
+    if (!timestamp) return null;
+    const inDay = IN_DAY.test(timestamp);
+    if (inDay && this.lastPrefix !== '' && timestamp.startsWith(this.lastPrefix)) return this.lastDay;
+    const time = Date.parse(timestamp);
+    // en-CA writes dates as YYYY-MM-DD.
+    const day = Number.isNaN(time) ? null : this.formatter ? this.formatter.format(time) : new Date(time).toISOString().slice(0, 10);
+    if (inDay) {
+      this.lastPrefix = timestamp.slice(0, this.prefixLength);
+      this.lastDay = day;
+    }
+    return day;
+  }
+}
+
+/** `2026-02-03` for a timestamp the Date parser reads; null for none or one it cannot. */
+export function utcDay(timestamp: string | null | undefined): string | null {
+  return new DayReader().day(timestamp);
+}
+
+/** The day a timestamp falls on in time zone `zone` (DayReader, for one timestamp). */
+export function dayIn(timestamp: string | null | undefined, zone: string): string | null {
+  return new DayReader(zone).day(timestamp);
 }
 
 /** Days from `since` to `until`, both included (YYYY-MM-DD; null: open); a call is kept when its day is in it. */
@@ -130,13 +144,13 @@ export function sessionProject(session: Pick<Session, 'path' | 'project'>): stri
 }
 
 /** The day the session started: its first dated message, else its first dated off-context call. */
-export function startDay(session: Session<AnyMessage>, zone = 'UTC'): string | null {
+export function startDay(session: Session<AnyMessage>, days: DayReader = new DayReader()): string | null {
   for (const message of session.messages) {
-    const day = dayIn(message.timestamp, zone);
+    const day = days.day(message.timestamp);
     if (day) return day;
   }
   for (const call of session.offContext) {
-    const day = dayIn(call.timestamp, zone);
+    const day = days.day(call.timestamp);
     if (day) return day;
   }
   return null;
@@ -161,6 +175,7 @@ export class SpendByDay {
   private readonly started: string | null;
   private readonly project: string;
   private readonly sums = new Map<string, SpendSum>();
+  private readonly reader: DayReader;
   /** The sum the last call went to: a session's calls come in runs of one day and model. */
   private last: SpendSum | null = null;
 
@@ -168,14 +183,15 @@ export class SpendByDay {
     session: Session<AnyMessage>,
     private readonly days: DayRule = UTC_DAYS,
   ) {
-    this.started = startDay(session, days.zone);
+    this.reader = new DayReader(days.zone);
+    this.started = startDay(session, this.reader);
     this.project = sessionProject(session);
   }
 
   /** Adds a spend call, unless its day is outside the rule's range (`--since`, `--until`). */
   add(call: BilledCall, cost: CostSplit | null): void {
     if (!isSpend(call)) return;
-    const day = dayIn(call.timestamp, this.days.zone) ?? this.started;
+    const day = this.reader.day(call.timestamp) ?? this.started;
     if (this.days.range !== null && !inDayRange(day, this.days.range)) return;
     let entry = this.last;
     if (entry === null || entry.day !== day || entry.model !== call.model) {
