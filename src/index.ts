@@ -14,6 +14,8 @@ export {
   loadCompactedView,
   FORK_WRITERS,
   type ForkResult,
+  type ForkNoGain,
+  type ForkAttempt,
   type ForkSessionOptions,
   type RequestBodyOptions,
   type CompactedView,
@@ -58,7 +60,8 @@ export { analyzeGrowth, type GrowthReport } from './growth/attribution.js';
 export { callCost, type CostSplit } from './cost/billing.js';
 export { cachedTokens, cacheLifetime, CACHE_TTL_MS, type CacheLifetime } from './replay/cache.js';
 export { billedCalls, billedCost, buildLedgers, type BilledCall, type Ledger, type Ledgers, type LedgerDifference } from './ledgers/ledgers.js';
-export { rollUp, sessionSpend, sessionProject, utcDay, type Rollup, type RollupRow, type SessionSpend } from './ledgers/rollup.js';
+export { rollUp, RollupSum, sessionSpend, sessionProject, utcDay, weekOf, type Rollup, type RollupRow, type SessionSpend } from './ledgers/rollup.js';
+export { SessionRanking, SORT_KEYS, rowOrder, type SessionRow, type SessionTable, type SessionTotals, type SortKey } from './ledgers/archive.js';
 export { presetPolicy, PRESET_NAMES, type ReplayPolicy, type PresetName } from './replay/presets.js';
 export { policyCosts, recordedCalls, recordedCost, type PolicyCosts, type RecordedCalls, type RecordedCost, type CallBilling } from './replay/savings.js';
 export { replayRollup, ReplayRollupSum, rollupInput, TOP_SESSIONS, type ReplayRollup, type RollupInput } from './replay/rollup.js';
@@ -71,3 +74,8 @@ export { recordedCompactionEffects, type RecordedCompactionEffect } from './grow
 export { measureRetention, auditCompaction, normalizeForMatch, type FidelityReport, type KindCount } from './audit/fidelity.js';
 export { auditSidecar, auditRecorded, auditReplay, retentionByStrategy, type AuditedCompaction } from './audit/compactions.js';
 export { InputError, UsageError, ExitCode } from './errors.js';
+export { compactFile, forkFile, type CompactFileOptions } from './compact/file.js';
+export type { ForkPlace } from './compact/fork.js';
+export type { CompactOutcome, ForkOutcome, CompactStatus, OutcomeOf, Measured, Tried } from './compact/outcome.js';
+export type { CompactJob, PolicyChoice, OfflineStrategyName } from './compact/job.js';
+export { compactRecord, compactLine, forkRecord, forkLine } from './compact/render.js';

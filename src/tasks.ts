@@ -12,7 +12,8 @@ const SESSION_TASKS: Readonly<Record<string, () => Promise<AnyTask>>> = {
   estimate: async () => (await import('./commands/estimate.js')).estimateSessionTask,
   inspect: async () => (await import('./commands/inspect.js')).inspectSessionTask,
   replay: async () => (await import('./commands/replay.js')).replaySessionTask,
-  compact: async () => (await import('./commands/compact.js')).compactBatchTask,
+  compact: async () => (await import('./compact/batch.js')).compactBatchTask,
+  select: async () => (await import('./pipeline/filters.js')).selectSessionTask,
 };
 
 /** The task registered under `name`; an unknown name is a bug of ours, not the user's. */
@@ -20,5 +21,7 @@ export async function sessionTaskNamed(name: string): Promise<SessionTask<unknow
   const load = Object.hasOwn(SESSION_TASKS, name) ? SESSION_TASKS[name] : undefined;
   const task = await load?.();
   if (!task || task.name !== name) throw new Error(`internal: no session task named ${JSON.stringify(name)}`);
+  // Each task's types are its command's; a worker hands it what the main thread posted for that
+  // same name (structured clone), so the types are erased here and hold by the name's check above.
   return task as unknown as SessionTask<unknown, unknown, unknown, unknown>;
 }

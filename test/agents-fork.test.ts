@@ -15,7 +15,11 @@
  * `<system-reminder>` blocks, Codex's injected instructions and environment, the prompt "go on".
  * The saving the compaction predicts is the estimate of the messages it dropped minus that of
  * the summary message the agent receives; the measured saving must be within 5% of the
- * original request's tokens of it. A test that cannot start an agent fails; none is skipped.
+ * original request's tokens of it. For Codex, the saving `fork` itself reports (tokens_before −
+ * tokens_after) is also held to the wire, counted over the whole request (injected context and
+ * prompt on both sides), within 5% of the original's; a fork `fork` calls no-gain is written from
+ * planFork and resumed all the same, to show it would not have paid. A test that cannot start an
+ * agent fails; none is skipped.
  */
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -23,7 +27,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordedWindowStart } from '../src/compaction/compact.js';
-import { loadCompactedView } from '../src/fork/index.js';
+import { loadCompactedView, planFork } from '../src/fork/index.js';
 import { readSession } from '../src/formats/index.js';
 import type { ContentBlock, Message } from '../src/session/model.js';
 import { viewViolations } from '../src/session/view-rules.js';
@@ -298,18 +302,47 @@ const CODEX_SESSIONS = [
   ...files(join(FIXTURES, 'real', 'codex'), (path) => path.endsWith('.jsonl') && !path.includes('session_meta_only') && !path.includes('schema-fixture')),
 ];
 
+/**
+ * Sessions made here from the fixtures, each the first lines of a rollout a real Codex wrote
+ * (what it leaves on disk when it stops there: it appends line by line):
+ * - `short`: a 0.58 session's first 30 lines (its prompt and first commands);
+ * - `instructions-only`: 0.169's first turn up to its prompt, where the fork would drop nothing
+ *   but the context Codex injects (no-gain);
+ * - `open-call`: the same session stopped while a command ran: its last call has no output.
+ */
+const TOOLS_RESUME_ABORT = join(FIXTURES, 'agents', 'codex', 'tools-resume-abort', 'sessions', '2026', '11', '25', 'rollout-2026-11-25T03-32-57-01a210c3-81b5-76a2-9146-7e76c78237a7.jsonl');
+const SESSION_VIEW = join(FIXTURES, 'real', 'codex', 'codex-session-view_rollout-2025-11-17T15-30-28-019a93b9.jsonl');
+const firstLines = (path: string, count: number) => `${readFileSync(path, 'utf8').split('\n').slice(0, count).join('\n')}\n`;
+const DERIVED: Readonly<Record<string, () => string>> = {
+  short: () => firstLines(SESSION_VIEW, 30),
+  'instructions-only': () => firstLines(TOOLS_RESUME_ABORT, 12),
+  'open-call': () => firstLines(SESSION_VIEW, 276),
+};
+
+/** Codex's model at the session's end (its last `turn_context`): what the user resumes with. */
+function lastModel(text: string): string | null {
+  let model: string | null = null;
+  for (const line of text.split('\n')) {
+    if (!line.includes('"turn_context"')) continue;
+    const payload = JSON.parse(line)['payload'] as Record<string, unknown>;
+    if (typeof payload['model'] === 'string') model = payload['model'];
+  }
+  return model;
+}
+
 describe('Codex continues a fork', () => {
   const home = tempDir('codex-home');
   const cwd = tempDir('codex-project');
   const day = join(codex.sessionsDir(home), '2026', '01', '01');
 
-  async function resume(sessionId: string, providerId: string): Promise<Record<string, any>> {
+  async function resume(sessionId: string, providerId: string, model: string | null): Promise<Record<string, any>> {
     const provider = await startScriptedProvider({ script: [{ text: REPLY, usage: { input: 100, output: 5 } }], kindOf: (request) => codex.kindOf(request) });
     try {
       // Codex will not move a thread to another provider on resume: a session recorded with the
-      // built-in `openai` provider is resumed with it, pointed at the scripted one.
+      // built-in `openai` provider is resumed with it, pointed at the scripted one, and with the
+      // session's own model, whose truncation policy Codex applies to the history it sends.
       codex.setup(home, provider);
-      if (providerId === 'openai') writeFileSync(join(home, '.codex', 'config.toml'), `model = "${codex.model}"\nopenai_base_url = "${provider.url}/v1"\n`);
+      if (providerId === 'openai') writeFileSync(join(home, '.codex', 'config.toml'), `model = "${model ?? codex.model}"\nopenai_base_url = "${provider.url}/v1"\n`);
       const result = await runAgent({ bin: tools.codex, args: ['exec', '--skip-git-repo-check', 'resume', sessionId, PROMPT], env: codex.env(home), cwd });
       expect(result.code, `${result.stderr}\n${result.stdout}`).toBe(0);
     } finally {
@@ -320,25 +353,97 @@ describe('Codex continues a fork', () => {
     return turns[0]!.body as Record<string, any>;
   }
 
-  it.each(CODEX_SESSIONS.map(rel))('%s', async (name) => {
-    const source = join(FIXTURES, name);
-    const meta = JSON.parse(readFileSync(source, 'utf8').split('\n')[0]!)['payload'] as Record<string, any>;
+  /** Every message of a request (injected context and the prompt included), estimated. */
+  const requestTokens = (messages: readonly Message[]) => messages.reduce((total, message) => total + estimateMessageTokens(message), 0);
+
+  /** Forks, resumes fork and original, and holds `fork`'s predicted saving to the one on the wire; what it measured. */
+  async function forkAndResume(text: string, label: string, flags: readonly string[] = FORK_FLAGS): Promise<{ status: string; fork: string; predicted: number; saved: number; original: number }> {
+    const meta = JSON.parse(text.split('\n')[0]!)['payload'] as Record<string, any>;
     mkdirSync(day, { recursive: true });
     const original = join(day, `rollout-2026-01-01T00-00-00-${meta['id']}.jsonl`);
-    cpSync(source, original);
-    const record = await fork(original);
-    expect(dirname(record['fork'])).toBe(day);
-    expect(basename(record['fork'])).toMatch(new RegExp(`^rollout-.*-${record['session_id']}\\.jsonl$`));
-    expect(record['resume']).toMatch(new RegExp(`codex resume ${record['session_id']}$`));
-    const expected = await expectation(original);
+    writeFileSync(original, text);
+    const before = sha(original);
+    const listed = () => readdirSync(day).filter((name) => name.endsWith('.jsonl')).sort();
+    const filesBefore = listed();
+    const result = await runCli(['fork', ...flags, original]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const [record] = jsonLines(result.stdout);
+    expect(sha(original)).toBe(before);
+    const predicted = record!['tokens_before'] - record!['tokens_after'];
     const providerId = typeof meta['model_provider'] === 'string' ? meta['model_provider'] : 'openai';
-
-    const forkBody = await resume(record['session_id'], providerId);
-    expect(readFileSync(record['fork'], 'utf8')).toContain(REPLY);
-    const originalBody = await resume(meta['id'], providerId);
+    const model = lastModel(text);
+    let forkId: string;
+    let forkPath: string;
+    if (record!['status'] === 'no-gain') {
+      // No file: the fork planned (the sidecar is there now) is written here, to show on the wire that it would not have paid.
+      expect(listed()).toEqual(filesBefore);
+      const { file } = await planFork(original);
+      writeFileSync(file.path, file.text);
+      forkId = file.sessionId;
+      forkPath = file.path;
+    } else {
+      expect(record).toMatchObject({ session: original, status: 'forked' });
+      expect(dirname(record!['fork'])).toBe(day);
+      expect(basename(record!['fork'])).toMatch(new RegExp(`^rollout-.*-${record!['session_id']}\\.jsonl$`));
+      expect(record!['resume']).toMatch(new RegExp(`codex resume ${record!['session_id']}$`));
+      forkId = record!['session_id'];
+      forkPath = record!['fork'];
+    }
+    const expected = await expectation(original);
+    const forkBody = await resume(forkId, providerId, model);
+    const originalBody = await resume(meta['id'], providerId, model);
     const forkMessages = await readBack(responsesLines(forkBody), 'codex');
     const originalMessages = await readBack(responsesLines(originalBody), 'codex');
     checkRuns(expected, measure(forkMessages, originalMessages), { droppedAsSent: true });
+    // What `fork` predicts is what the wire shows, within 5% of the original's request.
+    const originalTokens = requestTokens(originalMessages);
+    const saved = originalTokens - requestTokens(forkMessages);
+    if (process.env['COMPACTOR_FORK_TABLE']) writeFileSync(join(process.env['COMPACTOR_FORK_TABLE'], `${basename(label)}.json`), JSON.stringify({ label, status: record!['status'], predicted, sidecar: expected.state.tokens_before - expected.state.tokens_after, saved, original: originalTokens }));
+    expect(Math.abs(saved - predicted), `${label}: predicted ${predicted}, saved ${saved} of ${originalTokens}`).toBeLessThanOrEqual(0.05 * originalTokens);
+    return { status: String(record!['status']), fork: forkPath, predicted, saved, original: originalTokens };
+  }
+
+  it.each(CODEX_SESSIONS.map(rel))('%s', async (name) => {
+    await forkAndResume(readFileSync(join(FIXTURES, name), 'utf8'), name);
+  }, 240_000);
+
+  it('a short session: its fork saves what the wire shows', async () => {
+    const run = await forkAndResume(DERIVED['short']!(), 'short');
+    expect(run.status).toBe('forked');
+    expect(run.saved).toBeGreaterThan(0);
+  }, 240_000);
+
+  it('a session where only the injected context would go is no-gain: no file, one line, exit 0', async () => {
+    const text = DERIVED['instructions-only']!();
+    // Without --allow-no-gain: the compaction itself pays (it drops the injected context), the fork would not.
+    const flags = FORK_FLAGS.filter((flag) => flag !== '--allow-no-gain');
+    const run = await forkAndResume(text, 'instructions-only', flags);
+    expect(run.status).toBe('no-gain');
+    expect(run.predicted).toBeLessThanOrEqual(0);
+    expect(run.saved).toBeLessThanOrEqual(0);
+    // The text form: one line saying so.
+    const dir = tempDir('codex-no-gain');
+    const path = join(dir, 'rollout-2026-01-01T00-00-00-01a210c3-81b5-76a2-9146-7e76c78237a7.jsonl');
+    writeFileSync(path, text);
+    const result = await runCli(['fork', ...flags.filter((flag) => flag !== '--json'), path]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout.trim().split('\n')).toEqual([expect.stringMatching(/^not forked .*: no-gain, the fork would not make the request smaller \(/)]);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.jsonl'))).toEqual([basename(path)]);
+  }, 240_000);
+
+  it('a session ending inside a tool call is forked with the call answered "aborted", as Codex resumes it', async () => {
+    const text = DERIVED['open-call']!();
+    const lastCall = JSON.parse(text.trim().split('\n').at(-1)!)['payload'] as Record<string, any>;
+    expect(lastCall['type']).toBe('function_call');
+    const run = await forkAndResume(text, 'open-call');
+    expect(run.status).toBe('forked');
+    const answered = readFileSync(run.fork, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes(`"call_id":"${lastCall['call_id']}"`))
+      .map((line) => JSON.parse(line)['payload']['type']);
+    const answer = readFileSync(run.fork, 'utf8').split('\n').find((line) => line.includes('"function_call_output"') && line.includes(lastCall['call_id']));
+    expect(answered).toEqual(['function_call', 'function_call_output']);
+    expect(JSON.parse(answer!)['payload']).toEqual({ type: 'function_call_output', call_id: lastCall['call_id'], output: 'aborted' });
   }, 240_000);
 });
 

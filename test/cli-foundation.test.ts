@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sidecarSchema } from '../src/sidecar/schema.js';
-import { BIN, jsonLines, runCli, scratchCopy } from './helpers/cli.js';
+import { BIN, FIXTURES, jsonLines, runCli, scratchCopy } from './helpers/cli.js';
 
 const BUG = 'fixtures/bug.jsonl';
 const BASELINES = [20_264, 22_565, 58_884, 77_702, 77_875, 78_703, 81_427, 89_910, 90_212];
@@ -141,6 +141,9 @@ describe('compactor compact --strategy truncate', () => {
     const second = await runCli(['compact', '--json', '--strategy', 'truncate', '--context-limit', '80000', dir]);
     expect(jsonLines(second.stdout)).toEqual([expect.objectContaining({ status: 'up-to-date' })]);
     expect(await readdir(dir)).toEqual(['bug.jsonl', 'bug_compaction.json']);
+    // One reason, the status's own (not also "under the compaction threshold").
+    const third = await runCli(['compact', '--strategy', 'truncate', '--context-limit', '80000', dir]);
+    expect(third.stdout.split('\n')[0]).toBe(`up-to-date ${join(dir, 'bug.jsonl')} (its sidecar still covers it)`);
   });
 
   it('merges with the previous sidecar after the session grows', async () => {
@@ -165,8 +168,17 @@ describe('compactor compact --strategy truncate', () => {
     const skipped = await runCli(['compact', '--json', dir]);
     expect(jsonLines(skipped.stdout)[0]).toMatchObject({ status: 'skipped' });
     const dry = await runCli(['compact', '--json', '--dry-run', '--context-limit', '80000', dir]);
-    expect(jsonLines(dry.stdout)[0]).toMatchObject({ status: 'compacted', dry_run: true });
+    // A dry run says what it would do, with the numbers: the plan's context after, before the summary.
+    expect(jsonLines(dry.stdout)[0]).toMatchObject({ status: 'would-compact', dry_run: true, tokens_before: 96_212, tokens_after: 39_202, messages_summarized: 49 });
+    const text = await runCli(['compact', '--dry-run', '--context-limit', '80000', dir]);
+    expect(text.stdout.split('\n')[0]).toBe(`would compact ${join(dir, 'bug.jsonl')}: 49 messages, 96,212 -> 39,202 tokens + the summary, keep from msg-0050`);
     expect(await readdir(dir)).toEqual(['bug.jsonl']);
+  });
+
+  it('counts one message as one message in a dry run', async () => {
+    const session = join(FIXTURES, 'agents/claude-code/auto-compact/projects/-tmp-compactor-agents-project/c0de0003-0000-4000-8000-000000000003.jsonl');
+    const result = await runCli(['compact', '--dry-run', '--strategy', 'truncate', '--force', '--keep-recent', '5000', session]);
+    expect(result.stdout.split('\n')[0]).toMatch(/^would compact .*: 1 message, 8,015 -> [\d,]+ tokens \+ the summary, keep from /);
   });
 
   it('fails a session with a bad line, keeps going, and exits 1', async () => {

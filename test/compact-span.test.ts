@@ -1,5 +1,5 @@
 /**
- * `compact` reads lean, then in full only what its compaction reads (pipeline/compact-session.ts, read/).
+ * `compact` reads lean, then in full only what its compaction reads (compact/read.ts, read/).
  * On every real and format fixture, with and without a sidecar already there, with each offline
  * strategy (and the summarizer, through a fake server on 127.0.0.1), the two reads give exactly
  * the plan and sidecar state the full read gives; the messages outside what the compaction reads
@@ -10,8 +10,9 @@ import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CompactRead } from '../src/pipeline/compact-session.js';
-import { readForCompaction } from '../src/pipeline/compact-session.js';
+import type { CompactRead } from '../src/compact/read.js';
+import { readForCompaction } from '../src/compact/read.js';
+import type { PolicyChoice } from '../src/compact/job.js';
 import { loadSession } from '../src/read/index.js';
 import { currentContextTokens, runCompaction, runGuardedCompaction } from '../src/compaction/compact.js';
 import type { CompactionPolicy } from '../src/compaction/policy.js';
@@ -68,10 +69,10 @@ async function forcedPolicy(path: string, share: number): Promise<CompactionPoli
   return { ...DEFAULT_POLICY, force: true, keepRecentTokens: Math.max(1, Math.floor(total * share)) };
 }
 
-/** The stage's policy source for a fixed policy (its window named as --context-limit's). */
-const fixed = (given: CompactionPolicy | Promise<CompactionPolicy>) => async () => {
+/** One fixed policy for the read's plan (its window named as --context-limit's). */
+const fixed = async (given: CompactionPolicy | Promise<CompactionPolicy>): Promise<PolicyChoice> => {
   const policy = await given;
-  return { policy, window: { tokens: policy.contextLimit, source: 'flag' as const } };
+  return { kind: 'fixed', policy, window: { tokens: policy.contextLimit, source: 'flag' } };
 };
 
 /** A state as its sidecar stores it. */
@@ -90,10 +91,10 @@ interface Both {
 
 async function bothWays(path: string, strategy: CompactionStrategy, policy: CompactionPolicy, redact = false): Promise<Both> {
   const options = TWO_READS;
-  const full = await readForCompaction(path, { ...options, inFull: true }, strategy, fixed(policy));
+  const full = await readForCompaction(path, { ...options, inFull: true }, strategy, await fixed(policy));
   if (full.read === 'lean') throw new Error('inFull reads in full');
-  const twoPass = await readForCompaction(path, options, strategy, fixed(policy));
-  const small = await readForCompaction(path, { ...options, smallFileBytes: Number.MAX_SAFE_INTEGER }, strategy, fixed(policy));
+  const twoPass = await readForCompaction(path, options, strategy, await fixed(policy));
+  const small = await readForCompaction(path, { ...options, smallFileBytes: Number.MAX_SAFE_INTEGER }, strategy, await fixed(policy));
   const compact = async (read: CompactRead) =>
     read.read !== 'lean' && read.plan.kind === 'compact' ? stored(await runCompaction(read.subject, read.plan, strategy, { now: NOW, redact })) : null;
   return { full, twoPass, small, fromFull: await compact(full), fromTwoPass: await compact(twoPass), fromSmall: await compact(small) };
@@ -182,7 +183,7 @@ describe('compact reads only what it compacts', () => {
     const { path, cut } = await bugWithSidecar('span-bug.jsonl', 0.3);
     const strategy = createStrategy('truncate');
 
-    const { subject, plan, read } = await readForCompaction(path, TWO_READS, strategy, fixed(forcedPolicy(path, 0.1)));
+    const { subject, plan, read } = await readForCompaction(path, TWO_READS, strategy, await fixed(forcedPolicy(path, 0.1)));
     if (plan.kind !== 'compact') throw new Error('expected a compaction');
     expect(read).toBe('partial');
     expect(plan.start).toBe(cut);
@@ -202,14 +203,14 @@ describe('compact reads only what it compacts', () => {
 
     // Prune reads no further than its span: the kept messages are slim too.
     const prune = createStrategy('prune');
-    const pruned = await readForCompaction(path, TWO_READS, prune, fixed(forcedPolicy(path, 0.1)));
+    const pruned = await readForCompaction(path, TWO_READS, prune, await fixed(forcedPolicy(path, 0.1)));
     if (pruned.plan.kind !== 'compact') throw new Error('expected a compaction');
     expect(pruned.read).toBe('partial');
     expect(pruned.subject.messages.slice(pruned.plan.cut.index).every(isSlim)).toBe(true);
     expect(pruned.subject.messages.slice(pruned.plan.start, pruned.plan.cut.index).some(isSlim)).toBe(false);
 
     // Nothing to compact: the lean read is the only read.
-    const skipped = await readForCompaction(path, TWO_READS, strategy, fixed(DEFAULT_POLICY));
+    const skipped = await readForCompaction(path, TWO_READS, strategy, await fixed(DEFAULT_POLICY));
     expect(skipped).toMatchObject({ read: 'lean', plan: { kind: 'skip' } });
     expect(skipped.subject.messages.every(isSlim)).toBe(true);
   });
@@ -225,7 +226,7 @@ describe('compact reads only what it compacts', () => {
       name: 'large',
       summarize: async () => ({ summary: 'word '.repeat(Math.floor(context / 3)), turnPrefixSummary: null, usage: null, details: {} }),
     };
-    const read = await readForCompaction(path, TWO_READS, large, fixed(policy));
+    const read = await readForCompaction(path, TWO_READS, large, await fixed(policy));
     if (read.read === 'lean' || read.plan.kind !== 'compact') throw new Error('expected a compaction');
     expect(read.read).toBe('partial');
     const outcome = await runGuardedCompaction(read.subject, read.plan, large, policy);
@@ -250,11 +251,11 @@ describe('compact reads only what it compacts', () => {
     await copyFile(join(FIXTURES, 'formats/codex.jsonl'), path);
     const strategy = createStrategy('truncate');
     const { smallFileBytes: _, ...byDefault } = TWO_READS;
-    const read = await readForCompaction(path, byDefault, strategy, fixed(forcedPolicy(path, 0.3)));
+    const read = await readForCompaction(path, byDefault, strategy, await fixed(forcedPolicy(path, 0.3)));
     expect(read).toMatchObject({ read: 'full', plan: { kind: 'compact' } });
     expect(read.subject.messages.some(isSlim)).toBe(false);
     // A dry run only plans: the lean read, whatever the size.
-    const dry = await readForCompaction(path, { ...byDefault, dryRun: true }, strategy, fixed(forcedPolicy(path, 0.3)));
+    const dry = await readForCompaction(path, { ...byDefault, dryRun: true }, strategy, await fixed(forcedPolicy(path, 0.3)));
     expect(dry.read).toBe('lean');
   });
 
@@ -264,7 +265,7 @@ describe('compact reads only what it compacts', () => {
     const strategy = createStrategy('truncate');
     const policy = await forcedPolicy(join(FIXTURES, 'bug.jsonl'), 0.3);
     // A named format: auto-detection would open the pipe a second time.
-    const reading = readForCompaction(path, { ...TWO_READS, format: 'canonical' }, strategy, fixed(policy));
+    const reading = readForCompaction(path, { ...TWO_READS, format: 'canonical' }, strategy, await fixed(policy));
     feed(await waitForReader(path), await readFile(join(FIXTURES, 'bug.jsonl'), 'utf8'));
     const read = await reading;
     expect(read).toMatchObject({ read: 'full', plan: { kind: 'compact' } });

@@ -57,7 +57,8 @@ describe('exit codes', () => {
     [['estimate', '--tokenizer', 'o200k', '--tokenizer', 'p50k', 'x.jsonl'], /^compactor: --tokenizer must be one of heuristic, o200k, cl100k, got "p50k"$/],
     [['estimate', '--reserve', 'abc', 'x.jsonl'], /^compactor: --reserve: must be a whole number of tokens >= 0 or a percentage of the window \(like 25%\), got "abc"$/],
     [['estimate', '--keep-recent=1e', 'x.jsonl'], /^compactor: --keep-recent: must be a whole number of tokens >= 0 or a percentage of the window \(like 25%\), got "1e"$/],
-    [['estimate'], /^compactor: name at least one session file, directory or glob \(or - for stdin\)$/],
+    [['estimate', '--since', 'yesterday', 'x.jsonl'], /^compactor: --since must be a day as YYYY-MM-DD, got "yesterday"$/],
+    [['inspect', '--agent', 'cursor', 'x.jsonl'], /^compactor: --agent must name agents among claude-code, codex, pi, gemini-cli, opencode, got "cursor"$/],
     [['context'], /^compactor: name the session file to print$/],
   ])('2 for a wrong command line: %j', async (args, message) => {
     const result = await runCli(args);

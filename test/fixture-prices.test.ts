@@ -3,26 +3,10 @@
  * without one, with why; and every session gets its agent's window, never the 128,000 fallback
  * but where no agent wrote the file (our canonical format, plain API logs, tracing logs).
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { expect, it } from 'vitest';
-import { FIXTURES, ROOT, runCli, sessionRecords } from './helpers/cli.js';
-
-/**
- * The session files under fixtures/, each named to inspect: Gemini CLI's `.json` ones too, and
- * opencode's stores (its database, and its JSON storage by the session files, not by the
- * message and part files a session is spread over).
- */
-function sessionFiles(dir: string): string[] {
-  return readdirSync(dir)
-    .sort()
-    .flatMap((name) => {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) return /[\\/]storage$/.test(dir) && (name === 'message' || name === 'part') ? [] : sessionFiles(path);
-      const session = name.endsWith('.jsonl') || /^opencode.*\.db$/.test(name) || (name.endsWith('.json') && name !== 'manifest.json' && !name.endsWith('.meta.json') && !name.endsWith('_compaction.json'));
-      return session ? [path] : [];
-    });
-}
+import { FIXTURES, fixtureSessionFiles, ROOT, runCli, sessionRecords } from './helpers/cli.js';
 
 /** The models docs/audit.md lists as unpriced: the first column of the table under "Models without a price". */
 function documentedUnpriced(): Set<string> {
@@ -35,7 +19,7 @@ function documentedUnpriced(): Set<string> {
 const AGENTLESS = new Set(['canonical', 'anthropic-messages', 'openai-chat', 'tracing']);
 
 it('every model in every fixture has a price and every session its agent window, or docs/ says why not', async () => {
-  const files = sessionFiles(FIXTURES);
+  const files = fixtureSessionFiles();
   const result = await runCli(['inspect', '--json', ...files]);
   expect(result.exitCode, result.stderr).toBe(0);
   const records = sessionRecords(result.stdout);

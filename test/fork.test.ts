@@ -2,7 +2,8 @@
  * `compactor fork` and `context --as` without the agents (test/agents-fork.test.ts runs them):
  * the fork of every format reads back, through our own readers, as the summary and then the kept
  * messages of the view; the original and its sidecar stay as they were; a session ending inside a
- * tool call gets one line and no file; a session with nothing to compact is not forked; the
+ * tool call gets one line and no file (Codex: it is forked with the call answered `aborted`); a
+ * session with nothing to compact, or whose fork would not shrink the request, is not forked; the
  * request bodies keep the provider's rules; the library's two calls.
  */
 import { createHash } from 'node:crypto';
@@ -91,6 +92,51 @@ describe('compactor fork', () => {
     expect(readdirSync(dir)).toEqual(['s.jsonl']);
   });
 
+  // The first lines of a real rollout (Codex 0.58): what it leaves when stopped while a command ran.
+  it('forks a Codex session that ends inside a tool call, the call answered "aborted" as Codex resumes it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'compactor-fork-'));
+    scratch.push(dir);
+    const text = readFileSync(join(FIXTURES, 'real', 'codex', 'codex-session-view_rollout-2025-11-17T15-30-28-019a93b9.jsonl'), 'utf8');
+    const session = join(dir, 'rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl');
+    writeFileSync(session, `${text.split('\n').slice(0, 276).join('\n')}\n`);
+    const call = JSON.parse(readFileSync(session, 'utf8').trim().split('\n').at(-1)!)['payload'] as Record<string, unknown>;
+    expect(call['type']).toBe('function_call');
+    const result = await runCli(['fork', ...FLAGS, session]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const [record] = jsonLines(result.stdout);
+    expect(record).toMatchObject({ status: 'forked' });
+    const items = readFileSync(record!['fork'], 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line)['payload'] as Record<string, unknown>)
+      .filter((payload) => payload['call_id'] === call['call_id']);
+    expect(items.map((payload) => payload['type'])).toEqual(['function_call', 'function_call_output']);
+    expect(items[1]).toEqual({ type: 'function_call_output', call_id: call['call_id'], output: 'aborted' });
+    // Our reader reads the fork back with the call answered.
+    const fork = await readSession(record!['fork']);
+    expect(viewViolations(fork.messages)).toEqual([]);
+  });
+
+  // Codex 0.169's first turn up to its prompt: the fork would drop only the context Codex injects, which it sends again.
+  it('does not fork a Codex session whose fork would not shrink the request (no-gain: one line, no file, exit 0)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'compactor-fork-'));
+    scratch.push(dir);
+    const source = join(FIXTURES, 'agents', 'codex', 'tools-resume-abort', 'sessions', '2026', '11', '25', 'rollout-2026-11-25T03-32-57-01a210c3-81b5-76a2-9146-7e76c78237a7.jsonl');
+    const session = join(dir, basename(source));
+    writeFileSync(session, `${readFileSync(source, 'utf8').split('\n').slice(0, 12).join('\n')}\n`);
+    const flags = ['--force', '--keep-recent', '300', '--cut-rule', 'tool-safe'];
+    const result = await runCli(['fork', ...flags, session]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout.trim().split('\n')).toEqual([expect.stringMatching(/^not forked .*: no-gain, the fork would not make the request smaller \([\d,]+ -> [\d,]+ tokens\)$/)]);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.jsonl'))).toEqual([basename(session)]);
+    const [record] = jsonLines((await runCli(['fork', ...flags, '--json', session])).stdout);
+    expect(record).toMatchObject({ session, status: 'no-gain', reason: 'the fork would not make the request smaller' });
+    expect(record!['tokens_after']).toBeGreaterThanOrEqual(record!['tokens_before']);
+    // --allow-no-gain writes it all the same.
+    const allowed = jsonLines((await runCli(['fork', ...flags, '--allow-no-gain', '--json', session])).stdout);
+    expect(allowed[0]).toMatchObject({ status: 'forked' });
+  });
+
   it('does not fork a session with nothing to compact (exit 0, says why)', async () => {
     const original = copy('bug.jsonl');
     const result = await runCli(['fork', original]);
@@ -146,7 +192,8 @@ describe('library', () => {
   it('forkSession writes the fork of the sidecar and says how to resume it', async () => {
     const original = copy('formats/claude-code.jsonl');
     expect((await runCli(['compact', '--force', '--allow-no-gain', '--keep-recent', '10', original])).exitCode).toBe(0);
-    const result = await forkSession(original);
+    const result = await forkSession(original, { allowNoGain: true });
+    if (result.status !== 'forked') throw new Error(`not forked: ${result.reason}`);
     expect(result).toMatchObject({ session: original, resume: expect.stringContaining(`claude --resume ${result.session_id}`) });
     expect(readFileSync(result.fork, 'utf8')).toContain('"subtype":"compact_boundary"');
   });

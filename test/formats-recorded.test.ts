@@ -38,7 +38,7 @@ describe('estimate and compact start after the last recorded compaction', () => 
   it('summarizes from pi’s first kept entry of its last compaction', async () => {
     const record = jsonLines((await runCli(['compact', '--dry-run', '--json', PI_BEFORE])).stdout)[0]!;
     // messages (non-aborted entries + compaction summaries) before line 552: 534; before line 941: 913.
-    expect(record).toMatchObject({ status: 'compacted', first_kept_message_id: 'L941', messages_summarized: 913 - 534 });
+    expect(record).toMatchObject({ status: 'would-compact', first_kept_message_id: 'L941', messages_summarized: 913 - 534 });
   });
 
   it('counts the context of the window after the compaction when no call followed it', async () => {

@@ -53,7 +53,7 @@ describe('stdin and pipes', () => {
     expect(result.stderr.trimEnd().split('\n')).toEqual([
       'compactor: -: a session read from stdin gets no sidecar (there is no file to put one beside); it is planned as with --dry-run',
     ]);
-    expect(jsonLines(result.stdout)).toMatchObject([{ session: '-', status: 'compacted', dry_run: true }]);
+    expect(jsonLines(result.stdout)).toMatchObject([{ session: '-', status: 'would-compact', dry_run: true }]);
     expect(await readdir(dir)).toEqual([]);
   });
 

@@ -245,6 +245,14 @@ describe('a rejected key stops the batch', () => {
     expect(await listDir(t.scratch.dir)).toEqual(['a.jsonl', 'b.jsonl', 'c.jsonl', 'c_compaction.json', 'd.jsonl', 'e.jsonl', 'f.jsonl']);
   });
 
+  test('401 stops a real run: the tally says what it did, not what it would have done', async () => {
+    const { sessions } = await batch();
+    const fake = await t.start({ expectKey: 'the-right-key' });
+    const result = await runCli(['compact', ...sessions, ...POLICY, '--concurrency', '1', ...fakeFlags(fake)], { env: { ...t.scratch.env, OPENAI_API_KEY: 'a-wrong-key' } });
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout.trim()).toBe('0 compacted, 0 skipped, 0 up-to-date, 0 failed, 6 not run');
+  });
+
   test('403 after a session was done: that one is kept, the line counts it, human output', async () => {
     const { sessions, sidecar, before } = await batch();
     const forbidden = { kind: 'status', status: 403, body: JSON.stringify({ error: { message: 'Project does not have access to model fake-model' } }) } as const;
@@ -253,7 +261,7 @@ describe('a rejected key stops the batch', () => {
     expect(result.exitCode).toBe(1);
     expect(fake.requests.map((request) => request.answered)).toEqual(['summary', 'status 403']);
     expect(result.stdout).toContain(`compacted  ${sessions[0]}`);
-    expect(result.stdout).toContain('1 compacted, 0 skipped, 0 up-to-date, 0 failed');
+    expect(result.stdout).toContain('1 compacted, 0 skipped, 0 up-to-date, 0 failed, 5 not run');
     expect(result.stderr).toBe(
       'compactor: error: the summarizer wants an API key and none was sent (OPENAI_API_KEY is not set) (403 Project does not have access to model fake-model): ' +
         'batch stopped, 1 of 6 sessions done, 5 not run; fix it and run the same command again',

@@ -1,6 +1,6 @@
 /**
  * The summarizer's pure parts: overflow detection, chunking, reply checks, settings precedence,
- * key redaction and known model windows.
+ * key redaction, known model windows, and when and after how long a request is retried.
  */
 import { describe, expect, test } from 'vitest';
 import { cutText, MIN_SPLIT_CHARS, packChunks, splitInHalf } from '../src/llm/chunks.js';
@@ -12,6 +12,7 @@ import { isBatchOverflow, isContextOverflow } from '../src/llm/overflow.js';
 import { checkReply, cleanSummary, REPLY_BUDGET_SLACK } from '../src/llm/reply.js';
 import { resolveSummarizer } from '../src/config/summarizer.js';
 import { simulatedSummary } from '../src/llm/simulated.js';
+import { parseRetryAfter, retryWait, shouldRetry, sleepUnlessAborted } from '../src/llm/retry.js';
 import { sidecarSchema } from '../src/sidecar/schema.js';
 import { validSidecar } from './corpus/make-bad-inputs.js';
 
@@ -189,5 +190,55 @@ describe("the summarizer's record in the sidecar", () => {
     expect(sidecarSchema.safeParse(sidecar('summarize', { requests: 'two' })).success).toBe(false);
     // Other strategies' details have shapes of their own.
     expect(sidecarSchema.safeParse(sidecar('truncate', { fallback_reason: 'x' })).success).toBe(true);
+  });
+});
+
+describe('Retry-After (retry.ts)', () => {
+  const NOW = Date.parse('2026-01-01T00:00:00Z');
+  const headers = (values: Record<string, string>) => new Headers(values);
+
+  test('seconds, a date, retry-after-ms first; negative or past values are unusable', () => {
+    expect(parseRetryAfter(headers({ 'retry-after': '100000' }), NOW)).toEqual({ kind: 'wait', ms: 100_000_000, header: 'Retry-After' });
+    expect(parseRetryAfter(headers({ 'retry-after': 'Thu, 01 Jan 2026 00:00:30 GMT' }), NOW)).toEqual({ kind: 'wait', ms: 30_000, header: 'Retry-After' });
+    expect(parseRetryAfter(headers({ 'retry-after-ms': '10', 'retry-after': '5' }), NOW)).toEqual({ kind: 'wait', ms: 10, header: 'retry-after-ms' });
+    expect(parseRetryAfter(headers({ 'retry-after': '-5' }), NOW)).toEqual({ kind: 'unusable', value: '-5', header: 'Retry-After' });
+    expect(parseRetryAfter(headers({ 'retry-after': 'Thu, 01 Jan 1970 00:00:00 GMT' }), NOW).kind).toBe('unusable');
+    expect(parseRetryAfter(headers({ 'retry-after': 'soon' }), NOW).kind).toBe('unusable');
+    expect(parseRetryAfter(headers({}), NOW)).toEqual({ kind: 'none' });
+  });
+
+  test('a wait is capped at --timeout and at what a Node timer holds; an unusable one backs off', () => {
+    const far = parseRetryAfter(headers({ 'retry-after': 'Fri, 31 Dec 9999 23:59:59 GMT' }), NOW);
+    expect(retryWait(far, 0, 300_000).ms).toBe(300_000);
+    expect(retryWait(far, 0, 1e15).ms).toBe(2 ** 31 - 1);
+    expect(retryWait({ kind: 'wait', ms: 100_000_000, header: 'Retry-After' }, 1, 5_000, () => 0)).toEqual({
+      ms: 5_000,
+      note: 'the summarizer asked to wait 100000s (Retry-After); retry 2 in 5s (capped at --timeout 5s)',
+    });
+    // Short waits pass unremarked; a backoff instead of an unusable value is said.
+    expect(retryWait({ kind: 'wait', ms: 10, header: 'retry-after-ms' }, 0, 5_000)).toEqual({ ms: 10, note: null });
+    expect(retryWait({ kind: 'unusable', value: '-5', header: 'Retry-After' }, 1, 5_000, () => 0)).toEqual({
+      ms: 1_000,
+      note: 'the summarizer\'s Retry-After "-5" is no wait in the future; retry 2 in 1s',
+    });
+  });
+
+  test("the SDK's retry rule: x-should-retry wins, then 408/409/429/5xx; connection failures retry", () => {
+    const status = (code: number, extra: Record<string, string> = {}) => shouldRetry({ kind: 'status', status: code, headers: headers(extra) });
+    expect([408, 409, 429, 500, 503].map((code) => status(code))).toEqual([true, true, true, true, true]);
+    expect([400, 401, 404, 307].map((code) => status(code))).toEqual([false, false, false, false]);
+    expect(status(500, { 'x-should-retry': 'false' })).toBe(false);
+    expect(status(400, { 'x-should-retry': 'true' })).toBe(true);
+    expect(shouldRetry({ kind: 'connection' })).toBe(true);
+    expect(shouldRetry({ kind: 'final' })).toBe(false);
+  });
+
+  test('a wait ends as soon as its signal is aborted, with the reason', async () => {
+    const controller = new AbortController();
+    const waiting = sleepUnlessAborted(2 ** 31 - 1, controller.signal);
+    const stop = new Error('stopped');
+    controller.abort(stop);
+    await expect(waiting).rejects.toBe(stop);
+    await expect(sleepUnlessAborted(10, AbortSignal.abort('SIGINT'))).rejects.toMatchObject({ name: 'AbortError' });
   });
 });

@@ -3,27 +3,18 @@
  * key reaches the endpoint and nothing else (no stdout, stderr or file, whatever fails and however
  * the run reports it), and `--redact` masks what is sent to the summarizer and what is stored.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { shouldRedact } from '../src/compaction/redact.js';
 import { jsonLines, runCli } from './helpers/cli.js';
 import type { FakeProviderOptions } from './helpers/fake-provider.js';
-import { fakeFlags, useLlmTest } from './helpers/llm.js';
+import { everyFileText, fakeFlags, useLlmTest } from './helpers/llm.js';
 import { agentTurns, writeSession } from './helpers/sessions.js';
 
 const t = useLlmTest();
 
 const POLICY = ['--force', '--keep-recent', '200'];
-
-/** Every file the run could have left: the sessions directory and the config home beside it. */
-async function everyFileText(root: string): Promise<Map<string, string>> {
-  const texts = new Map<string, string>();
-  for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile()) texts.set(join(entry.parentPath, entry.name), await readFile(join(entry.parentPath, entry.name), 'utf8'));
-  }
-  return texts;
-}
 
 describe('the API key never leaks from a failing run', () => {
   // Built from pieces so no scanner mistakes it for a real key.

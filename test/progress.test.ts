@@ -72,7 +72,7 @@ describe('progress bar', () => {
       expect(lines.join('\n')).not.toMatch(/[░█]|sessions \|/); // …and is gone
       expect(lines).toEqual([
         'compactor: no summarizer configured (--model / --base-url, COMPACTOR_MODEL or the config file); using --strategy truncate',
-        ...names.map((name) => `would compact ${join(dir, `${name}.jsonl`)}: 49 messages, keep from msg-0050`),
+        ...names.map((name) => `would compact ${join(dir, `${name}.jsonl`)}: 49 messages, 96,212 -> 39,202 tokens + the summary, keep from msg-0050`),
         '',
         '6 would be compacted, 0 skipped, 0 up-to-date, 0 failed',
       ]);
@@ -125,14 +125,15 @@ describe('progress bar', () => {
     }
   });
 
-  it('is drawn for inspect only when its per-session reports go to a file', async () => {
+  it('is drawn for inspect, whose archive view comes at the end (and the reports after it, --detail)', async () => {
     const dir = await batchDir();
     try {
       const toTerminal = await onTerminal(`node ${BIN} inspect ${dir}`);
-      expect(toTerminal).toContain('baseline');
-      expect(toTerminal).not.toMatch(/sessions \|/);
-      const toFile = await onTerminal(`node ${BIN} inspect ${dir} > ${join(dir, 'report.txt')}`);
-      expect(toFile).toMatch(/[░█]+ \d\/3 sessions/);
+      expect(toTerminal).toContain('3 sessions, the top 3 by spend');
+      expect(toTerminal).toMatch(/[░█]+ \d\/3 sessions/);
+      const detail = await onTerminal(`node ${BIN} inspect --detail ${dir}`);
+      expect(detail).toContain('baseline');
+      expect(detail).toMatch(/[░█]+ \d\/3 sessions/);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

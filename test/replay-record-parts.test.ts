@@ -31,6 +31,7 @@ const options = {
   json: true,
   chart: false,
   html: false,
+  batch: false,
   strategy: 'truncate',
   strategyOptions: {},
 } as const;

@@ -32,7 +32,10 @@ describe('replay over many sessions', () => {
     expect(rollup.input_tokens).toBe(sum(alone.map((record) => record.input_tokens)));
     const priced = alone.filter((record) => record.cost !== null);
     expect(rollup.priced_sessions).toBe(priced.length);
-    expect(rollup.cost_usd).toBeCloseTo(sum(priced.map((record) => record.cost.total_usd)), 9);
+    // The bills' priced calls, as inspect's roll-up adds them; the no-usage estimates apart.
+    expect(rollup.cost_usd).toBeCloseTo(sum(alone.map((record) => record.cost_priced_usd)), 9);
+    expect(rollup.unpriced_requests).toBe(sum(alone.map((record) => record.unpriced_requests)));
+    expect(rollup.cost_estimated_usd).toBeCloseTo(sum(alone.map((record) => record.cost_estimated_usd ?? 0)), 9);
     const days = new Map<string | null, number>();
     for (const record of alone) for (const day of record.spend_by_day) days.set(day.day, (days.get(day.day) ?? 0) + day.cost_usd);
     expect(rollup.spend_by_day.map((day: { day: string | null }) => day.day)).toEqual([...days.keys()].sort());
@@ -58,8 +61,9 @@ describe('replay over many sessions', () => {
       expect(policy.saved_cache_aware_usd).toBeCloseTo(sum(pricedMine.map((entry) => entry.savings.cache_aware_usd)), 9);
       expect(policy.saved_naive_usd).toBeCloseTo(sum(pricedMine.map((entry) => entry.savings.naive_usd)), 9);
       expect(policy.summarizer_usd).toBeCloseTo(sum(pricedMine.map((entry) => entry.costs.summarizer.total_usd)), 9);
-      // Every policy's cost across the sessions is the recorded cost less what it saved.
-      expect(policy.cost_usd).toBeCloseTo(rollup.cost_usd - policy.saved_cache_aware_usd, 9);
+      // Every policy's cost across the sessions it prices is their bills (and no-usage estimates) less what it saved.
+      const start = sum(alone.filter((_, at) => mine[at].costs !== null).map((record) => record.cost_priced_usd + (record.cost_estimated_usd ?? 0)));
+      expect(policy.cost_usd).toBeCloseTo(start - policy.saved_cache_aware_usd, 9);
       // The sessions it compacted or pruned in, most saved first (dollars, then tokens).
       const ranked = alone
         .map((record, at) => ({ record, entry: mine[at] }))
@@ -111,6 +115,8 @@ describe('the roll-up of records', () => {
     input_tokens: 1_000,
     output_tokens: 10,
     cost: entry.costs ? { total_usd: 10 } : null,
+    cost_priced_usd: entry.costs ? 10 : 0,
+    unpriced_requests: entry.costs ? 0 : 1,
     cost_estimated_usd: 0,
     spend_by_day: entry.costs ? [{ day, cost_usd: 10 }] : [],
     policies: [entry],

@@ -34,13 +34,14 @@ function replayOptions(json: boolean, html: boolean) {
     json,
     chart: false,
     html,
+    batch: false,
     strategy: 'truncate',
     strategyOptions: {},
   } as const;
 }
 
 function inspectOptions(json: boolean, batch: boolean) {
-  return { ...READ, model: undefined, overrides: {}, limits: {}, gateLedger: 'spend', top: 5, chart: false, all: false, policy: DEFAULT_POLICY_VALUES, json, batch } as const;
+  return { ...READ, model: undefined, overrides: {}, limits: {}, gateLedger: 'spend', top: 5, chart: false, all: false, detail: true, policy: DEFAULT_POLICY_VALUES, json, batch } as const;
 }
 
 describe('replay result', () => {
@@ -54,7 +55,7 @@ describe('replay result', () => {
     expect(result.breaches.map((entry) => entry.policy)).toEqual(['custom']);
     // The roll-up reads a few fields of the record, not its turns.
     expect(result.rollup).toHaveLength(1);
-    expect(Object.keys(result.rollup[0]!)).toEqual(['session', 'requests', 'input_tokens', 'output_tokens', 'cost', 'cost_estimated_usd', 'spend_by_day', 'policies']);
+    expect(Object.keys(result.rollup[0]!)).toEqual(['session', 'requests', 'input_tokens', 'output_tokens', 'cost', 'cost_priced_usd', 'unpriced_requests', 'cost_estimated_usd', 'spend_by_day', 'policies']);
     expect(Object.keys(result.rollup[0]!.policies[0]!)).toEqual(['name', 'totals', 'costs', 'savings', 'thrash']);
     // With --html the session's part of the page comes back as text, not the view it is made of.
     const withSection = await replaySessionTask.run({ path: BUG }, replayOptions(true, true));

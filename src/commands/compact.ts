@@ -1,261 +1,80 @@
 /**
- * `compactor compact`: writes a sidecar beside each session that needs one. Sessions are only
- * read; sidecars are written atomically. With an offline strategy (truncate, extract, prune), big
- * runs go to worker threads in batches of sessions (sessions.ts): the worker takes each session's
- * sidecar lock, compacts it and stages its sidecar, then commits the batch's sidecars together
- * (store.ts) and releases the locks; this thread guards those locks so an exit releases them.
- * The summarizer, with its live client, runs here, one session at a time under its lock.
- * What one session's compaction does, from the lock to the write, is pipeline/compact-session.ts;
- * this module builds its request and hooks from the flags and prints the results.
+ * `compactor compact`: writes a sidecar beside each session that needs one. This module parses
+ * the flags into a job (compact-job.ts), runs the compaction room (src/compact/) over the
+ * sessions and prints each outcome and the tally (compact/render.ts). Sessions are only read;
+ * sidecars are written atomically. With an offline strategy (truncate, extract, prune), big runs
+ * go to worker threads in batches of sessions (compact/batch.ts), whose sidecar locks this thread
+ * guards so an exit releases them. The summarizer, with its live client, runs here, one session
+ * at a time under its lock.
  */
 import { availableParallelism } from 'node:os';
 import type { CommandModule } from 'yargs';
-import { describeError } from '../errors.js';
-import { formatTokens } from '../report/format.js';
-import { shouldRedact } from '../compaction/redact.js';
+import { compactBatchTask } from '../compact/batch.js';
+import { isOffline } from '../compact/job.js';
+import type { CompactOutcome } from '../compact/outcome.js';
+import { compactLine, compactRecord, tallyOf, tallyText } from '../compact/render.js';
+import { compactSession } from '../compact/session.js';
 import { isStdin } from '../formats/input-source.js';
-import type { LockStager, SidecarLock } from '../sidecar/lock.js';
-import { createLockStager, guardLocksOnExit } from '../sidecar/lock.js';
+import { guardLocksOnExit } from '../sidecar/lock.js';
 import { stagingGroupSize, threadsWithinOpenFiles } from '../sidecar/open-files.js';
-import { commitSidecars, createTempSweeper, saveSidecar, sidecarPath, stageSidecars } from '../sidecar/store.js';
 import { TASKS_PER_WORKER } from '../workers/pool.js';
-import type { AnyMessage, Diagnostic, Session } from '../session/model.js';
-import type { StrategyName, StrategyOptions } from '../strategies/index.js';
-import { createStrategy } from '../strategies/index.js';
-import type { CompactionState } from '../compaction/state.js';
-import type { CompactionStrategy } from '../compaction/strategy.js';
-import { loadTextCounter } from '../tokens/tokenizers.js';
-import type { Settled } from '../workers/task.js';
-import { sessionTask } from '../workers/task.js';
+import type { Outcome } from '../pipeline/batch.js';
 import { runBatch } from '../pipeline/batch.js';
-import type { CompactHooks, CompactResult, CompactStatus } from '../pipeline/compact-session.js';
-import { compactLocked, compactSession, lockedResult } from '../pipeline/compact-session.js';
-import { interruption, stopAtOnceOnSignal } from '../pipeline/interrupt.js';
-import type { CommonArgs, PolicyArgs } from './options.js';
-import { jobsFromArgs, refusalReason, runSettings, strategyOptionsFromArgs, withAllowNoGain, withInputs, withPolicy, settingFlag } from './options.js';
-import type { PolicyValues } from '../config/policy.js';
-import { policyFor } from '../config/policy.js';
-import type { SettingArgs } from '../config/settings.js';
-import { sessionWindow } from '../pricing/window.js';
-import type { LogEvent, LogFormat } from '../pipeline/log.js';
-import { configureLog, LOG_FORMATS, logEvent, logMessage, writeEvent } from '../pipeline/log.js';
+import { configureLog, LOG_FORMATS, logMessage, writeEvent } from '../pipeline/log.js';
+import type { LogFormat } from '../pipeline/log.js';
+import type { CommandOutput } from '../pipeline/output.js';
 import { locatedError } from '../pipeline/output.js';
-import type { Jobs, ReadTaskOptions } from '../pipeline/sessions.js';
 import { runSessionCommand } from '../pipeline/session-command.js';
 import { earlyStart, runSessionBatches } from '../pipeline/sessions.js';
-import type { SessionInput, SessionSource } from '../read/index.js';
-import type { SummarizerArgs } from './summarizer.js';
-import { summarizeOptions, withSummarizer } from './summarizer.js';
-import { resolveSummarizer } from '../config/summarizer.js';
+import type { Jobs } from '../pipeline/sessions.js';
+import type { SessionInput } from '../read/index.js';
+import type { CompactArgs } from './compact-job.js';
+import { prepareCompaction } from './compact-job.js';
+import { jobsFromArgs, settingFlag, withAllowNoGain, withInputs, withPolicy } from './options.js';
+import { withSummarizer } from './summarizer.js';
 
-export type { CompactResult, CompactStatus } from '../pipeline/compact-session.js';
-
-export type CompactArgs = CommonArgs &
-  PolicyArgs &
-  SummarizerArgs &
-  SettingArgs<'allow_no_gain' | 'strategy' | 'relevance', 'compact'> & {
-    'log-format': LogFormat;
-    'dry-run': boolean;
-    redact?: boolean;
-  };
+export type { CompactArgs } from './compact-job.js';
 
 /**
- * What one session's compaction is asked to do: plain data, built once from the flags and the
- * settings and used as it is on this thread and as a worker's payload (it crosses by structured clone).
+ * A failed outcome as the frame reports a failure (its warnings and events first, as a
+ * session's own lines); any other outcome as it is.
  */
-export interface CompactRequest extends ReadTaskOptions {
-  /** The policy settings by the table's names; the window is each session's own (pricing/window.ts) unless --context-limit. */
-  readonly policy: PolicyValues;
-  readonly dryRun: boolean;
-  readonly redact: boolean;
-  readonly relevance: boolean;
-  readonly strategy: StrategyName;
-  readonly strategyOptions: StrategyOptions;
+function settled(outcome: Outcome<CompactOutcome>, output: CommandOutput): Outcome<CompactOutcome> {
+  if (!outcome.ok || outcome.value.status !== 'failed') return outcome;
+  printCarried(outcome.value, output);
+  return { path: outcome.path, ok: false, error: outcome.value.error };
+}
+
+function printCarried(outcome: CompactOutcome, output: CommandOutput): void {
+  outcome.warnings.forEach((warning) => output.warn(warning));
+  outcome.events.forEach(writeEvent);
+}
+
+/** The same, for the outcomes the run hands back (already printed). */
+function asFailure(outcome: Outcome<CompactOutcome>): Outcome<CompactOutcome> {
+  return outcome.ok && outcome.value.status === 'failed' ? { path: outcome.path, ok: false, error: outcome.value.error } : outcome;
 }
 
 /**
- * The hooks one session's compaction (pipeline/compact-session.ts) takes from the request: the
- * policy at each session's own window (pricing/window.ts) unless --context-limit, and the
- * refusal lines; the rest (strategy, where results go) from the caller.
+ * A session whose failure stops the run (a rejected key, an interruption) is thrown, after its
+ * own lines, for the batch to stop (pipeline/batch.ts).
  */
-function compactHooks(
-  request: CompactRequest,
-  rest: Omit<CompactHooks, 'policyFor' | 'refusal'>,
-): CompactHooks {
-  return {
-    ...rest,
-    policyFor: async (session: Session<AnyMessage>) => {
-      const window = await sessionWindow(session, { flag: request.policy.context_limit ?? undefined });
-      return { policy: policyFor(request.policy, window.tokens), window };
-    },
-    refusal: refusalReason,
-  };
+function stopOn(outcome: CompactOutcome, output: CommandOutput): CompactOutcome {
+  if (outcome.status !== 'failed' || !outcome.stopsRun) return outcome;
+  printCarried(outcome, output);
+  throw Object.assign(new Error(outcome.error), { stopsBatch: true });
 }
-
-/** Offline strategies: no client, so they can run in a worker. */
-type OfflineStrategyName = Exclude<StrategyName, 'summarize'>;
-
-function isOffline(name: StrategyName): name is OfflineStrategyName {
-  return name !== 'summarize';
-}
-
-/** A worker compacts only with an offline strategy (a summarizer's client cannot cross threads). */
-/** What a worker's batch is asked: with how many sidecars it may stage at once (sidecar/open-files.ts). */
-type CompactTaskRequest = CompactRequest & { readonly strategy: OfflineStrategyName; readonly stagingGroup: number };
-
-/** Temp files of killed runs, in a worker thread (which lives for one run): each directory listed once. */
-const sweepInWorker = createTempSweeper();
-
-/**
- * compactSession over a batch of sessions in a worker thread, in steps that each touch the file
- * system's names together: every session's lock is taken, then each session is compacted (its
- * sidecar's path checked, its state kept), then the batch's sidecars are staged, committed
- * together (their fsyncs at once) and the locks released. A name made or removed can wait for
- * the journal to commit other files; made together, they wait for it about once. A session that
- * fails, or whose staging or commit fails, fails alone. Interruption is the main thread's: it
- * stops handing out batches, and the ones in flight finish.
- */
-export const compactBatchTask = sessionTask(
-  'compact',
-  async (inputs: readonly SessionInput[], request: CompactTaskRequest): Promise<Settled<CompactResult>[]> => {
-    const strategy = createStrategy(request.strategy, request.strategyOptions);
-    const count = await loadTextCounter(request.tokenizer);
-    const results: Settled<CompactResult>[] = new Array(inputs.length);
-    const locks = createLockStager();
-    const locked = inputs.map((input, index) => (request.dryRun ? null : takeLock(locks, input.path, index, results)));
-    locks.close();
-    const toWrite: { index: number; path: string; state: CompactionState }[] = [];
-    const signal = new AbortController().signal;
-    for (const [index, input] of inputs.entries()) {
-      if (results[index]) continue;
-      const lock = locked[index] ?? null;
-      const warnings: Diagnostic[] = lock?.tookOver ? [lock.tookOver] : [];
-      const events: LogEvent[] = [];
-      let written = false;
-      try {
-        const result = await compactSession(input, request, compactHooks(request, {
-          strategy,
-          count,
-          onError: 'fail',
-          signal,
-          warn: (warning) => warnings.push(warning),
-          log: (event, fields) => events.push({ time: new Date().toISOString(), event, fields }),
-          summarizerFailures: [],
-          // Staged with the rest of the batch once all are compacted. The session's read has
-          // just checked the sidecar path under this lock (a symlink or a non-file is refused
-          // there), so it is not asked again.
-          save: async (session, state) => {
-            const path = sidecarPath(session);
-            toWrite.push({ index, path, state });
-            written = true;
-            return path;
-          },
-        }));
-        if (!written) lock?.release();
-        results[index] = { ok: true, value: { ...result, warnings, events } };
-      } catch (error) {
-        lock?.release();
-        results[index] = { ok: false, error: describeError(error) };
-      }
-    }
-    // Staged and committed in groups, each temp file open until its group commits: ulimit -n bounds them (open-files.ts).
-    const committed: Awaited<ReturnType<typeof commitSidecars>> = [];
-    for (let from = 0; from < toWrite.length; from += request.stagingGroup) {
-      committed.push(...(await commitSidecars(await stageSidecars(toWrite.slice(from, from + request.stagingGroup)))));
-    }
-    toWrite.forEach((entry, position) => {
-      locked[entry.index]?.release();
-      const outcome = committed[position]!;
-      if (typeof outcome !== 'string') results[entry.index] = { ok: false, error: describeError(outcome) };
-    });
-    return results;
-  },
-);
 
 /** The staging group of each batch when as many batches as the pool can hold stage at once (one per task a worker holds). */
 function stagingGroupFor(jobs: Jobs): number {
   return stagingGroupSize(Math.min(jobs === 'auto' ? availableParallelism() : jobs, threadsWithinOpenFiles()) * TASKS_PER_WORKER);
 }
 
-/**
- * Takes a session's sidecar lock for the batch task and clears what killed runs left beside it;
- * a session another compactor holds, or one whose lock fails, gets its result now (null).
- */
-function takeLock(locks: LockStager, path: string, index: number, results: Settled<CompactResult>[]): SidecarLock | null {
-  try {
-    const attempt = locks.take(path);
-    if (attempt.kind === 'locked') {
-      results[index] = { ok: true, value: lockedResult(path, attempt) };
-      return null;
-    }
-    sweepInWorker(path);
-    return attempt.lock;
-  } catch (error) {
-    results[index] = { ok: false, error: describeError(error) };
-    return null;
-  }
-}
-
-/** Compaction as `compact`'s flags set it up: shared with `fork`, which compacts each session first. */
-export interface PreparedCompaction {
-  readonly strategyName: StrategyName;
-  readonly strategy: CompactionStrategy;
-  /** What crosses to a worker (an offline strategy is named, not built). */
-  readonly request: CompactRequest;
-  readonly concurrency: number;
-  readonly onError: string;
-  /** Sessions whose summarizer failed but which --on-error skip/truncate kept out of the failures. */
-  readonly summarizerFailures: { path: string; error: string }[];
-  /** Compacts one session in this thread, holding its sidecar lock (none for a dry run or stdin). */
-  compactInThisThread(source: SessionSource, warn: (warning: Diagnostic) => void): Promise<CompactResult>;
-}
-
-export async function prepareCompaction(args: CompactArgs, command: 'compact' | 'fork' = 'compact'): Promise<PreparedCompaction> {
-  const strategyOptions = strategyOptionsFromArgs(args); // validates --max-summary-tokens for every strategy
-  // Every setting is read and checked up front, before any session is read.
-  const settings = await runSettings(args, command);
-  const policy = settings.policy;
-  const summarizer = await resolveSummarizer(settings.sources);
-  const strategyName = settings.strategy ?? (summarizer.configured ? 'summarize' : 'truncate');
-  if (!settings.strategy && !summarizer.configured) {
-    logMessage('info', 'no summarizer configured (--model / --base-url, COMPACTOR_MODEL or the config file); using --strategy truncate');
-  }
-  // One --max-summary-tokens: the summarizer's reply budget, or extract's size budget.
-  const setup = { verbose: args.verbose, dryRun: args['dry-run'] };
-  // A dry run writes nothing: a signal stops it at once.
-  if (setup.dryRun) stopAtOnceOnSignal();
-  const strategy = createStrategy(strategyName, {
-    ...strategyOptions,
-    ...(summarizer.configured && strategyName === 'summarize' ? { summarizer: summarizeOptions(summarizer.settings, setup) } : {}),
-  });
-  const { concurrency, onError } = summarizer.configured ? summarizer.settings : summarizer;
-  /** Sessions whose summarizer failed but which --on-error skip/truncate kept out of the failures. */
-  const summarizerFailures: { path: string; error: string }[] = [];
-  // Redaction defaults on when the transcript goes to a remote endpoint; truncate sends nothing.
-  const endpoint = strategyName === 'summarize' && summarizer.configured ? summarizer.settings.baseUrl : null;
-  const redact = shouldRedact(args.redact, endpoint);
-  const sweepTemps = createTempSweeper();
-  const { tokenizer } = settings;
-  const count = tokenizer === 'heuristic' ? undefined : await loadTextCounter(tokenizer);
-  const request: CompactRequest = { format: args.format, tokenizer, strict: args.strict, policy, dryRun: args['dry-run'], redact, relevance: settings.relevance, strategy: strategyName, strategyOptions };
-  return {
-    strategyName,
-    strategy,
-    request,
-    concurrency,
-    onError,
-    summarizerFailures,
-    // One writer per sidecar: the session is read, planned and written while holding its lock.
-    compactInThisThread: (source, warn) =>
-      compactLocked(source, request, compactHooks(request, { strategy, count, onError, signal: interruption.signal, warn, log: logEvent, summarizerFailures, save: saveSidecar }), sweepTemps),
-  };
-}
-
 export const compactCommand: CommandModule<object, CompactArgs> = {
   command: 'compact [inputs..]',
   describe: 'Write a compaction sidecar beside each session',
   builder: (yargs) =>
-    withSummarizer(withAllowNoGain(withPolicy(withInputs(yargs))), 'compact')
+    withSummarizer(withAllowNoGain(withPolicy(withInputs(yargs, 'compact'))), 'compact')
       .option(...settingFlag('strategy', 'compact'))
       .option(...settingFlag('relevance', 'compact'))
       .option('dry-run', { describe: 'decide and report, write nothing', type: 'boolean', default: false })
@@ -267,77 +86,71 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
       }) as never,
   handler: async (args) => {
     configureLog(args['log-format'], args.verbose);
-    const { strategyName, strategy, request, compactInThisThread, concurrency, onError, summarizerFailures } = await prepareCompaction(args);
+    const { job, tools, concurrency, sweep } = await prepareCompaction(args);
     if (!args['dry-run'] && args.inputs.some(isStdin)) {
       logMessage('info', '-: a session read from stdin gets no sidecar (there is no file to put one beside); it is planned as with --dry-run');
     }
+    const strategy = job.strategy;
     // Workers start up, and import the task, while the files a walk found are sniffed (only a
     // strategy that needs no client moves to them).
     const early = earlyStart(() => jobsFromArgs(args), compactBatchTask.name);
-    await runSessionCommand<CompactResult>(args, { progress: true, ...(isOffline(strategyName) ? { walked: early.walked } : {}) }, (output) => {
-      const inThisThread = (input: SessionInput) => compactInThisThread(input, (warning) => output.warn(warning));
+    // Sessions selected; those without an outcome were not run (the run was stopped or interrupted).
+    let sessions = 0;
+    await runSessionCommand<CompactOutcome>(args, { progress: true, writesBeside: !args['dry-run'], ...(isOffline(strategy) ? { walked: early.walked } : {}) }, (output) => {
+      const inThisThread = async (input: SessionInput) => stopOn(await compactSession(input, job, tools, sweep), output);
       return {
-        // Only a strategy that needs no client can move to workers (README "Performance").
-        run: (paths, emit) =>
-          isOffline(strategyName)
-            ? runSessionBatches(paths, compactBatchTask, { ...request, strategy: strategyName, stagingGroup: stagingGroupFor(jobsFromArgs(args)) }, emit, jobsFromArgs(args), {
+        run: async (paths, emit) => {
+          sessions = paths.length;
+          const emitSettled = (outcome: Outcome<CompactOutcome>) => emit(settled(outcome, output));
+          // Only a strategy that needs no client can move to workers (README "Performance").
+          const outcomes = isOffline(strategy)
+            ? await runSessionBatches(paths, compactBatchTask, { ...job, strategy, stagingGroup: stagingGroupFor(jobsFromArgs(args)) }, emitSettled, jobsFromArgs(args), {
                 local: inThisThread,
                 concurrency,
                 early: early.pool(),
                 ...(args['dry-run'] ? {} : { guard: guardLocksOnExit }),
               })
-            : runBatch(paths, inThisThread, emit, concurrency),
-        print: (_path, result) => {
-          result.events?.forEach(writeEvent);
-          output.record(result.record, () => result.line);
+            : await runBatch(paths, inThisThread, emitSettled, concurrency);
+          return outcomes.map(asFailure);
+        },
+        print: (_path, outcome) => {
+          outcome.events.forEach(writeEvent);
+          if (outcome.status !== 'failed') output.record(compactRecord(outcome), () => compactLine(outcome));
         },
         finish: (outcomes) => {
           if (!output.json) {
-            const counts: Record<CompactStatus, number> = { compacted: 0, skipped: 0, 'up-to-date': 0, 'no-gain': 0, 'would-thrash': 0, locked: 0, failed: 0 };
-            const usageTotals = { input: 0, output: 0 };
-            for (const outcome of outcomes) {
-              counts[outcome.ok ? outcome.value.status : 'failed']++;
-              if (!outcome.ok) continue;
-              usageTotals.input += Number(outcome.value.record['summarizer_input_tokens'] ?? 0);
-              usageTotals.output += Number(outcome.value.record['summarizer_output_tokens'] ?? 0);
-            }
-            const verb = args['dry-run'] || outcomes.every((outcome) => isStdin(outcome.path)) ? 'would be compacted' : 'compacted';
-            process.stdout.write(
-              `\n${counts.compacted} ${verb}, ${counts.skipped} skipped, ${counts['up-to-date']} up-to-date, ` +
-                (['no-gain', 'would-thrash', 'locked'] as const).map((status) => (counts[status] ? `${counts[status]} ${status}, ` : '')).join('') +
-                `${counts.failed} failed\n`,
-            );
-            if (usageTotals.input + usageTotals.output > 0) {
-              process.stdout.write(`summarizer tokens: ${formatTokens(usageTotals.input)} input, ${formatTokens(usageTotals.output)} output\n`);
-            }
+            const all = outcomes.map((outcome): CompactOutcome => (outcome.ok ? outcome.value : { status: 'failed', session: outcome.path, error: outcome.error, stopsRun: false, warnings: [], events: [] }));
+            // Only what this run was asked decides the verb: a run stopped before any session was done is still a real run.
+            const planned = args['dry-run'] || (args.inputs.length > 0 && args.inputs.every(isStdin));
+            process.stdout.write(tallyText(tallyOf(all), planned, sessions - outcomes.length));
           }
-          reportFailureSummary(outcomes, summarizerFailures, onError, strategy);
+          reportFailureSummary(outcomes, job.onError, tools.strategy.name);
         },
       };
     });
   },
 };
 
-
 /**
  * The end-of-batch list on stderr, so a long batch's failures are not lost in scrollback: failed
  * sessions as errors, summarizer failures --on-error absorbed as warnings. Every line has the
  * same `compactor: error|warning: …` shape as any other diagnostic, for grep and CI logs.
  */
-function reportFailureSummary(
-  outcomes: readonly { path: string; ok: boolean; error?: string }[],
-  absorbed: readonly { path: string; error: string }[],
-  onError: string,
-  strategy: CompactionStrategy,
-): void {
+function reportFailureSummary(outcomes: readonly Outcome<CompactOutcome>[], onError: string, strategy: string): void {
   const failed = outcomes.filter((outcome) => !outcome.ok);
   if (failed.length > 0) {
     logMessage('error', `${failed.length} of ${outcomes.length} session${outcomes.length === 1 ? '' : 's'} failed:`);
-    for (const outcome of failed) logMessage('error', locatedError(outcome.path, outcome.error ?? ''), { session: outcome.path });
+    for (const outcome of failed) logMessage('error', locatedError(outcome.path, outcome.error), { session: outcome.path });
   }
+  const absorbed = outcomes.flatMap((outcome) => (outcome.ok && absorbedBy(outcome.value) ? [{ path: outcome.path, error: absorbedBy(outcome.value)! }] : []));
   if (absorbed.length > 0) {
     const what = onError === 'skip' ? 'left without a new sidecar' : 'given a truncate sidecar (fallback)';
-    logMessage('warning', `the ${strategy.name} strategy failed for ${absorbed.length} session${absorbed.length === 1 ? '' : 's'}, ${what} (--on-error ${onError}):`);
+    logMessage('warning', `the ${strategy} strategy failed for ${absorbed.length} session${absorbed.length === 1 ? '' : 's'}, ${what} (--on-error ${onError}):`);
     for (const failure of absorbed) logMessage('warning', locatedError(failure.path, failure.error), { session: failure.path });
   }
+}
+
+/** The summarizer's error --on-error skip or truncate kept out of the failures, if any. */
+function absorbedBy(outcome: CompactOutcome): string | null {
+  return outcome.status === 'skipped' || outcome.status === 'compacted' ? outcome.absorbed : null;
 }

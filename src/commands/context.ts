@@ -14,6 +14,7 @@ import type { RequestBodyWriter } from '../session/request-body-stream.js';
 import { requestBodyWriter } from '../session/request-body-stream.js';
 import { STRICT_OPTION, takeNamesAfterDoubleDash } from './options.js';
 import { logWarning } from '../pipeline/log.js';
+import { resolveSessionName } from '../pipeline/inputs.js';
 import { toCanonicalRecord } from '../formats/canonical.js';
 import { FORMAT_NAMES } from '../formats/index.js';
 import { textOut } from '../report/text-out.js';
@@ -31,9 +32,11 @@ interface ContextArgs {
 export const contextCommand: CommandModule<object, ContextArgs> = {
   command: 'context [session]',
   describe: 'Print what the provider sees after compaction, as canonical JSONL or as one API request body (--as)',
+  // `as never`: yargs types the flags as parsed, before normalizeArgs (options.ts) gives the handler
+  // its args type (inputs from `--` and positionals, defaults filled in); the handler's type is the truth.
   builder: (yargs) =>
     yargs
-      .positional('session', { describe: 'one session file, or - for stdin', type: 'string' })
+      .positional('session', { describe: 'one session file or session id, or - for stdin', type: 'string' })
       .middleware(takeNamesAfterDoubleDash('session'), true)
       .check((args) => {
         const session = args['session'];
@@ -50,7 +53,9 @@ export const contextCommand: CommandModule<object, ContextArgs> = {
     const out = textOut();
     let body: RequestBodyWriter | null = null;
     // Written as it is read: the view is decided and checked before its first message comes.
-    await writeCompactedView(args.session, { format: args.format, strict: args.strict, redact: args.redact, warn: logWarning }, {
+    // A session id names the session wherever the agents keep it (pipeline/located.ts).
+    const session = await resolveSessionName(args.session);
+    await writeCompactedView(session, { format: args.format, strict: args.strict, redact: args.redact, warn: logWarning }, {
       start: ({ model, system }) => {
         if (args.as) body = requestBodyWriter(args.as, { model: args.model ?? model ?? 'unknown', maxTokens: args['max-tokens'] }, system, out.write);
       },

@@ -13,7 +13,8 @@ import { sessionTask } from '../workers/task.js';
 import type { SessionInput } from '../read/index.js';
 import { loadSession } from '../read/index.js';
 import type { CommonArgs, PolicyArgs } from './options.js';
-import { jobsFromArgs, refusalReason, runSettings, withInputs, withPolicy } from './options.js';
+import { jobsFromArgs, runSettings, withInputs, withPolicy } from './options.js';
+import { refusalReason } from '../compact/render.js';
 import type { PolicyValues } from '../config/policy.js';
 import { policyFor } from '../config/policy.js';
 import { sessionWindow } from '../pricing/window.js';
@@ -92,7 +93,9 @@ function sharedFolder(paths: readonly string[]): string {
 export const estimateCommand: CommandModule<object, CommonArgs & PolicyArgs> = {
   command: 'estimate [inputs..]',
   describe: 'Estimate tokens and the cut compaction would take',
-  builder: (yargs) => withPolicy(withInputs(yargs)) as never,
+  // `as never`: yargs types the flags as parsed, before normalizeArgs (options.ts) gives the handler
+  // its args type (inputs from `--` and positionals, defaults filled in); the handler's type is the truth.
+  builder: (yargs) => withPolicy(withInputs(yargs, 'estimate')) as never,
   handler: async (args) => {
     // Every setting is read and checked up front, before any session is read.
     const settings = await runSettings(args, 'estimate');

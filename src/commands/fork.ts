@@ -1,39 +1,34 @@
 /**
  * `compactor fork SESSION…`: compacts each session as `compact` does (same flags; the sidecar is
  * written or reused), then writes a new session file in the session's own format that its agent
- * continues with the compaction applied (src/fork/), and prints the command that resumes it.
- * A session with nothing to compact is not forked (exit 0, as compact's skips); one the agent
- * could not continue, or a format no fork is written for, fails with one line and no file.
+ * continues with the compaction applied, and prints the command that resumes it: the use case is
+ * compact/fork.ts; this module parses the flags and prints the outcomes (compact/render.ts).
+ * A session with nothing to compact, or whose fork would not make the agent's request smaller
+ * (`no-gain`), is not forked (exit 0, as compact's skips); one the agent could not continue, or a
+ * format no fork is written for, fails with one line and no file.
  */
 import type { CommandModule } from 'yargs';
 import { UsageError } from '../errors.js';
 import { isStdin } from '../formats/input-source.js';
-import { formatTokens, printable } from '../report/format.js';
-import { readSession } from '../formats/index.js';
-import { forkSession, refusedFork } from '../fork/index.js';
-import { unresumableReason } from '../fork/source.js';
+import { forkCompacted } from '../compact/fork.js';
+import type { ForkOutcome } from '../compact/outcome.js';
+import { forkLine, forkRecord } from '../compact/render.js';
 import { runBatch } from '../pipeline/batch.js';
-import type { CompactArgs } from './compact.js';
-import { prepareCompaction } from './compact.js';
+import type { CompactArgs } from './compact-job.js';
+import { prepareCompaction } from './compact-job.js';
 import { settingFlag, withAllowNoGain, withInputs, withPolicy } from './options.js';
 import { runSessionCommand } from '../pipeline/session-command.js';
 import { withSummarizer } from './summarizer.js';
 import type { LogFormat } from '../pipeline/log.js';
-import { configureLog, LOG_FORMATS } from '../pipeline/log.js';
+import { configureLog, LOG_FORMATS, writeEvent } from '../pipeline/log.js';
 
 type ForkArgs = CompactArgs & { out?: string };
-
-interface ForkOutcome {
-  readonly warnings?: readonly string[];
-  readonly record: Record<string, unknown>;
-  readonly line: string;
-}
 
 export const forkCommand: CommandModule<object, ForkArgs> = {
   command: 'fork [inputs..]',
   describe: 'Compact each session and write a new session file its agent resumes compacted',
   builder: (yargs) =>
-    withSummarizer(withAllowNoGain(withPolicy(withInputs(yargs))), 'fork')
+    withSummarizer(withAllowNoGain(withPolicy(withInputs(yargs, 'fork'))), 'fork')
       .option(...settingFlag('strategy', 'fork'))
       .option(...settingFlag('relevance', 'fork'))
       .option('out', { describe: 'write the forks here instead of where the agent looks for them', type: 'string' })
@@ -46,36 +41,27 @@ export const forkCommand: CommandModule<object, ForkArgs> = {
       }) as never,
   handler: async (args) => {
     configureLog(args['log-format'], args.verbose);
-    const { compactInThisThread, concurrency } = await prepareCompaction({ ...args, 'dry-run': false }, 'fork');
-    await runSessionCommand<ForkOutcome>(args, { progress: true }, (output) => ({
+    const { job, tools, concurrency, sweep } = await prepareCompaction({ ...args, 'dry-run': false }, 'fork');
+    const place = { ...(args.out ? { outDir: args.out } : {}), allowNoGain: args['allow-no-gain'] === true };
+    await runSessionCommand<Exclude<ForkOutcome, { status: 'failed' }>>(args, { progress: true }, (output) => ({
       run: (paths, emit) =>
         runBatch(
           paths,
-          async ({ path }): Promise<ForkOutcome> => {
-            // Refused before compacting: a session the agent cannot continue gets no file at all.
-            const session = await readSession(path, args.format);
-            const unforkable = refusedFork(session) ?? unresumableReason(session);
-            if (unforkable) throw unforkable;
-            const compacted = await compactInThisThread(path, (warning) => output.warn(warning));
-            if (compacted.status !== 'compacted' && compacted.status !== 'up-to-date') {
-              const reason = String(compacted.record['reason'] ?? compacted.line);
-              return {
-                record: { ...compacted.record, status: compacted.status },
-                line: `not forked ${printable(path)}: ${compacted.status}, nothing to fork (${reason})`,
-              };
-            }
-            const fork = await forkSession(path, { format: args.format, strict: args.strict, ...(args.out ? { outDir: args.out } : {}) });
-            return {
-              record: { ...fork, status: 'forked' },
-              line:
-                `forked     ${printable(path)} -> ${printable(fork.fork)} (${formatTokens(fork.tokens_before)} -> ${formatTokens(fork.tokens_after)} tokens)\n` +
-                `           ${fork.resume ? `resume: ${fork.resume}` : 'no agent resumes this format: send its messages with your harness'}`,
-            };
+          async ({ path }) => {
+            const outcome = await forkCompacted(path, job, tools, sweep, place);
+            if (outcome.status !== 'failed') return outcome;
+            // A failed session is the frame's to report, after its own lines.
+            outcome.warnings.forEach((warning) => output.warn(warning));
+            outcome.events.forEach(writeEvent);
+            throw Object.assign(new Error(outcome.error), { stopsBatch: outcome.stopsRun });
           },
           emit,
           concurrency,
         ),
-      print: (_path, result) => output.record(result.record, () => result.line),
+      print: (_path, outcome) => {
+        outcome.events.forEach(writeEvent);
+        output.record(forkRecord(outcome), () => forkLine(outcome));
+      },
     }));
   },
 };

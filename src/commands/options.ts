@@ -4,9 +4,6 @@
  * the one table in config/settings.ts.
  */
 import type { Argv } from 'yargs';
-import type { CompactionPolicy } from '../compaction/policy.js';
-import { MIN_GAIN_PERCENT, triggerCeiling } from '../compaction/policy.js';
-import type { Refusal } from '../compaction/compact.js';
 import type { PolicyValues } from '../config/policy.js';
 import { resolvePolicy } from '../config/policy.js';
 import type { SettingArgs, SettingsCommand, SettingsKey } from '../config/settings.js';
@@ -18,10 +15,10 @@ import { UsageError } from '../errors.js';
 import { FORMAT_NAMES } from '../formats/index.js';
 import { STDIN } from '../formats/input-source.js';
 import { stdinIsPiped } from '../pipeline/inputs.js';
-import { formatTokens } from '../report/format.js';
 import type { StrategyName } from '../strategies/names.js';
 import type { TokenizerName } from '../tokens/tokenizers.js';
 import type { Jobs } from '../pipeline/sessions.js';
+import { parseJobs } from '../pipeline/sessions.js';
 import type { StrategyOptions } from '../strategies/index.js';
 
 /** The flags of withInputs; `--tokenizer` is the settings table's. */
@@ -32,7 +29,7 @@ export type CommonArgs = {
   strict: boolean;
   jobs: string;
   shard?: string;
-} & SettingArgs<'tokenizer', SettingsCommand>;
+} & SettingArgs<'tokenizer' | 'agent' | 'since' | 'until' | 'timezone' | 'project', SettingsCommand>;
 
 /** `--strict`, on every command: any warning fails its session (exit 1). README "Bad input". */
 export const STRICT_OPTION = {
@@ -75,13 +72,17 @@ export function withSettings<T>(yargs: Argv<T>, keys: readonly SettingsKey[], co
  * The sessions a command reads: `[inputs..]` in its command string, so that names after `--`
  * (`compact -- --odd.jsonl`) count too; at least one is required.
  */
-export function withInputs<T>(yargs: Argv<T>) {
-  return yargs
-    .positional('inputs', { describe: 'session files, directories or globs; - reads one session from stdin', type: 'string', array: true })
+export function withInputs<T>(yargs: Argv<T>, command: SettingsCommand) {
+  const many = takesSetting('agent', command);
+  const inputs = many
+    ? "session files, directories, globs or session ids; - reads one session from stdin; none: the agents' folders"
+    : 'session files, directories, globs or session ids; - reads one session from stdin';
+  const built = yargs
+    .positional('inputs', { describe: inputs, type: 'string', array: true })
     .middleware(takeNamesAfterDoubleDash('inputs'), true)
     .middleware(readPipedStdinWhenUnnamed('inputs'), true)
     .check((args) => {
-      if ((args['inputs'] as string[] | undefined)?.length) return true;
+      if (many || (args['inputs'] as string[] | undefined)?.length) return true;
       throw new UsageError('name at least one session file, directory or glob (or - for stdin)');
     })
     .option('format', { describe: 'session format', choices: FORMAT_NAMES as string[], default: 'auto' })
@@ -90,6 +91,7 @@ export function withInputs<T>(yargs: Argv<T>) {
     .option(flagName('tokenizer'), flagOption('tokenizer'))
     .option('jobs', { describe: 'threads for many sessions: a number, or auto (one per core when it pays)', type: 'string', default: 'auto' })
     .option('shard', { describe: 'take only shard K of N of the sessions (K/N, 1-based), or auto (README "Sharding")', type: 'string' });
+  return withSettings(built, SELECTION_FLAGS, command);
 }
 
 /** No session named and stdin a pipe (or a redirected file): the session is stdin, `-`. */
@@ -99,6 +101,11 @@ function readPipedStdinWhenUnnamed(key: string) {
     if ((given === undefined || (Array.isArray(given) && given.length === 0)) && stdinIsPiped()) args[key] = [STDIN];
   };
 }
+
+/** Where sessions are looked for and which are kept (docs/guarantees.md "Default locations", "Filters"): the settings table's, on the commands that read many. */
+const SELECTION_FLAGS = ['agent', 'since', 'until', 'timezone', 'project'] as const satisfies readonly SettingsKey[];
+
+export type SelectionArgs = SettingArgs<(typeof SELECTION_FLAGS)[number], SettingsCommand>;
 
 /**
  * yargs leaves what follows `--` out of the positionals (it lands in `--` with `populate--`):
@@ -117,7 +124,7 @@ export function takeNamesAfterDoubleDash(key: string) {
 /** Keys that hold a list by design; any other flag given twice keeps its last value. */
 const LIST_KEYS = new Set(['_', '--', '$0', 'inputs']);
 /** Flags of one command that add up when repeated (`audit --strategy extract --strategy truncate`). */
-const COMMAND_LIST_KEYS: Readonly<Record<string, readonly string[]>> = { audit: ['strategy'] };
+const COMMAND_LIST_KEYS: Readonly<Record<string, readonly string[]>> = { audit: ['strategy'], report: ['files'] };
 
 /** The value a flag was last given in `tokens` (`--name value` or `--name=value`), if it was. */
 function givenValue(tokens: readonly string[], name: string): string | undefined {
@@ -180,10 +187,7 @@ export function usageMessage(message: string): string {
 }
 
 export function jobsFromArgs(args: Pick<CommonArgs, 'jobs'>): Jobs {
-  if (args.jobs === 'auto') return 'auto';
-  const jobs = Number(args.jobs);
-  if (!/^\d+$/.test(args.jobs) || jobs < 1) throw new UsageError(`--jobs must be auto or a whole number >= 1, got ${JSON.stringify(args.jobs)}`);
-  return jobs;
+  return parseJobs(args.jobs);
 }
 
 /** audit's `--max-summary-tokens`: the size budget of the strategies it simulates, a flag only there. */
@@ -234,8 +238,8 @@ export async function runSettings(args: CommonArgs & PolicyArgs & { readonly 'al
   const flagOf = (key: SettingsKey) => flagName(key, command);
   const summarizer: readonly SettingsKey[] = takesSetting('model', command) ? [] : settingsOf('summarizer');
   const keys = SOURCED_KEYS.filter((key) => takesSetting(key, command) && !summarizer.includes(key));
-  const given = args as unknown as Readonly<Record<string, unknown>>;
-  const flags = Object.fromEntries(keys.map((key) => [key, given[flagOf(key)]]));
+  const given = new Map<string, unknown>(Object.entries(args));
+  const flags = Object.fromEntries(keys.map((key) => [key, given.get(flagOf(key))]));
   const sources = await loadSettingsSources(flags, args.config, process.env, flagOf);
   return {
     sources,
@@ -251,13 +255,4 @@ export function strategyOptionsFromArgs(args: SummaryBudgetArgs): StrategyOption
   return max === undefined ? {} : { maxSummaryTokens: wholeNumber('max-summary-tokens', max, 1) };
 }
 
-/**
- * Why a compaction was not written, for compact's and estimate's records: it would not pay, or
- * no valid cut brings the context under the trigger. `after` is null when no cut was tried.
- */
-export function refusalReason(kind: Refusal, before: number, after: number | null, policy: CompactionPolicy): string {
-  const sizes = after === null ? `${formatTokens(before)} tokens` : `${formatTokens(before)} -> ${formatTokens(after)} tokens`;
-  if (kind === 'no-gain') return `${sizes}: the compaction would not pay, taking less than ${MIN_GAIN_PERCENT}% of the context off (--allow-no-gain writes it)`;
-  return `${sizes}: no valid cut brings the context under the trigger (${formatTokens(triggerCeiling(policy) ?? 0)} tokens)`;
-}
 

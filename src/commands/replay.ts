@@ -33,7 +33,7 @@ import type { PartSink } from '../workers/task.js';
 import { sessionTask } from '../workers/task.js';
 import type { Outcome } from '../pipeline/batch.js';
 import type { GateArgs } from './gates.js';
-import { breachLine, gateLimits, requirePricesForCostGate, withGates } from './gates.js';
+import { breachLine, gateLimits, costGateWithoutPrices, withGates } from './gates.js';
 import type { LoadedSession, SessionInput } from '../read/index.js';
 import { loadSession } from '../read/index.js';
 import type { CommonArgs, PolicyArgs } from './options.js';
@@ -56,6 +56,8 @@ import { replayResultJson, replayPolicyJson, outcomeJson, spendByDayJson } from 
 import { costJson } from '../cost/json.js';
 import type { SessionSpend } from '../ledgers/rollup.js';
 import { SpendByDay } from '../ledgers/rollup.js';
+import { spendCallKeys, withCallsBilledElsewhere } from '../ledgers/ledgers.js';
+import { billedOnce } from '../pipeline/billed-once.js';
 import type { RollupInput } from '../replay/rollup.js';
 import { ReplayRollupSum, rollupInput } from '../replay/rollup.js';
 import { renderReplayRollup, replayRollupJson } from '../replay/rollup-report.js';
@@ -116,6 +118,11 @@ interface Replayed {
    */
   readonly rollup: RollupInput[];
   readonly warnings: readonly (Diagnostic | string)[];
+  /**
+   * The calls its bill counted, by the provider's name for them (billed-once.ts); none when the
+   * run has one session, where no other session can have counted them.
+   */
+  readonly spendKeys: readonly string[];
 }
 
 /** What replaying one session needs besides its path (plain data but the strategy). */
@@ -131,6 +138,10 @@ interface ReplayOptions extends ReadTaskOptions {
   readonly chart: boolean;
   /** --html: the session's part of the page comes back too. */
   readonly html: boolean;
+  /** Whether the run has other sessions, which may hold this one's calls (billed-once.ts). */
+  readonly batch: boolean;
+  /** Calls an earlier session of the batch was billed for (callKey → that session): copies here, as inspect has them. */
+  readonly billedIn?: Readonly<Record<string, string>>;
 }
 
 interface ReplayContext extends ReplayOptions {
@@ -186,7 +197,9 @@ async function recordedSession(loaded: LoadedSession<AnyMessage>, ctx: ReplayCon
     offContextRequests: ledgers.notInContext.reduce((count, part) => count + part.ledger.requests, 0),
     unpricedRequests: spend.unpricedRequests,
   };
-  return { pricing, billed: spend.pricedCost, totals, facts, spendByDay: byDay.spend() };
+  // The bill is inspect's `spend`, the same ledger over the same calls (copies out, billed-once.ts).
+  const bill = { bill: spend.cost, pricedBill: spend.pricedCost };
+  return { pricing, bill, totals, facts, spendByDay: byDay.spend(), spendKeys: ctx.batch ? spendCallKeys(session) : [] };
 }
 
 /**
@@ -201,7 +214,7 @@ async function replayOne(input: SessionInput, ctx: ReplayContext, parts?: PartSi
   const { view } = replayed;
   const breaches = view.outcomes.flatMap((outcome) => outcome.breaches.map((breach) => ({ policy: outcome.result.policy.name, breach })));
   const record = replayRecord(replayed, ctx);
-  const kept = { section: ctx.html ? sessionSection(view) : null, breaches, rollup: [rollupInput(record)] };
+  const kept = { section: ctx.html ? sessionSection(view) : null, breaches, rollup: [rollupInput(record)], spendKeys: replayed.spendKeys };
   if (!ctx.json) return { printed: renderReplay(view, ctx.chart), ...kept, warnings: replayed.warnings };
   if (!parts) return { printed: printedJson(record), ...kept, warnings: replayed.warnings };
   if (replayed.warnings.length > 0) parts({ warnings: replayed.warnings });
@@ -216,6 +229,7 @@ interface ReplayedSession {
   readonly pricing: Pricing;
   readonly lifetime: CacheLifetime;
   readonly spendByDay: SessionSpend;
+  readonly spendKeys: readonly string[];
   readonly warnings: readonly (Diagnostic | string)[];
 }
 
@@ -244,18 +258,21 @@ async function simulateAll(input: SessionInput, ctx: ReplayContext): Promise<Sim
   const options = { format: ctx.format, withSidecar: false, strict: ctx.strict, ...(ctx.count ? { count: ctx.count } : {}) };
   const need = textNeed(ctx);
   let prunedSizes: PrunedSizes | undefined;
-  let loaded: LoadedSession<AnyMessage>;
-  if (need.kind === 'full') loaded = await loadSession(input, { ...options, messages: 'full' });
-  else if (need.kind === 'none') loaded = await loadSession(input, { ...options, messages: 'lean' });
+  let read: LoadedSession<AnyMessage>;
+  if (need.kind === 'full') read = await loadSession(input, { ...options, messages: 'full' });
+  else if (need.kind === 'none') read = await loadSession(input, { ...options, messages: 'lean' });
   else {
-    const read = await loadSession(input, { ...options, messages: 'lean' }, () => new PrunedSizesObserver(need.placeholder, ctx.count));
-    prunedSizes = read.observer.sizes();
-    loaded = read;
+    const sized = await loadSession(input, { ...options, messages: 'lean' }, () => new PrunedSizesObserver(need.placeholder, ctx.count));
+    prunedSizes = sized.observer.sizes();
+    read = sized;
   }
+  // Calls an earlier session of the run was billed for are copies here, in neither the bill nor the savings.
+  const loaded = { ...read, session: withCallsBilledElsewhere(read.session, new Map(Object.entries(ctx.billedIn ?? {}))) };
   const { recordedCompactions } = loaded.session;
   const recorded = await recordedSession(loaded, ctx);
   const { pricing } = recorded;
-  requirePricesForCostGate(ctx.limits, pricing.rates !== null, input.path);
+  // --max-cost without a price: a warning (the gate reads no cost), a failure under --strict; never exit 3.
+  const gateWarnings = costGateWithoutPrices(ctx.limits, pricing.rates !== null, input.path, ctx.strict);
   const results: ReplayColumns<ReplayEvent>[] = [];
   for (const policy of replayPolicies(ctx.names, ctx.policy, pricing.window.tokens)) {
     results.push(
@@ -277,7 +294,7 @@ async function simulateAll(input: SessionInput, ctx: ReplayContext): Promise<Sim
     model: loaded.session.model ?? null,
     pricing,
     recorded,
-    warnings: [...loaded.warnings, ...pricingWarnings(pricing)],
+    warnings: [...loaded.warnings, ...pricingWarnings(pricing), ...gateWarnings],
   };
 }
 
@@ -294,7 +311,7 @@ async function replayAll(input: SessionInput, ctx: ReplayContext): Promise<Repla
   // are the same in every replay.
   const rates = pricing.rates;
   const first = results[0]!;
-  const bill = rates ? recordedCost(first, rates, recorded.facts, recorded.billed) : null;
+  const bill = rates ? recordedCost(first, rates, recorded.facts, recorded.bill.pricedBill) : null;
   const policyOutcomes: PolicyOutcome[] = results.map((result) => {
     const costs = rates && bill ? policyCosts(result, rates, recorded.facts, bill) : null;
     const { totals } = result;
@@ -308,7 +325,7 @@ async function replayAll(input: SessionInput, ctx: ReplayContext): Promise<Repla
     );
     return { result, costs, thrash: detectThrash(result), breaches };
   });
-  const summary: RecordedSummary = { ...recorded.totals, cost: bill };
+  const summary: RecordedSummary = { ...recorded.totals, ...recorded.bill, cost: bill };
   const view: ReplayView = {
     path: input.path,
     model: pricing.model,
@@ -317,7 +334,7 @@ async function replayAll(input: SessionInput, ctx: ReplayContext): Promise<Repla
     recorded: summary,
     outcomes: policyOutcomes,
   };
-  return { view, format, model, pricing, lifetime: recorded.facts.lifetime, spendByDay: recorded.spendByDay, warnings };
+  return { view, format, model, pricing, lifetime: recorded.facts.lifetime, spendByDay: recorded.spendByDay, spendKeys: recorded.spendKeys, warnings };
 }
 
 /** One session's `--json` record. */
@@ -337,9 +354,11 @@ function replayRecord({ view, format, model, pricing, lifetime, spendByDay }: Re
     estimated_requests: recorded.estimatedCalls,
     billed_requests: recorded.billedRequests,
     unpriced_requests: recorded.unpricedRequests,
-    // The one recorded figure: the bill (spend), plus an estimate for calls with no usage.
-    cost: recorded.cost ? costJson(recorded.cost.cost) : null,
-    cost_estimated_usd: recorded.cost ? recorded.cost.estimated.total : 0,
+    // The one recorded figure: the bill, inspect's `spend` (null when a billed call has no price);
+    // its priced calls' part, which roll-ups add; the estimate for calls with no usage, apart.
+    cost: recorded.bill ? costJson(recorded.bill) : null,
+    cost_priced_usd: recorded.pricedBill.total,
+    cost_estimated_usd: recorded.estimatedCalls === 0 ? 0 : (recorded.cost?.estimated.total ?? null),
     spend_by_day: spendByDayJson(spendByDay),
     // The first policy's turns and totals stay at the top level, where one-policy replays had them.
     ...replayResultJson(policyOutcomes[0]!.result),
@@ -364,8 +383,10 @@ export const replaySessionTask = sessionTask('replay', async (input: SessionInpu
 export const replayCommand: CommandModule<object, ReplayArgs> = {
   command: 'replay [inputs..]',
   describe: 'Replay sessions under compaction policies: tokens, naive and cache-aware cost before/after',
+  // `as never`: yargs types the flags as parsed, before normalizeArgs (options.ts) gives the handler
+  // its args type (inputs from `--` and positionals, defaults filled in); the handler's type is the truth.
   builder: (yargs) =>
-    withSummarizer(withGates(withPricing(withAllowNoGain(withPolicy(withInputs(yargs))), 'replay')), 'replay')
+    withSummarizer(withGates(withPricing(withAllowNoGain(withPolicy(withInputs(yargs, 'replay'))), 'replay')), 'replay')
       .option('policy', {
         describe: `comma-separated policies to compare: ${POLICY_CHOICES.join(', ')} (custom = the policy flags)`,
         type: 'string',
@@ -396,6 +417,7 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
       json: args.json,
       chart: args.chart,
       html: args.html !== undefined,
+      batch: false,
     };
     const count = settings.tokenizer === 'heuristic' ? undefined : await loadTextCounter(settings.tokenizer);
     const strategyName = settings.strategy ?? 'truncate';
@@ -406,21 +428,31 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
     const rollup = new ReplayRollupSum();
     let replayed = 0;
     await runSessionCommand<Replayed>(args, { progress: progressBesideReports() }, (output) => ({
-      run: (paths, emit) => {
-        // With --json each record is written as it is made, in input order.
-        const records = args.json ? new RecordParts(paths, output) : null;
-        return runSessions(
+      run: async (paths, emit) => {
+        const batch = paths.length > 1;
+        const run = { ...options, batch };
+        const here = (input: SessionInput, billedIn: Readonly<Record<string, string>> | undefined, parts?: PartSink<RecordPart>) =>
+          replayOne(input, { ...run, strategy, count, ...(billedIn ? { billedIn } : {}) }, parts);
+        // A call two sessions of the run hold is billed in the first (billed-once.ts), as inspect
+        // bills it: a later session holding it is replayed again with it as a copy. Its record
+        // can only be printed once that is known, so in a batch each record is printed whole;
+        // one session's --json record is written as it is made (record-parts.ts).
+        const once = batch ? billedOnce(emit, (path, billedIn) => here({ path }, billedIn)) : null;
+        const records = args.json && !batch ? new RecordParts(paths, output) : null;
+        const outcomes = await runSessions(
           paths,
           replaySessionTask,
-          { ...options, strategy: offline ?? 'truncate', strategyOptions: strategyOptionsFromArgs(args) },
-          records ? records.emit(emit) : emit,
+          { ...run, strategy: offline ?? 'truncate', strategyOptions: strategyOptionsFromArgs(args) },
+          once ? once.emit : records ? records.emit(emit) : emit,
           offline ? jobsFromArgs(args) : 1,
           {
-            local: (input, parts) => replayOne(input, { ...options, strategy, count }, parts),
+            local: (input, parts) => here(input, undefined, parts),
             concurrency,
             ...(records ? { parts: (input: SessionInput) => records.sink(input) } : {}),
           },
         );
+        // The roll-up and the page read the results as printed: a call is billed once there too.
+        return once ? [...once.settled] : outcomes;
       },
       print: (path, { printed, breaches, rollup: input }) => {
         output.rendered(printed);

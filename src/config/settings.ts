@@ -7,7 +7,7 @@
  * names, and the types of the parsed flags and of the resolved values. Pure; reading the file and
  * the environment is sources.ts's, the policy's resolution policy.ts's, the summarizer's summarizer.ts's.
  */
-import { z } from '../lazy-zod.js';
+import * as z from 'zod';
 import type { CompactionPolicy } from '../compaction/policy.js';
 import { CUT_RULES, DEFAULT_KEEP_RECENT_TOKENS, DEFAULT_RESERVE_TOKENS, MIN_GAIN_PERCENT } from '../compaction/policy.js';
 import { STRATEGY_NAMES } from '../strategies/names.js';
@@ -26,6 +26,9 @@ export type SettingsCommand = (typeof SETTINGS_COMMANDS)[number];
 /** The commands that compact for real or in simulation, with a strategy and the summarizer. */
 const COMPACTING = ['compact', 'replay', 'fork'] as const satisfies readonly SettingsCommand[];
 export type CompactingCommand = (typeof COMPACTING)[number];
+
+/** The commands that read many sessions: they take the agents' folders, the date and project filters. */
+export const READING_MANY = ['estimate', 'inspect', 'compact', 'replay', 'audit'] as const satisfies readonly SettingsCommand[];
 
 /** A value as a message shows it: text quoted, an object or array named as one (never `[object Object]`). */
 function show(value: unknown): string {
@@ -172,7 +175,7 @@ export const SETTINGS = {
     group: 'policy',
     on: COMPACTING,
     type: 'boolean',
-    doc: `keep a compaction that takes less than ${MIN_GAIN_PERCENT}% of the context off (by default it is skipped as no-gain)`,
+    doc: `keep a compaction (or write a fork) that takes less than ${MIN_GAIN_PERCENT}% of the context off (by default it is skipped as no-gain)`,
     default: false,
     echo: { name: 'allow_no_gain', of: (policy) => policy.allowNoGain ?? false },
   },
@@ -220,6 +223,56 @@ export const SETTINGS = {
     doc: 'config file',
     default: undefined,
     shownDefault: '$XDG_CONFIG_HOME/session-compactor/config.json',
+  },
+  // Which sessions a run reads, and which of their calls (docs/guarantees.md "Default locations", "Filters"). Flags only.
+  agent: {
+    group: 'run',
+    on: READING_MANY,
+    type: 'string',
+    doc: "with no path (or a session id): the agents whose folders are read, comma-separated: claude-code,codex,pi,gemini-cli,opencode",
+    default: undefined,
+    shownDefault: 'all',
+  },
+  since: {
+    group: 'run',
+    on: READING_MANY,
+    type: 'string',
+    doc: 'keep the calls made on or after this day, YYYY-MM-DD (and the sessions with one)',
+    docOn: {
+      estimate: 'keep the sessions with a call on or after this day, YYYY-MM-DD',
+      compact: 'keep the sessions with a call on or after this day, YYYY-MM-DD',
+      replay: 'keep the sessions with a call on or after this day, YYYY-MM-DD',
+      audit: 'keep the sessions with a call on or after this day, YYYY-MM-DD',
+    },
+    default: undefined,
+  },
+  until: {
+    group: 'run',
+    on: READING_MANY,
+    type: 'string',
+    doc: 'keep the calls made on or before this day, YYYY-MM-DD (and the sessions with one)',
+    docOn: {
+      estimate: 'keep the sessions with a call on or before this day, YYYY-MM-DD',
+      compact: 'keep the sessions with a call on or before this day, YYYY-MM-DD',
+      replay: 'keep the sessions with a call on or before this day, YYYY-MM-DD',
+      audit: 'keep the sessions with a call on or before this day, YYYY-MM-DD',
+    },
+    default: undefined,
+  },
+  timezone: {
+    group: 'run',
+    on: READING_MANY,
+    type: 'string',
+    doc: 'the time zone of days (--since, --until, the roll-up by day): an IANA name such as Europe/Paris, or UTC',
+    default: undefined,
+    shownDefault: 'the local zone',
+  },
+  project: {
+    group: 'run',
+    on: READING_MANY,
+    type: 'string',
+    doc: "keep the sessions whose project (the agent's folder or cwd) contains TEXT or matches a glob (*, **, ?)",
+    default: undefined,
   },
   // The summarizer (docs/strategies.md "Summarizer").
   base_url: {

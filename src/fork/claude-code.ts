@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import type { ForkFile, ForkOptions, ForkSource } from './source.js';
-import { lineRecord, rawLines, shellWord, viewSummaryText } from './source.js';
+import { compactionTokens, lineRecord, rawLines, shellWord, viewSummaryText } from './source.js';
 
 /** Fields every Claude Code chat line carries, copied from the kept lines onto the two new ones. */
 const CONTEXT_FIELDS = ['userType', 'entrypoint', 'cwd', 'version', 'gitBranch'] as const;
@@ -128,5 +128,6 @@ export function claudeCodeFork(source: ForkSource, options: ForkOptions): ForkFi
     sessionId,
     text: out.map((record) => `${JSON.stringify(record)}\n`).join(''),
     resume: `${cwd ? `cd ${shellWord(cwd)} && ` : ''}claude --resume ${sessionId}`,
+    tokens: compactionTokens(source),
   };
 }

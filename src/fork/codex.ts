@@ -6,49 +6,41 @@
  * as a user message, as its own compactions write it), and then the original's lines from the
  * first kept message on. Codex replays a rollout item by item: a `compacted` item with a
  * replacement history replaces everything before it.
+ *
+ * A call left open at the end (Codex killed while a command ran) is answered `aborted` in the
+ * fork, right after the call: what Codex 0.169 sends for it when it resumes the original.
+ *
+ * The fork's saving is counted as Codex sends the summarized part (codex-sent.ts): without the
+ * context it injects (it keeps or sends it again), with tool outputs cut down as it cuts them.
  */
 import { dirname, join } from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
 import type { ForkFile, ForkOptions, ForkSource } from './source.js';
 import { lineRecord, rawLines, shellWord, viewSummaryText } from './source.js';
+import { codexForkTokens } from './codex-sent.js';
+import { injectedItems } from './codex-parent.js';
 
-/** Context Codex writes into the history itself, which a compaction keeps (FORMATS.md: injected items). */
-const INJECTED_USER_PREFIXES = ['<environment_context>', '<user_instructions>', '# AGENTS.md'];
+/** Items that wait for an output with their `call_id`. */
+const OPEN_CALLS = new Set(['function_call', 'custom_tool_call', 'local_shell_call']);
 
-function messageText(payload: Record<string, unknown>): string {
-  const content = payload['content'];
-  if (!Array.isArray(content)) return '';
-  return content.map((part) => (typeof (part as Record<string, unknown>)?.['text'] === 'string' ? String((part as Record<string, unknown>)['text']) : '')).join('');
-}
-
-/** An item Codex injected (instructions, environment) rather than the conversation's own. */
-function isInjected(item: unknown): boolean {
-  const payload = item as Record<string, unknown> | null;
-  if (!payload || payload['type'] !== 'message') return false;
-  const role = payload['role'];
-  if (role === 'developer' || role === 'system') return true;
-  if (role !== 'user') return false;
-  const text = messageText(payload).trimStart();
-  return INJECTED_USER_PREFIXES.some((prefix) => text.startsWith(prefix));
-}
+/** Codex's output for a call it finds unanswered when it resumes. */
+const ABORTED = 'aborted';
 
 export function codexFork(source: ForkSource, options: ForkOptions): ForkFile {
   const lines = rawLines(source.path);
   const cut = source.session.messages[source.firstKeptIndex]!.line;
   let meta: Record<string, unknown> | null = null;
   let turnContext: Record<string, unknown> | null = null;
-  let injected: unknown[] = [];
   for (let line = 1; line < cut; line++) {
     if (lines[line]!.trim() === '') continue;
     const record = lineRecord(lines, line);
-    const payload = record['payload'] as Record<string, unknown>;
     if (record['type'] === 'session_meta') meta ??= record;
     else if (record['type'] === 'turn_context') turnContext = record;
-    else if (record['type'] === 'response_item' && isInjected(payload)) injected.push(payload);
-    else if (record['type'] === 'compacted' && Array.isArray(payload['replacement_history'])) {
-      injected = payload['replacement_history'].filter(isInjected);
-    }
   }
+  // What Codex injected before the cut: the parent's (a fork of a fork) unless a compaction here replaced it, then this rollout's.
+  const own = injectedItems(lines, cut);
+  const replaced = source.session.recordedCompactions.some((compaction) => compaction.line < cut);
+  const injected = [...(replaced ? [] : source.inherited.flatMap((history) => history.injected)), ...own];
   const sessionId = uuidv7({ msecs: options.now.getTime() });
   const stamp = options.now.toISOString();
   const originalMeta = (meta?.['payload'] ?? {}) as Record<string, unknown>;
@@ -75,12 +67,27 @@ export function codexFork(source: ForkSource, options: ForkOptions): ForkFile {
       },
     },
   ];
+  /** Calls with no output yet, by call id: where their record is in `out`. */
+  const open = new Map<string, number>();
   for (let line = cut; line < lines.length; line++) {
     if (lines[line]!.trim() === '') continue;
     const record = lineRecord(lines, line);
     // A resume writes the session's meta again: the fork has its own.
     if (record['type'] === 'session_meta') continue;
+    const payload = record['payload'] as Record<string, unknown> | undefined;
+    const callId = payload?.['call_id'];
+    if (record['type'] === 'response_item' && typeof callId === 'string') {
+      if (OPEN_CALLS.has(String(payload!['type']))) open.set(callId, out.length);
+      else open.delete(callId);
+    }
     out.push(record);
+  }
+  // The answer Codex gives an open call on resume, after each call (from the last, so the
+  // positions before it hold).
+  for (const [callId, at] of [...open].sort((a, b) => b[1] - a[1])) {
+    const call = out[at]!;
+    const kind = (call['payload'] as Record<string, unknown>)['type'] === 'custom_tool_call' ? 'custom_tool_call_output' : 'function_call_output';
+    out.splice(at + 1, 0, { timestamp: call['timestamp'], type: 'response_item', payload: { type: kind, call_id: callId, output: ABORTED } });
   }
   // Newer rollouts number their lines; the fork's are numbered afresh.
   const numbered = out.some((record) => 'ordinal' in record) ? out.map((record, index) => ({ ...record, ordinal: index })) : out;
@@ -92,6 +99,7 @@ export function codexFork(source: ForkSource, options: ForkOptions): ForkFile {
     sessionId,
     text: numbered.map((record) => `${JSON.stringify(reorder(record))}\n`).join(''),
     resume: `${cwd ? `cd ${shellWord(cwd)} && ` : ''}codex resume ${sessionId}`,
+    tokens: codexForkTokens(source, lines, summary),
   };
 }
 

@@ -10,6 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { livePrevious, subjectView } from '../compaction/compact.js';
+import { compactionPays } from '../compaction/policy.js';
 import type { CompactionState } from '../compaction/state.js';
 import { loadSession } from '../read/index.js';
 import type { LoadedSession } from '../read/index.js';
@@ -21,6 +22,7 @@ import { requestBody } from '../session/request-body.js';
 import { assertViewRules } from '../session/view-rules.js';
 import { claudeCodeFork } from './claude-code.js';
 import { codexFork } from './codex.js';
+import { codexInheritedHistory } from './codex-parent.js';
 import { piFork } from './pi.js';
 import type { ForkFile, ForkWriter } from './source.js';
 import { unresumableReason } from './source.js';
@@ -106,20 +108,35 @@ export interface ForkSessionOptions {
   readonly outDir?: string;
   /** The fork's creation time; default: now. */
   readonly now?: Date;
+  /** Write a fork that does not make the agent's request smaller by the minimum gain (`--allow-no-gain`); default: it is `no-gain`. */
+  readonly allowNoGain?: boolean;
 }
 
 /** What a fork wrote, named as `fork --json` prints it. */
 export interface ForkResult {
+  readonly status: 'forked';
   readonly session: string;
   /** The new file. */
   readonly fork: string;
   readonly session_id: string;
   /** The command line that continues the fork (null for a message log no agent resumes). */
   readonly resume: string | null;
-  /** The compaction's context before and after (the sidecar's estimates). */
+  /** The context before and after, as the agent sends it (the sidecar's estimates, less for Codex what it sends anyway: ForkFile.tokens). */
   readonly tokens_before: number;
   readonly tokens_after: number;
 }
+
+/** A fork not written: the agent's request would not be smaller than the original's (by the minimum gain a compaction must take off). */
+export interface ForkNoGain {
+  readonly status: 'no-gain';
+  readonly session: string;
+  readonly tokens_before: number;
+  readonly tokens_after: number;
+  readonly reason: string;
+}
+
+/** What `forkSession` came to: a fork written, or none because it would not pay. */
+export type ForkAttempt = ForkResult | ForkNoGain;
 
 /** The fork of a session as it would be written: checks everything, writes nothing. */
 export async function planFork(path: string, options: ForkSessionOptions = {}): Promise<{ file: ForkFile; state: CompactionState; view: readonly Message[] }> {
@@ -138,13 +155,22 @@ export async function planFork(path: string, options: ForkSessionOptions = {}): 
   const unresumable = unresumableReason(session);
   if (unresumable) throw unresumable;
   const firstKeptIndex = livePrevious(subject)!.firstKeptIndex;
-  const file = writer({ path, session, state, firstKeptIndex, view }, { now: options.now ?? new Date(), ...(options.outDir ? { outDir: options.outDir } : {}) });
+  const inherited = session.format === 'codex' ? await codexInheritedHistory(path) : [];
+  const file = writer({ path, session, state, firstKeptIndex, view, inherited }, { now: options.now ?? new Date(), ...(options.outDir ? { outDir: options.outDir } : {}) });
   return { file, state, view };
 }
 
-/** Writes the fork of a session's compaction as a new session file; the original and its sidecar are only read. */
-export async function forkSession(path: string, options: ForkSessionOptions = {}): Promise<ForkResult> {
-  const { file, state } = await planFork(path, options);
+/**
+ * Writes the fork of a session's compaction as a new session file, unless the agent's request
+ * would not shrink by the minimum gain (the agent's own figures: ForkFile.tokens), which is
+ * `no-gain` unless `allowNoGain`; the original and its sidecar are only read.
+ */
+export async function forkSession(path: string, options: ForkSessionOptions = {}): Promise<ForkAttempt> {
+  const { file } = await planFork(path, options);
+  const { before, after } = file.tokens;
+  if (!options.allowNoGain && !compactionPays(before, after)) {
+    return { status: 'no-gain', session: path, tokens_before: before, tokens_after: after, reason: 'the fork would not make the request smaller' };
+  }
   try {
     if (options.outDir) mkdirSync(options.outDir, { recursive: true });
     await writeFileAtomic(file.path, file.text, { mode: 0o644 });
@@ -152,11 +178,12 @@ export async function forkSession(path: string, options: ForkSessionOptions = {}
     throw new InputError(`cannot write the fork: ${describeFsError(error)}`, file.path);
   }
   return {
+    status: 'forked',
     session: path,
     fork: resolve(file.path),
     session_id: file.sessionId,
     resume: file.resume,
-    tokens_before: state.tokens_before,
-    tokens_after: state.tokens_after,
+    tokens_before: before,
+    tokens_after: after,
   };
 }

@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
 import type { ForkFile, ForkOptions, ForkSource } from './source.js';
-import { fileStamp, lineRecord, rawLines, shellWord } from './source.js';
+import { compactionTokens, fileStamp, lineRecord, rawLines, shellWord } from './source.js';
 
 const CURRENT_VERSION = 3;
 
@@ -102,5 +102,6 @@ export function piFork(source: ForkSource, options: ForkOptions): ForkFile {
       .map((line) => `${line}\n`)
       .join(''),
     resume: `${cwd ? `cd ${shellWord(cwd)} && ` : ''}pi --session ${shellWord(resolve(path))}`,
+    tokens: compactionTokens(source),
   };
 }

@@ -20,6 +20,18 @@ export interface ForkSource {
   readonly firstKeptIndex: number;
   /** The provider view the compaction defines (summary, acknowledgement, kept messages, repaired). */
   readonly view: readonly Message[];
+  /** History the agent loads from a parent before this file's lines, oldest first (Codex forks since 0.148); else empty. */
+  readonly inherited: readonly InheritedHistory[];
+}
+
+/** Part of a parent session the agent loads first: its messages, with the file's raw lines and where its recorded compactions are. */
+export interface InheritedHistory {
+  readonly messages: readonly Message[];
+  readonly lines: readonly string[];
+  /** Indexes in `messages` of the messages a recorded compaction became. */
+  readonly recordedAt: ReadonlySet<number>;
+  /** The items the agent injected into it (instructions, environment), as the file holds them: a fork keeps them. */
+  readonly injected: readonly unknown[];
 }
 
 export interface ForkOptions {
@@ -37,6 +49,11 @@ export interface ForkFile {
   readonly text: string;
   /** The command line that continues the fork; null for a log no agent resumes. */
   readonly resume: string | null;
+  /**
+   * The context before and after the fork, in estimated tokens: the compaction's own figures,
+   * unless the agent sends the summarized part otherwise than the file holds it (Codex).
+   */
+  readonly tokens: { readonly before: number; readonly after: number };
 }
 
 export type ForkWriter = (source: ForkSource, options: ForkOptions) => ForkFile;
@@ -64,6 +81,11 @@ export function viewSummaryText(source: ForkSource): string {
   return first?.type === 'text' ? first.text : '';
 }
 
+/** The compaction's context before and after: a fork whose agent sends the file as it is. */
+export function compactionTokens(source: ForkSource): ForkFile['tokens'] {
+  return { before: source.state.tokens_before, after: source.state.tokens_after };
+}
+
 /** A quoted shell word (paths with spaces). */
 export function shellWord(text: string): string {
   return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
@@ -74,8 +96,15 @@ export function fileStamp(now: Date): string {
   return now.toISOString().replace(/[:.]/g, '-');
 }
 
+/**
+ * Agents that answer a call left open themselves when they resume: Codex sends `aborted` as its
+ * output (seen with 0.169: it sends the answer and writes nothing), and so does its fork.
+ */
+const ANSWERS_OPEN_CALLS = new Set(['codex']);
+
 /** Why an agent cannot continue this session, or null: a last message still waiting for its tool results. */
 export function unresumableReason(session: Session): InputError | null {
+  if (ANSWERS_OPEN_CALLS.has(session.format)) return null;
   const last = session.messages.at(-1);
   if (last?.role !== 'assistant') return null;
   const calls = last.content.filter((block) => block.type === 'tool_request');

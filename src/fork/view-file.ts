@@ -9,6 +9,7 @@ import { toCanonicalRecord } from '../formats/canonical.js';
 import { anthropicRequest, openAiChatRequest } from '../session/request-body.js';
 import type { Message } from '../session/model.js';
 import type { ForkFile, ForkOptions, ForkSource, ForkWriter } from './source.js';
+import { compactionTokens } from './source.js';
 
 function viewFork(records: (view: readonly Message[], model: string) => readonly unknown[]): ForkWriter {
   return (source: ForkSource, options: ForkOptions): ForkFile => {
@@ -22,6 +23,7 @@ function viewFork(records: (view: readonly Message[], model: string) => readonly
         .map((record) => `${JSON.stringify(record)}\n`)
         .join(''),
       resume: null,
+      tokens: compactionTokens(source),
     };
   };
 }

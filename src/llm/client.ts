@@ -1,16 +1,23 @@
 /**
  * The chat client the summarizer talks through: one `complete(system, user, maxTokens)` call on
- * any OpenAI-compatible `/chat/completions` endpoint, via the `openai` SDK. The SDK owns
- * transport retries (exponential backoff with jitter on 408/409/429/5xx and connection errors,
- * honouring `retry-after`); this module turns its errors into SummarizerErrors whose messages
- * never contain the API key, sends the key only when there is one, and logs requests (never
+ * any OpenAI-compatible `/chat/completions` endpoint, via the `openai` SDK. The SDK sends each
+ * attempt (through transport.ts's fetch); the retries on 408/409/429/5xx and connection errors
+ * are made here (retry.ts: capped, said, and stopped by a signal). This module turns failures
+ * into SummarizerErrors, sends the key only when there is one, and masks the key's exact value
+ * in everything that comes back (reply text, errors, log lines), and logs requests (never
  * headers) when asked. What to send and what to do with the reply is left to fold.ts.
  */
 import type OpenAI from 'openai';
-import type { BatchStopping } from '../errors.js';
 import type { Message } from '../session/model.js';
 import { heuristicCounter } from '../tokens/estimate.js';
-import { isBatchOverflow, isContextOverflow } from './overflow.js';
+import type { EndpointSettings } from './endpoint.js';
+import { attemptOf, describeFailure, filtersThatFired, redactSecret, SummarizerError } from './failures.js';
+import { MAX_TIMER_MS, parseRetryAfter, retryWait, shouldRetry, sleepUnlessAborted } from './retry.js';
+import { endpointFetch } from './transport.js';
+
+export { redactSecret, SummarizerError, type SummarizerErrorKind } from './failures.js';
+// The settings live in endpoint.ts, which failures.ts reads too (no import circle).
+export type { EndpointSettings } from './endpoint.js';
 
 export interface ChatRequest {
   readonly system: string;
@@ -45,34 +52,6 @@ export interface ChatClient {
   complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatReply>;
 }
 
-/**
- * `overflow`: the prompt did not fit (split and retry); `bad-reply`: the endpoint answered but
- * not with a usable completion (retry once); `auth`: the endpoint refused the key (401/403),
- * which every later request would meet too; `endpoint`: anything else, after the SDK's retries.
- */
-export type SummarizerErrorKind = 'overflow' | 'bad-reply' | 'auth' | 'endpoint';
-
-export class SummarizerError extends Error implements BatchStopping {
-  override name = 'SummarizerError';
-  constructor(
-    message: string,
-    readonly kind: SummarizerErrorKind,
-  ) {
-    super(message);
-  }
-
-  /** A rejected key fails every session alike: the batch stops at the first (errors.ts). */
-  get stopsBatch(): boolean {
-    return this.kind === 'auth';
-  }
-}
-
-/** Replaces every occurrence of the secret; keys can come back in error bodies and URLs. */
-export function redactSecret(text: string, secret: string | null): string {
-  if (!secret) return text;
-  return text.split(secret).join('[redacted]');
-}
-
 export type LogLine = (line: string) => void;
 
 /** OpenAI's reasoning models refuse `max_tokens`; most compatible servers only know it. */
@@ -86,57 +65,9 @@ function tokenLimitParameter(baseUrl: string): 'max_tokens' | 'max_completion_to
  * thread) imports this file while only `--strategy summarize` talks to an endpoint.
  */
 type Sdk = typeof OpenAI;
-/** What the client needs of the summarizer's settings (config/summarizer.ts resolves them all). */
-export interface EndpointSettings {
-  readonly baseUrl: string;
-  readonly model: string;
-  /** Name of the environment variable that holds the key (never the key), for error messages. */
-  readonly apiKeyEnv: string;
-  readonly timeoutMs: number;
-  /** Retries the openai SDK makes on 408/409/429/5xx and connection errors. */
-  readonly maxRetries: number;
-}
-
 let sdkModule: Promise<Sdk> | null = null;
 function loadSdk(): Promise<Sdk> {
   return (sdkModule ??= import('openai').then((module) => module.default));
-}
-
-function describeFailure(Sdk: Sdk, error: unknown, settings: EndpointSettings, keySent: boolean): SummarizerError {
-  if (error instanceof Sdk.APIConnectionTimeoutError) {
-    return new SummarizerError(`summarizer request timed out after ${settings.timeoutMs / 1000}s (${settings.maxRetries} retries)`, 'endpoint');
-  }
-  if (error instanceof Sdk.APIConnectionError) {
-    const cause = error.cause instanceof Error ? `: ${(error.cause as Error & { cause?: Error }).cause?.message ?? error.cause.message}` : '';
-    return new SummarizerError(`cannot reach the summarizer at ${settings.baseUrl}${cause} (${settings.maxRetries} retries)`, 'endpoint');
-  }
-  if (error instanceof Sdk.APIError && error.status !== undefined) {
-    if (error.status === 401 || error.status === 403) {
-      const which = keySent ? `rejected the API key in ${settings.apiKeyEnv}` : `wants an API key and none was sent (${settings.apiKeyEnv} is not set)`;
-      return new SummarizerError(`the summarizer ${which} (${error.message})`, 'auth');
-    }
-    const emptyBody = error.error === undefined && /\(no body\)/.test(error.message);
-    const text = [error.message, error.code, error.type].filter(Boolean).join(' ');
-    const overflow = isContextOverflow({ status: error.status, emptyBody, text });
-    return new SummarizerError(`summarizer endpoint answered ${error.message}`, overflow ? 'overflow' : 'endpoint');
-  }
-  if (error instanceof SyntaxError) return new SummarizerError(`summarizer reply is not valid JSON (${error.message})`, 'bad-reply');
-  return new SummarizerError(`summarizer failed: ${error instanceof Error ? error.message : String(error)}`, 'endpoint');
-}
-
-/**
- * fetch for the SDK. The SDK retries every 500, but a 500 that says the prompt was larger than
- * the server's batch (overflow.ts) would only be sent again unchanged: it is marked final with
- * the `x-should-retry: false` header the SDK obeys, and the fold splits the chunk instead.
- */
-async function fetchMarkingBatchOverflow(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-  const response = await fetch(input, init);
-  if (response.status !== 500) return response;
-  const text = await response.clone().text().catch(() => '');
-  if (!isBatchOverflow(response.status, text)) return response;
-  const headers = new Headers(response.headers);
-  headers.set('x-should-retry', 'false');
-  return new Response(text, { status: response.status, statusText: response.statusText, headers });
 }
 
 /**
@@ -169,7 +100,7 @@ function asCompletion(data: unknown, response: Response, endpoint: string): Open
   throw new SummarizerError(`not an OpenAI-compatible endpoint (got ${type} from ${endpoint})`, 'endpoint');
 }
 
-/** Routes the SDK's own log lines (connection failures, retries) to ours, key removed. */
+/** Routes the SDK's own warnings to our log, key removed. */
 function sdkLogger(log: LogLine, apiKey: string | null) {
   const write = (message: string) => log(redactSecret(message, apiKey));
   return { error: write, warn: write, info: write, debug: () => {} };
@@ -183,7 +114,9 @@ export interface ClientOptions {
 }
 
 export function createChatClient(settings: EndpointSettings, options: ClientOptions): ChatClient {
-  const { apiKey, log, verbose } = options;
+  const { apiKey, verbose } = options;
+  // Every line goes out with the key's exact value masked, whatever the endpoint echoed into it.
+  const log: LogLine = (line) => options.log(redactSecret(line, apiKey));
   let sdk: OpenAI | null = null;
   const client = (Sdk: Sdk): OpenAI =>
     (sdk ??= new Sdk({
@@ -196,14 +129,62 @@ export function createChatClient(settings: EndpointSettings, options: ClientOpti
       organization: null,
       project: null,
       adminAPIKey: null,
-      timeout: settings.timeoutMs,
-      maxRetries: settings.maxRetries,
-      fetch: fetchMarkingBatchOverflow,
-      logLevel: verbose ? 'info' : 'warn',
+      // The SDK's timer too would fire at once, with Node's overflow warning, past what a timer holds.
+      timeout: Math.min(settings.timeoutMs, MAX_TIMER_MS),
+      // One attempt per call: retries are made below, where their waits can be capped and stopped.
+      maxRetries: 0,
+      fetch: endpointFetch,
+      // Its info lines would say "no more retries left" on every attempt: retries are logged below.
+      logLevel: 'warn',
       logger: sdkLogger(log, apiKey),
     }));
   const limitParameter = tokenLimitParameter(settings.baseUrl);
   const endpoint = `${settings.baseUrl}/chat/completions`;
+
+  /** One attempt: the completion, or the SDK's error as thrown. */
+  const attempt = async (Sdk: Sdk, request: ChatRequest, signal: AbortSignal | undefined) => {
+    const linked = requestSignal(signal);
+    try {
+      const { data, response } = await client(Sdk)
+        .chat.completions.create(
+          {
+            model: settings.model,
+            messages: [
+              { role: 'system', content: request.system },
+              { role: 'user', content: request.user },
+            ],
+            [limitParameter]: request.maxTokens,
+          },
+          linked.signal ? { signal: linked.signal } : undefined,
+        )
+        .withResponse();
+      return asCompletion(data, response, endpoint);
+    } finally {
+      linked.release();
+    }
+  };
+
+  /** Attempts until one succeeds, a failure is final, or --max-retries are spent; every wait ends at once on an abort. */
+  const send = async (Sdk: Sdk, request: ChatRequest, signal: AbortSignal | undefined) => {
+    for (let retry = 0; ; retry++) {
+      try {
+        return await attempt(Sdk, request, signal);
+      } catch (error) {
+        if (error instanceof Sdk.APIUserAbortError || signal?.aborted) throw error;
+        const failed = error instanceof SummarizerError ? ({ kind: 'final' } as const) : attemptOf(Sdk, error);
+        if (retry >= settings.maxRetries || !shouldRetry(failed)) {
+          const failure = error instanceof SummarizerError ? error : describeFailure(Sdk, error, settings, apiKey !== null);
+          failure.message = redactSecret(failure.message, apiKey);
+          if (verbose) log(`failed: ${failure.message}`);
+          throw failure;
+        }
+        const wait = retryWait(failed.kind === 'status' ? parseRetryAfter(failed.headers, Date.now()) : { kind: 'none' }, retry, settings.timeoutMs);
+        if (wait.note) log(wait.note);
+        else if (verbose) log(`retry ${retry + 1} of ${settings.maxRetries} in ${Math.round(wait.ms)} ms after ${failed.kind === 'status' ? `HTTP ${failed.status}` : 'a connection failure'}`);
+        await sleepUnlessAborted(wait.ms, signal);
+      }
+    }
+  };
 
   return {
     model: settings.model,
@@ -213,37 +194,17 @@ export function createChatClient(settings: EndpointSettings, options: ClientOpti
         log(`POST ${endpoint} model=${settings.model} prompt~${promptEstimate} tokens ${limitParameter}=${request.maxTokens}`);
       }
       const Sdk = await loadSdk();
-      const linked = requestSignal(signal);
-      let completion: OpenAI.Chat.Completions.ChatCompletion | null;
-      try {
-        const { data, response } = await client(Sdk)
-          .chat.completions.create(
-            {
-              model: settings.model,
-              messages: [
-                { role: 'system', content: request.system },
-                { role: 'user', content: request.user },
-              ],
-              [limitParameter]: request.maxTokens,
-            },
-            linked.signal ? { signal: linked.signal } : undefined,
-          )
-          .withResponse();
-        completion = asCompletion(data, response, endpoint);
-      } catch (error) {
-        if (error instanceof Sdk.APIUserAbortError) throw error;
-        const failure = error instanceof SummarizerError ? error : describeFailure(Sdk, error, settings, apiKey !== null);
-        failure.message = redactSecret(failure.message, apiKey);
-        if (verbose) log(`failed: ${failure.message}`);
-        throw failure;
-      } finally {
-        linked.release();
-      }
+      const completion = await send(Sdk, request, signal);
       const choice = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
       if (!choice || typeof choice.message !== 'object' || choice.message === null) {
         throw new SummarizerError('summarizer reply has no choices', 'bad-reply');
       }
-      const text = typeof choice.message.content === 'string' ? choice.message.content : '';
+      if (choice.finish_reason === 'content_filter') {
+        // Not a bad reply to retry: the endpoint's moderation refused this transcript, and would again.
+        throw new SummarizerError(`the summarizer's content filter stopped the reply (finish_reason content_filter${filtersThatFired(choice)})`, 'endpoint');
+      }
+      // An endpoint may echo the key (a proxy quoting the request): it must not reach the sidecar.
+      const text = typeof choice.message.content === 'string' ? redactSecret(choice.message.content, apiKey) : '';
       const reported = completion!.usage;
       const usage = reported
         ? { input: reported.prompt_tokens ?? 0, output: reported.completion_tokens ?? 0 }

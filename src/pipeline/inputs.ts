@@ -20,9 +20,13 @@
  * read as sessions of their own.
  * Each file also gets a machine-independent key (its path relative to the input that found
  * it), which `--shard` hashes (shard.ts).
+ * With no input at all, the agents' own folders are walked (locations.ts; `--agent` narrows
+ * them) and stderr says how many sessions each held; an input that names no file but looks like a
+ * session id is looked up in those folders (located.ts).
  */
 import { fstatSync, statSync } from 'node:fs';
 import { lstat, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { basename, dirname, resolve } from 'node:path';
 import type { Entry } from '@nodelib/fs.walk';
 import { UsageError } from '../errors.js';
@@ -37,6 +41,9 @@ import { isSidecarPath } from '../sidecar/store.js';
 import type { Shard } from './shard.js';
 import { selectShard } from './shard.js';
 import { logMessage } from './log.js';
+import type { AgentFolder, AgentName } from './locations.js';
+import { AGENT_NAMES, agentFolders } from './locations.js';
+import { looksLikeSessionId, readableFolders, sessionById } from './located.js';
 
 /**
  * Whether stdin brings data a command should read when no path is named: a pipe
@@ -245,12 +252,19 @@ function dropMigratedCopies(found: Map<string, unknown>): void {
  * many candidate files each directory or glob found, before they are sniffed (a command may start
  * its workers meanwhile).
  */
-export async function expandInputFiles(inputs: readonly string[], onWalked?: (candidates: number) => void): Promise<InputFile[]> {
+export async function expandInputFiles(given: readonly string[], onWalked?: (candidates: number) => void, agents: readonly AgentName[] = AGENT_NAMES): Promise<InputFile[]> {
   /** Each session path's key (shard.ts) and sniffed format. */
   const found = new Map<string, { readonly key: string; readonly sniffed: SniffedFormat | null }>();
   const named: Subagent[] = [];
   const walked: Found[] = [];
-  for (const input of inputs) {
+  const folders = agentFolders(process.env, homedir(), agents);
+  const located = given.length === 0 ? await readableFolders(folders) : null;
+  if (located?.length === 0) {
+    throw new UsageError(`no session named, and none of the agents' folders exists (${folders.map((entry) => entry.folder).join(', ')}): name a session file, directory or glob`);
+  }
+  const inputs = located ? located.map((entry) => entry.folder) : given;
+  for (const entry of inputs) {
+    const input = await namedSession(entry, folders);
     const kind = await kindOf(input);
     if (kind === 'file') {
       const addresses = storeAddresses(input);
@@ -265,6 +279,8 @@ export async function expandInputFiles(inputs: readonly string[], onWalked?: (ca
     }
     const matches = kind === 'directory' ? await walkedDirectory(input) : await globbed(input);
     const candidates = matches.filter((path) => !isSidecarPath(path)).sort();
+    // An agent's folder may hold no session yet: it counts 0 (reported below), not an error.
+    if (candidates.length === 0 && located) continue;
     if (candidates.length === 0) {
       throw new UsageError(
         kind === 'directory' ? `${input}: no session files in this directory (*.jsonl, *.jsonl.gz, or Gemini CLI's chats/session-*.json)` : `${input}: no such file, and no file matches it as a glob`,
@@ -289,19 +305,47 @@ export async function expandInputFiles(inputs: readonly string[], onWalked?: (ca
     for (const [label, alone] of countByLabel(among.subagents.filter((subagent) => !withItsSession(subagent)))) {
       warn(`${among.input}: skipped ${plural(alone, label)} whose session is not among the inputs (name a file to read it)`);
     }
-    if (among.sessions.size === 0 && beside.length === 0) throw new UsageError(`${among.input}: none of its ${among.candidates} candidate files is a session`);
+    if (among.sessions.size === 0 && beside.length === 0 && !located) throw new UsageError(`${among.input}: none of its ${among.candidates} candidate files is a session`);
   }
   dropMigratedCopies(found);
   for (const [label, count] of countByLabel([...counted.values()].map((label) => ({ label })))) {
     warn(`${plural(count, label)} counted in ${count === 1 ? 'its' : 'their'} session's spend, not read as a session of ${count === 1 ? 'its' : 'their'} own`);
   }
+  if (located) reportLocated(located, [...found.keys()]);
   return [...found.keys()].sort().map((path) => {
     const { key, sniffed } = found.get(path)!;
     return sniffed ? { path, key, sniffed } : { path, key };
   });
 }
 
+/**
+ * The input itself, or, when it names no file and looks like a session id, the one session in
+ * the agents' folders whose id starts with it (located.ts; ambiguous or none: an error).
+ */
+async function namedSession(input: string, folders: readonly AgentFolder[]): Promise<string> {
+  if (!looksLikeSessionId(input) || (await kindOf(input)) !== 'missing') return input;
+  return sessionById(input, folders, walkedDirectory);
+}
+
+/** A single session's name (`context`): a path, `-`, or a session id found in the agents' folders. */
+export function resolveSessionName(input: string, agents: readonly AgentName[] = AGENT_NAMES): Promise<string> {
+  return namedSession(input, agentFolders(process.env, homedir(), agents));
+}
+
+/**
+ * Says on stderr which of the agents' folders were read and how many sessions each held (never on
+ * stdout: `--json` stays the records alone); none at all is a usage error.
+ */
+function reportLocated(folders: readonly AgentFolder[], sessions: readonly string[]): void {
+  for (const { agent, folder } of folders) {
+    const inside = `${folder.replace(/\/+$/, '')}/`;
+    const count = sessions.filter((path) => path.startsWith(inside)).length;
+    logMessage('info', `read ${folder} (${agent}): ${plural(count, 'session')}`);
+  }
+  if (sessions.length === 0) throw new UsageError(`no session named, and no session in the agents' folders read above: name a session file, directory or glob`);
+}
+
 /** The sessions of this run: the inputs expanded, then only this shard's (all without --shard). */
-export async function selectInputs(inputs: readonly string[], shard: Shard | null, onWalked?: (candidates: number) => void): Promise<SessionInput[]> {
-  return selectShard(await expandInputFiles(inputs, onWalked), shard).map(({ path, sniffed }) => (sniffed ? { path, sniffed } : { path }));
+export async function selectInputs(inputs: readonly string[], shard: Shard | null, onWalked?: (candidates: number) => void, agents?: readonly AgentName[]): Promise<SessionInput[]> {
+  return selectShard(await expandInputFiles(inputs, onWalked, agents), shard).map(({ path, sniffed }) => (sniffed ? { path, sniffed } : { path }));
 }

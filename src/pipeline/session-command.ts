@@ -10,17 +10,25 @@ import type { Diagnostic } from '../session/model.js';
 import type { SessionInput } from '../read/input.js';
 import type { Outcome } from './batch.js';
 import { selectInputs } from './inputs.js';
-import { logFormat } from './log.js';
 import { ExitCode } from '../errors.js';
 import type { CommandOutput } from './output.js';
 import { createOutput, reportFailure } from './output.js';
 import { parseShard } from './shard.js';
+import { inputShape } from '../formats/input-source.js';
+import type { FilterArgs, SessionFilter } from './filters.js';
+import { filters, keepsUnread, parseFilter, selectSessionTask } from './filters.js';
+import { parseAgents } from './locations.js';
+import { logFormat, logMessage } from './log.js';
+import { parseJobs, runSessions } from './sessions.js';
 
-/** The flags the frame reads itself (every command has them). */
-export interface FrameArgs {
+/** The flags the frame reads itself (every command has them; the filters, those that read many). */
+export interface FrameArgs extends FilterArgs {
   readonly inputs: readonly string[];
   readonly json: boolean;
   readonly shard?: string | undefined;
+  readonly format: string;
+  readonly jobs: string;
+  readonly agent?: string | undefined;
 }
 
 /** Failed sessions (1) win over breached gates (3): an error means the numbers are incomplete. */
@@ -56,6 +64,34 @@ export interface FrameOptions {
   readonly progress: boolean;
   /** Hears how many candidate files a walk found, before they are sniffed (inputs.ts expandInputFiles). */
   readonly walked?: (candidates: number) => void;
+  /** The run writes sidecars beside its sessions (compact): with no path, stderr says it writes into the agents' folders. */
+  readonly writesBeside?: boolean;
+}
+
+/** The sessions the filters keep, read once each to know (filters.ts); stderr says how many. */
+async function selectedSessions(found: readonly SessionInput[], filter: SessionFilter, args: FrameArgs): Promise<SessionInput[]> {
+  const kept = new Set<string>();
+  // Stdin and pipes can be read only once, by the command: they are kept, unfiltered.
+  const once = found.filter((input) => inputShape(input.path).onlyOnce);
+  for (const { path } of once) {
+    kept.add(path);
+    logMessage('info', `${path}: read once only (stdin or a pipe), so kept whatever the filters say`);
+  }
+  // A --format given replaces what the walk sniffed: then every session is read.
+  const unread = found.map((input) => (kept.has(input.path) ? true : args.format === 'auto' ? keepsUnread(input, filter) : null));
+  found.forEach((input, index) => unread[index] && kept.add(input.path));
+  const toRead = found.filter((_, index) => unread[index] === null);
+  await runSessions(toRead, selectSessionTask, { format: args.format, filter }, (outcome) => {
+    if (!outcome.ok || outcome.value) kept.add(outcome.path);
+  }, parseJobs(args.jobs));
+  const asked = [
+    ...(args.since !== undefined ? [`--since ${args.since}`] : []),
+    ...(args.until !== undefined ? [`--until ${args.until}`] : []),
+    ...(filter.days !== null ? [`in ${filter.zone}`] : []),
+    ...(args.project !== undefined ? [`--project ${JSON.stringify(args.project)}`] : []),
+  ];
+  logMessage('info', `kept ${kept.size} of ${found.length} session${found.length === 1 ? '' : 's'} (${asked.join(', ')})`);
+  return found.filter((input) => kept.has(input.path));
 }
 
 export async function runSessionCommand<Result extends SessionResult>(
@@ -63,7 +99,12 @@ export async function runSessionCommand<Result extends SessionResult>(
   options: FrameOptions,
   command: (output: CommandOutput) => SessionCommand<Result>,
 ): Promise<void> {
-  const paths = await selectInputs(args.inputs, parseShard(args.shard), options.walked);
+  const filter = parseFilter(args);
+  const shard = parseShard(args.shard);
+  const agents = parseAgents(args.agent);
+  const found = await selectInputs(args.inputs, shard, options.walked, agents);
+  if (args.inputs.length === 0 && options.writesBeside) logMessage('info', 'writing sidecars beside the sessions in the agents\' folders (name a path to write elsewhere; --dry-run writes none)');
+  const paths = filters(filter) ? await selectedSessions(found, filter, args) : found;
   const output = createOutput(args.json);
   // JSON logs on stderr are for a program to read: no bar among them.
   const progress = createProgress(paths.length, options.progress && shouldShowProgress(args.json || logFormat() === 'json'));

@@ -6,6 +6,7 @@
 import { availableParallelism } from 'node:os';
 import { statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { UsageError } from '../errors.js';
 import { isStdin } from '../formats/input-source.js';
 import type { SessionInput } from '../read/input.js';
 import type { TokenizerName } from '../tokens/tokenizers.js';
@@ -25,6 +26,14 @@ export interface ReadTaskOptions {
 
 /** `--jobs`: a number of threads, or `auto` (one per core when the batch repays it). */
 export type Jobs = number | 'auto';
+
+/** `--jobs` as given: `auto`, or a whole number >= 1. */
+export function parseJobs(text: string): Jobs {
+  if (text === 'auto') return 'auto';
+  const jobs = Number(text);
+  if (!/^\d+$/.test(text) || jobs < 1) throw new UsageError(`--jobs must be auto or a whole number >= 1, got ${JSON.stringify(text)}`);
+  return jobs;
+}
 
 /** Starting a worker costs about as much as reading a few MB; below this, one thread wins. */
 const AUTO_MIN_BYTES = 8 << 20;

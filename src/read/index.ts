@@ -3,7 +3,7 @@
  * session through. It returns plain values: the session's messages, full (`Message`) or slim
  * (`SlimMessage`, read/slim.ts) as the read asked, their estimates, the format the file is in,
  * the prefix hashes taken while reading, and the sidecar beside it when one exists and still
- * matches. Nothing is remembered between reads: what one read learns (the format, the hashes)
+ * matches (loaded and held against the session by the sidecar room: sidecar/previous.ts). Nothing is remembered between reads: what one read learns (the format, the hashes)
  * travels as a field of its result.
  *
  * Commands that need no message text ask for the lean read: slim messages with estimates and
@@ -20,14 +20,15 @@ import { livePrevious } from '../compaction/compact.js';
 import type { CompactionState } from '../compaction/state.js';
 import { InputError } from '../errors.js';
 import { readerByName, readerFor, readSession, withNestingCheck, withSharedChecks } from '../formats/index.js';
-import { isStdin, withHeldInput } from '../formats/input-source.js';
+import { renamedSource } from '../formats/convert.js';
+import { withHeldInput } from '../formats/input-source.js';
 import type { FormatReader } from '../formats/reader.js';
 import type { PrefixHashes } from '../session/hash.js';
 import { digestOf, prefixHashesOf, updateMessageHash } from '../session/hash.js';
 import type { AnyMessage, Diagnostic, Message, Session } from '../session/model.js';
 import { allFull } from '../session/model.js';
-import { loadSidecar, sidecarPath } from '../sidecar/store.js';
-import { checkFreshness } from '../sidecar/staleness.js';
+import { loadPrevious, previousCompaction } from '../sidecar/previous.js';
+import { sidecarPath } from '../sidecar/store.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import { blockLengths, estimateAll, estimateFromLengths, estimateMessageTokens, heuristicCounter } from '../tokens/estimate.js';
 import type { SessionInput, SessionSource } from './input.js';
@@ -181,11 +182,16 @@ async function readLean(
   // Claude Code branch) is then read again in full.
   if (hash !== null) return null;
   // Otherwise each message's estimate is found by its place in `kept`, and an observer's facts
-  // are put in session order.
+  // are put in session order. A copy renamed for a repeated id (withUniqueIds) has its source's
+  // estimate (an id is no text); an observer saw the source's id, so then the read starts over.
   const position = new Map(kept.map((message, index) => [message, index]));
   const order: number[] = [];
   for (const message of session.messages) {
-    const index = position.get(message);
+    let index = position.get(message);
+    if (index === undefined && observer === null) {
+      const source = renamedSource(message);
+      if (source !== undefined) index = position.get(source);
+    }
     if (index === undefined) return null;
     order.push(index);
   }
@@ -358,16 +364,15 @@ async function loadHeld<Observer extends MessageObserver>(
   newObserver: ObserverFactory<Observer> | null,
 ): Promise<LoadedSession<AnyMessage> & { readonly observer: Observer | null }> {
   const { path } = input;
-  // Stdin has no place beside it for a sidecar: it reads as a session never compacted.
-  const state = options.withSidecar && !isStdin(path) ? await loadSidecar(path) : null;
+  // The sidecar room loads the previous compaction and holds it against the session read.
+  const state = options.withSidecar ? await loadPrevious(path) : null;
   const { session, format, tokens, observer, inOrder, prefixHashes } = await readWithEstimates(input, options, state, newObserver);
   const warnings: Diagnostic[] = [...session.warnings];
   let previous: CompactionSubject['previous'] = null;
   if (state) {
-    const freshness = checkFreshness(state, session.messages, prefixHashes);
-    if (freshness.kind === 'fresh') previous = { state, firstKeptIndex: freshness.firstKeptIndex };
-    else if (options.staleSidecar === 'fail') throw new InputError(`stale sidecar (${freshness.reason}); run compact again`, sidecarPath(path));
-    else warnings.push({ file: sidecarPath(path), message: `stale sidecar (${freshness.reason}); compacting from scratch` });
+    const held = previousCompaction(path, state, session.messages, prefixHashes, options.staleSidecar ?? 'recompact');
+    previous = held.previous;
+    if (held.warning) warnings.push(held.warning);
   }
   // No prefix hashes in the subject: a lean read's reach only the sidecar's first kept message,
   // and full messages hash themselves; compact's second read brings its own (RunnableSubject).

@@ -8,7 +8,8 @@ import { formatTokens, formatUsd } from '../report/format.js';
 import { escapeHtml, htmlTable, legendRows, px, tickStep } from '../report/html.js';
 import { PALETTE } from './html-chart.js';
 import type { ReplayRollup } from './rollup.js';
-import { ROLLUP_COST_LEGEND, ROLLUP_TOKEN_LEGEND, rollupCostTable, rollupTokenTable, topSessionsTable } from './rollup-report.js';
+import { legendParagraph } from './text.js';
+import { rollupCostLegend, ROLLUP_TOKEN_LEGEND, rollupCostTable, rollupTokenTable, topSessionsTable } from './rollup-report.js';
 
 /** An axis over [low, high] that holds 0, in round steps. */
 function axis(low: number, high: number): { readonly from: number; readonly to: number; readonly step: number } {
@@ -95,7 +96,7 @@ function spendChart(rollup: ReplayRollup): string {
 function policyTables(rollup: ReplayRollup): string {
   return `<p class="note">${escapeHtml(ROLLUP_TOKEN_LEGEND.join(' '))}</p>
 ${htmlTable(rollupTokenTable(rollup))}
-<p class="note">${escapeHtml(ROLLUP_COST_LEGEND.join(' '))}</p>
+<p class="note">${escapeHtml(legendParagraph(rollupCostLegend(rollup)))}</p>
 ${htmlTable(rollupCostTable(rollup))}`;
 }
 
@@ -117,8 +118,9 @@ function topSessions(rollup: ReplayRollup, anchor: (session: string) => string |
 
 /** The summary section; `anchor` names the id of a session's section (null: it has none). */
 export function archiveSummary(rollup: ReplayRollup, anchor: (session: string) => string | null): string {
-  const priced = rollup.pricedSessions < rollup.sessions ? ` (of the ${formatTokens(rollup.pricedSessions)} sessions with prices)` : '';
-  const estimated = rollup.costEstimatedUsd > 0 ? `, ~${formatUsd(rollup.costEstimatedUsd)} of it estimated for calls with no usage` : '';
+  const unpriced = rollup.unpricedRequests;
+  const priced = unpriced > 0 ? ` (not in it: ${formatTokens(unpriced)} call${unpriced === 1 ? '' : 's'} to a model with no price)` : '';
+  const estimated = rollup.costEstimatedUsd > 0 ? `; apart, ~${formatUsd(rollup.costEstimatedUsd)} estimated for calls with no usage` : '';
   return `<section id="summary">
 <h2>What-if across ${formatTokens(rollup.sessions)} sessions</h2>
 <p>Recorded: ${formatTokens(rollup.requests)} calls, <span class="total">${formatTokens(rollup.inputTokens)}</span> input tokens. Cost as recorded: <span class="total">${formatUsd(rollup.costUsd)}</span>${priced}${estimated}.</p>

@@ -11,7 +11,7 @@ import { archiveSummary } from './html-archive.js';
 import { baselineChart } from './html-chart.js';
 import type { ReplayRollup } from './rollup.js';
 import type { ReplayView } from './text.js';
-import { baselineTable, COST_LEGEND, costTable, recordedCostText, tokenTable } from './text.js';
+import { baselineTable, costLegend, costTable, legendParagraph, recordedCostText, tokenTable } from './text.js';
 
 /** A session's part of the page, made where it was replayed (the page puts it in its section). */
 export interface HtmlSection {
@@ -25,7 +25,7 @@ export function sessionSection(view: ReplayView): HtmlSection {
   const costs = costTable(view);
   const cost = recordedCostText(recorded);
   const calls = `${formatTokens(recorded.requests)} calls, <span class="total">${formatTokens(recorded.inputTokens)}</span> input tokens${recorded.estimatedCalls > 0 ? ' (usage partly estimated)' : ' (as reported)'}`;
-  const costLine = cost ? ` Cost as recorded: <span class="total">${cost.total}</span> (${escapeHtml(cost.details.join('; '))}).` : '';
+  const costLine = ` Cost as recorded: <span class="total">${cost.total}</span> (${escapeHtml(cost.details.join('; '))}).`;
   const html = `<h2>${escapeHtml(view.path)}</h2>
 <p>${escapeHtml(view.model ?? 'unknown model')}, window ${formatTokens(view.contextWindow)}, strategy ${escapeHtml(view.strategy)}. Recorded: ${calls}.${costLine}</p>
 <h3>Baseline per turn</h3>
@@ -34,7 +34,7 @@ ${baselineChart(view)}
 <h3>Tokens</h3>
 ${htmlTable(tokenTable(view))}
 <h3>Cost</h3>
-${costs ? `<p class="note">${escapeHtml(COST_LEGEND.join(' '))}</p>\n${htmlTable(costs)}` : '<p>Unknown model: no prices (pass --model or --price-input/--price-output).</p>'}
+${costs ? `<p class="note">${escapeHtml(legendParagraph(costLegend(view)))}</p>\n${htmlTable(costs)}` : '<p>Unknown model: no prices (pass --model or --price-input/--price-output).</p>'}
 <h3>Baselines</h3>
 ${htmlTable(baselineTable(view))}`;
   return { path: view.path, html };

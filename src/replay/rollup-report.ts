@@ -10,6 +10,7 @@ import { renderTable } from '../report/table.js';
 
 const render = (table: TableData) => renderTable(table.columns, table.rows);
 import type { PolicyRollup, ReplayRollup, TopSession } from './rollup.js';
+import { NO_USAGE_LEGEND } from './text.js';
 
 /** 1 − after / before; 0 when nothing was sent (as a session's `reduction`). */
 export function reductionOf(policy: Pick<PolicyRollup, 'inputTokensBefore' | 'inputTokensAfter'>): number {
@@ -62,6 +63,7 @@ export function replayRollupJson(rollup: ReplayRollup) {
       output_tokens: rollup.outputTokens,
       priced_sessions: rollup.pricedSessions,
       cost_usd: rollup.costUsd,
+      unpriced_requests: rollup.unpricedRequests,
       cost_estimated_usd: rollup.costEstimatedUsd,
       spend_by_day: rollup.spendByDay.map((day) => ({ day: day.day, sessions: day.sessions, cost_usd: day.costUsd })),
       policies: rollup.policies.map(policyJson),
@@ -97,7 +99,8 @@ export function rollupTokenTable(rollup: ReplayRollup): TableData {
 /** The roll-up's cost table: each policy's cost, saving, summarizer calls and naive saving. */
 export function rollupCostTable(rollup: ReplayRollup): TableData {
   const rows = [
-    ['recorded', formatUsd(rollup.costUsd), '-', '-', '-'],
+    ['recorded', `${formatUsd(rollup.costUsd)}${rollup.unpricedRequests > 0 ? '*' : ''}`, '-', '-', '-'],
+    ...(rollup.costEstimatedUsd > 0 ? [['no usage', `~${formatUsd(rollup.costEstimatedUsd)}`, '-', '-', '-']] : []),
     ...rollup.policies.map((policy) => [policy.name, formatUsd(policy.costUsd), formatUsd(policy.savedCacheAwareUsd), formatUsd(policy.summarizerUsd), formatUsd(policy.savedNaiveUsd)]),
   ];
   const headers = ['cost', 'saved', 'summaries', 'no-cache saved'];
@@ -107,6 +110,10 @@ export function rollupCostTable(rollup: ReplayRollup): TableData {
 /** The legends of the two tables, a line each (80 columns); a page prints each as one paragraph. */
 export const ROLLUP_TOKEN_LEGEND = ['tokens (sessions: those it compacts in; thrashing: sessions back at the', 'trigger within 2 turns of a compaction)'];
 export const ROLLUP_COST_LEGEND = ["cost (each session's recorded cost less what the policy saves there, added", 'up; no-cache saved: the same saving if no prompt were cached, naive)'];
+/** Under it when some calls report no usage (text.ts NO_USAGE_LEGEND). */
+export function rollupCostLegend(rollup: Pick<ReplayRollup, 'costEstimatedUsd'>): readonly string[] {
+  return rollup.costEstimatedUsd > 0 ? [...ROLLUP_COST_LEGEND, NO_USAGE_LEGEND] : ROLLUP_COST_LEGEND;
+}
 
 /** A policy's top sessions, each path as `fit` gives it. */
 export function topSessionsTable(policy: PolicyRollup, fit: (path: string) => string): TableData {
@@ -140,14 +147,15 @@ export function renderReplayRollup(rollup: ReplayRollup): string {
     `what-if across ${formatTokens(rollup.sessions)} sessions: ${formatTokens(rollup.requests)} calls, ${formatTokens(rollup.inputTokens)} input tokens`,
     `cost as recorded: ${formatUsd(rollup.costUsd)}`,
   ];
-  if (rollup.pricedSessions < rollup.sessions) lines.push(`  of the ${formatTokens(rollup.pricedSessions)} sessions with prices`);
-  if (rollup.costEstimatedUsd > 0) lines.push(`  estimated: ~${formatUsd(rollup.costEstimatedUsd)}, for calls with no usage`);
+  const calls = (count: number) => `${formatTokens(count)} call${count === 1 ? '' : 's'}`;
+  if (rollup.unpricedRequests > 0) lines.push(`  not in it: ${calls(rollup.unpricedRequests)} to a model with no price`);
+  if (rollup.costEstimatedUsd > 0) lines.push(`  apart: ~${formatUsd(rollup.costEstimatedUsd)} estimated for calls with no usage`);
   lines.push(
     '',
     ...ROLLUP_TOKEN_LEGEND,
     render(rollupTokenTable(rollup)),
     '',
-    ...ROLLUP_COST_LEGEND,
+    ...rollupCostLegend(rollup),
     render(rollupCostTable(rollup)),
   );
   for (const policy of rollup.policies) lines.push('', ...topTable(policy));

@@ -40,9 +40,13 @@ export interface RollupInput {
   readonly requests: number;
   readonly input_tokens: number;
   readonly output_tokens: number;
-  /** The recorded figure; null without prices. */
+  /** The recorded figure, the bill; null when a billed call has no price. */
   readonly cost: { readonly total_usd: number } | null;
-  readonly cost_estimated_usd: number;
+  /** The bill's priced calls: what the roll-up adds, as inspect's roll-up does. */
+  readonly cost_priced_usd: number;
+  readonly unpriced_requests: number;
+  /** The estimate for calls with no usage, apart from the bill; null without a price for them. */
+  readonly cost_estimated_usd: number | null;
   readonly spend_by_day: readonly DaySpendInput[];
   readonly policies: readonly PolicyInput[];
 }
@@ -55,6 +59,8 @@ export function rollupInput(record: RollupInput): RollupInput {
     input_tokens: record.input_tokens,
     output_tokens: record.output_tokens,
     cost: record.cost && { total_usd: record.cost.total_usd },
+    cost_priced_usd: record.cost_priced_usd,
+    unpriced_requests: record.unpriced_requests,
     cost_estimated_usd: record.cost_estimated_usd,
     spend_by_day: record.spend_by_day.map(({ day, cost_usd }) => ({ day, cost_usd })),
     policies: record.policies.map((policy) => ({
@@ -124,9 +130,15 @@ export interface ReplayRollup {
   readonly requests: number;
   readonly inputTokens: number;
   readonly outputTokens: number;
+  /** Sessions whose every billed call has a price. */
   readonly pricedSessions: number;
-  /** The sessions' recorded figures added up (of the priced sessions), and the estimated part of it. */
+  /**
+   * The sessions' bills added up, of their priced calls (inspect's roll-up `total.cost`), and the
+   * billed calls left out for want of a price.
+   */
   readonly costUsd: number;
+  readonly unpricedRequests: number;
+  /** The estimate for calls with no usage, apart from the bills (of the calls with a price). */
   readonly costEstimatedUsd: number;
   /** The bill by day, earliest first, undated last. */
   readonly spendByDay: readonly DaySpend[];
@@ -247,6 +259,7 @@ export class ReplayRollupSum {
   private outputTokens = 0;
   private pricedSessions = 0;
   private costUsd = 0;
+  private unpricedRequests = 0;
   private costEstimatedUsd = 0;
   private readonly days = new Map<string | null, { sessions: number; costUsd: number }>();
   private readonly policies = new Map<string, PolicySum>();
@@ -256,11 +269,10 @@ export class ReplayRollupSum {
     this.requests += record.requests;
     this.inputTokens += record.input_tokens;
     this.outputTokens += record.output_tokens;
-    if (record.cost) {
-      this.pricedSessions++;
-      this.costUsd += record.cost.total_usd;
-      this.costEstimatedUsd += record.cost_estimated_usd;
-    }
+    if (record.cost) this.pricedSessions++;
+    this.costUsd += record.cost_priced_usd;
+    this.unpricedRequests += record.unpriced_requests;
+    this.costEstimatedUsd += record.cost_estimated_usd ?? 0;
     for (const { day, cost_usd } of record.spend_by_day) {
       const sum = this.days.get(day) ?? this.days.set(day, { sessions: 0, costUsd: 0 }).get(day)!;
       sum.sessions++;
@@ -283,6 +295,7 @@ export class ReplayRollupSum {
       outputTokens: this.outputTokens,
       pricedSessions: this.pricedSessions,
       costUsd: this.costUsd,
+      unpricedRequests: this.unpricedRequests,
       costEstimatedUsd: this.costEstimatedUsd,
       spendByDay,
       policies: [...this.policies.values()].map((sum) => sum.rollup()),

@@ -1,13 +1,15 @@
 /**
  * What a replayed policy costs and saves. Pure.
  *
- * The session's cost in the what-if is what it billed (the spend ledger, from its own usage, as
- * `inspect` prints it), plus, for calls the file reports no usage for, their cost under the
- * cache model. A policy's cost is that bill minus what the simulation says the policy changes:
- * the recorded calls and the policy's calls both priced under one cache model (cache.ts),
- * `simulated before − simulated after`. A policy that never compacts or prunes sends the same
- * prompts, so both sides are the same sums, it saves exactly 0 and costs exactly the bill. The
- * naive figures price every prompt token at the input price (no prompt cache) on both sides.
+ * The session as recorded costs what it billed: its spend ledger's cost, from its own usage, the
+ * figure `inspect` prints as `spend` (calls another session of the run was billed for are not in
+ * it: pipeline/billed-once.ts). Calls the file reports no usage for are in no bill: their cost
+ * under the cache model is an estimate, shown apart. A policy's cost is the bill (with that
+ * estimate) minus what the simulation says the policy changes: the recorded calls and the
+ * policy's calls both priced under one cache model (cache.ts), `simulated before − simulated
+ * after`. A policy that never compacts or prunes sends the same prompts, so both sides are the
+ * same sums, it saves exactly 0 and costs exactly the bill (and the estimate, if any). The naive
+ * figures price every prompt token at the input price (no prompt cache) on both sides.
  *
  * Only the calls this session paid for (or would have: no usage reported) count; a fork's copies
  * of calls another session was billed for (`copied`) are in neither the bill nor the savings.
@@ -70,16 +72,16 @@ export interface CostPair {
 
 /** The session as recorded, as the what-if prices it. */
 export interface RecordedCost {
-  /** The one "recorded" figure: `billed` plus `estimated`. */
-  readonly cost: CostSplit;
   /**
-   * What the session billed: its spend ledger's cost, of the calls that have a price (a call to a
-   * model without one is in neither figure: `Ledger.unpricedRequests`).
+   * What the session billed, of the calls that have a price: its spend ledger's `pricedCost` (a
+   * call to a model without one is in no figure: `Ledger.unpricedRequests`).
    */
   readonly billed: CostSplit;
-  /** The cache model's cost of the calls with no usage (ZERO_COST when every call reports it). */
+  /** The cache model's cost of the calls with no usage, apart from the bill (ZERO_COST when every call reports it). */
   readonly estimated: CostSplit;
   readonly estimatedCalls: number;
+  /** What a policy's cost starts from: `billed`, plus `estimated` when there are such calls. */
+  readonly startUsd: number;
   /** The recorded calls the bill holds (or estimates), simulated: every policy's "before". */
   readonly simulated: CostPair;
 }
@@ -94,7 +96,7 @@ export interface PolicyCosts {
   /** before − after, naive and cache-aware. */
   readonly savedNaiveUsd: number;
   readonly savedCachedUsd: number;
-  /** What the session would have cost: the recorded figure − savedCachedUsd. */
+  /** What the session would have cost: RecordedCost.startUsd − savedCachedUsd. */
   readonly costUsd: number;
   readonly breakEven: readonly BreakEven[];
 }
@@ -162,10 +164,11 @@ export function recordedCost(result: Pick<ReplayReport, 'calls' | 'stablePrefix'
   const { naive, cached, estimated } = sideCosts(result, facts, 'before', rates);
   const estimatedCalls = facts.billing.reduce((count, billing) => count + (billing === 'estimated' ? 1 : 0), 0);
   return {
-    cost: estimatedCalls > 0 ? addCost(billed, estimated) : billed,
     billed,
     estimated,
     estimatedCalls,
+    // Exactly the bill when every call reports usage (x + 0 would be x too, but say it).
+    startUsd: estimatedCalls > 0 ? billed.total + estimated.total : billed.total,
     simulated: { naive, cached },
   };
 }
@@ -247,7 +250,7 @@ export function policyCosts(result: ReplayReport, rates: Rates, facts: RecordedC
     summarizer: summarizer.split(),
     savedNaiveUsd: before.naive.total - after.naive.total,
     savedCachedUsd,
-    costUsd: recorded.cost.total - savedCachedUsd,
+    costUsd: recorded.startUsd - savedCachedUsd,
     breakEven: breakEvens,
   };
 }

@@ -4,6 +4,7 @@
  * page (html.ts); the JSON record is json.ts. Every table fits 80 columns.
  */
 import type { Breach } from '../gates/check.js';
+import type { CostSplit } from '../cost/billing.js';
 import type { ReplayReport } from './simulate.js';
 import type { PolicyCosts, RecordedCost } from './savings.js';
 import type { ThrashReport } from './thrash.js';
@@ -32,6 +33,10 @@ export interface RecordedSummary {
   readonly offContextRequests: number;
   /** Billed calls to a model without a price: in no dollar figure. */
   readonly unpricedRequests: number;
+  /** The one recorded figure: what the session billed, `inspect`'s `spend`; null when a billed call has no price. */
+  readonly bill: CostSplit | null;
+  /** The bill's priced calls (the bill itself when every call has a price): what roll-ups add. */
+  readonly pricedBill: CostSplit;
   /** The session priced for the what-if; null without its model's prices. */
   readonly cost: RecordedCost | null;
 }
@@ -119,32 +124,38 @@ export function tokenTable(view: ReplayView): TableData {
 }
 
 /**
- * The one recorded figure, and where it comes from, a line each: `billed: 156 calls, 4 of them
- * outside the conversation`; calls that report no usage, and calls with no price, apart. Null
- * without prices.
+ * The one recorded figure, the bill as `inspect` prints it, and where it comes from, a line
+ * each: `billed: 156 calls, 4 of them outside the conversation`; calls with no price, and the
+ * estimate for calls that report no usage (in no bill), apart.
  */
-export function recordedCostText(recorded: RecordedSummary): { readonly total: string; readonly details: readonly string[] } | null {
-  const { cost } = recorded;
-  if (!cost) return null;
+export function recordedCostText(recorded: RecordedSummary): { readonly total: string; readonly details: readonly string[] } {
   const calls = (count: number) => `${formatTokens(count)} call${count === 1 ? '' : 's'}`;
   const outside = recorded.offContextRequests > 0 ? `, ${formatTokens(recorded.offContextRequests)} of them outside the conversation` : '';
-  const estimated = cost.estimatedCalls > 0;
-  const details = [`billed: ${estimated ? `${formatUsd(cost.billed.total)}, ` : ''}${calls(recorded.billedRequests)}${outside}`];
-  if (estimated) details.push(`estimated: ~${formatUsd(cost.estimated.total)}, ${calls(cost.estimatedCalls)} with no usage`);
-  if (recorded.unpricedRequests > 0) details.push(`not in it: ${calls(recorded.unpricedRequests)} to a model with no price`);
-  return { total: formatUsd(cost.cost.total), details };
+  const details = [`billed: ${calls(recorded.billedRequests)}${outside}`];
+  if (recorded.unpricedRequests > 0) {
+    const others = recorded.unpricedRequests < recorded.billedRequests ? ` (the others: ${formatUsd(recorded.pricedBill.total)})` : '';
+    details.push(`not in it: ${calls(recorded.unpricedRequests)} to a model with no price${others}`);
+  }
+  if (recorded.estimatedCalls > 0) {
+    const estimate = recorded.cost ? `estimated ~${formatUsd(recorded.cost.estimated.total)}` : 'no price for them';
+    details.push(`apart: ${calls(recorded.estimatedCalls)} with no usage, ${estimate}`);
+  }
+  return { total: recorded.bill ? formatUsd(recorded.bill.total) : 'unknown', details };
 }
 
 /**
- * What each policy would have cost: the recorded figure less what the simulation says it saves.
- * The naive saving (no prompt cache) is labelled as such. Null without prices.
+ * What each policy would have cost: the recorded figure (with the estimate for calls with no
+ * usage, a row of its own) less what the simulation says it saves. The naive saving (no prompt
+ * cache) is labelled as such. Null without prices.
  */
 export function costTable(view: ReplayView): TableData | null {
   const recorded = view.recorded.cost;
   if (!recorded) return null;
   const priced = view.outcomes.filter((outcome) => outcome.costs);
   const rows = [
-    ['recorded', formatUsd(recorded.cost.total), '-', '-', '-', '-'],
+    // Without the bill (a call with no price), its priced calls, starred as inspect's roll-up does.
+    ['recorded', view.recorded.bill ? formatUsd(view.recorded.bill.total) : `${formatUsd(recorded.billed.total)}*`, '-', '-', '-', '-'],
+    ...(recorded.estimatedCalls > 0 ? [['no usage', `~${formatUsd(recorded.estimated.total)}`, '-', '-', '-', '-']] : []),
     ...priced.map((outcome) => {
       const costs = outcome.costs!;
       return [
@@ -179,6 +190,20 @@ export const COST_LEGEND = [
   'saving if no prompt were cached (naive)',
 ];
 
+/** Under the legend when some calls report no usage: their estimate is a row of its own, and in each cost. */
+export const NO_USAGE_LEGEND = 'no usage: the estimate for calls with no usage, in no bill, in each cost';
+
+/** The cost table's legend for this session. */
+export function costLegend(view: ReplayView): readonly string[] {
+  return view.recorded.estimatedCalls > 0 && view.recorded.cost ? [...COST_LEGEND, NO_USAGE_LEGEND] : COST_LEGEND;
+}
+
+/** A legend as one paragraph of a page: its lines run on, the no-usage line a clause of its own. */
+export function legendParagraph(lines: readonly string[]): string {
+  const base = lines.filter((line) => line !== NO_USAGE_LEGEND).join(' ');
+  return lines.includes(NO_USAGE_LEGEND) ? `${base}; ${NO_USAGE_LEGEND}` : base;
+}
+
 function render(table: TableData): string {
   return renderTable(table.columns, table.rows);
 }
@@ -191,7 +216,8 @@ export function renderReplay(view: ReplayView, chart: boolean): string {
     titleLine(view.path, `${model}window ${formatTokens(view.contextWindow)}, strategy ${view.strategy}`),
     `recorded: ${formatTokens(recorded.requests)} calls, ${formatTokens(recorded.inputTokens)} input tokens` +
       (recorded.estimatedCalls > 0 ? ' (usage partly estimated)' : ' (as reported)'),
-    ...(cost ? [`cost as recorded: ${cost.total}`, ...cost.details.map((line) => `  ${line}`)] : []),
+    `cost as recorded: ${cost.total}`,
+    ...cost.details.map((line) => `  ${line}`),
     '',
     'baseline per turn (* = compacted before or during that turn;',
     ' a = the agent compacted itself in that turn, "before" includes it)',
@@ -203,7 +229,7 @@ export function renderReplay(view: ReplayView, chart: boolean): string {
   ];
   const costs = costTable(view);
   if (costs) {
-    lines.push('', ...COST_LEGEND, render(costs));
+    lines.push('', ...costLegend(view), render(costs));
   } else {
     lines.push('', 'cost: unknown model (pass --model or --price-input/--price-output)');
   }

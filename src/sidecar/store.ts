@@ -21,6 +21,7 @@ import { lazyWorkerThreads } from '../lazy-builtins.js';
 import type { CompactionState } from '../compaction/state.js';
 import { SIDECAR_FORMAT_VERSION } from '../compaction/state.js';
 import { describeFsError, InputError } from '../errors.js';
+import { atExit } from './at-exit.js';
 import { isProcessAlive } from './process-alive.js';
 
 export const SIDECAR_SUFFIX = '_compaction.json';
@@ -43,11 +44,12 @@ export function isSidecarPath(path: string): boolean {
 function checkSidecarPath(path: string, doing: 'read' | 'write'): boolean {
   let info;
   try {
-    info = lstatSync(path);
+    // No sidecar is the common case: no error built for it (an exception per session is costly).
+    info = lstatSync(path, { throwIfNoEntry: false });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw new InputError(`cannot ${doing} sidecar: ${describeFsError(error)}`, path);
   }
+  if (info === undefined) return false;
   if (info.isSymbolicLink()) {
     throw new InputError(`sidecar is a symbolic link; refusing to ${doing} through it (replace it with a regular file or remove it)`, path);
   }
@@ -111,7 +113,6 @@ export interface StagedSidecar {
 
 /** Temp files this thread has staged and not yet renamed or removed: removed if we exit first. */
 const staged = new Set<string>();
-let exitHookInstalled = false;
 let tempSequence = 0;
 
 function removeStagedOnExit(): void {
@@ -149,10 +150,7 @@ function openTemp(path: string): { temp: string; fd: number } {
 }
 
 function removeStagedOnExitOnce(): void {
-  if (!exitHookInstalled) {
-    process.on('exit', removeStagedOnExit);
-    exitHookInstalled = true;
-  }
+  atExit(removeStagedOnExit);
 }
 
 /** A sidecar's text: what stageSidecar and stageSidecars write. */

@@ -3,6 +3,7 @@
  * surroundings: no TTY, CI=true, no colour.
  */
 import { execa } from 'execa';
+import { readdirSync, statSync } from 'node:fs';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -59,4 +60,20 @@ export async function scratchCopy(...fixtureNames: string[]): Promise<{ dir: str
   const dir = await mkdtemp(join(tmpdir(), 'compactor-test-'));
   for (const name of fixtureNames) await cp(join(FIXTURES, name), join(dir, name.split('/').pop()!), { recursive: true });
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * The session files under fixtures/, each named to inspect: Gemini CLI's `.json` ones too, and
+ * opencode's stores (its database, and its JSON storage by the session files, not by the
+ * message and part files a session is spread over).
+ */
+export function fixtureSessionFiles(dir: string = FIXTURES): string[] {
+  return readdirSync(dir)
+    .sort()
+    .flatMap((name) => {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) return /[\\/]storage$/.test(dir) && (name === 'message' || name === 'part') ? [] : fixtureSessionFiles(path);
+      const session = name.endsWith('.jsonl') || /^opencode.*\.db$/.test(name) || (name.endsWith('.json') && name !== 'manifest.json' && !name.endsWith('.meta.json') && !name.endsWith('_compaction.json'));
+      return session ? [path] : [];
+    });
 }

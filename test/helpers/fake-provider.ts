@@ -6,8 +6,11 @@
  * JSON, an empty reply, `finish_reason: length`, a reply that continues the conversation, a
  * summary far over the requested budget, a checkpoint whatever was asked, a 200 that is a web
  * page or plain text, or a context-overflow error (in several servers' words) whenever a prompt
- * exceeds a configured size. A delayed request whose client hangs up (an aborted call) is
- * recorded as `disconnected` and never answered.
+ * exceeds a configured size. Hostile too: a summary that echoes the Authorization header, a body
+ * dripped a byte at a time, a redirect (to another origin or within this one), a reply stopped
+ * by a content filter, a body that claims `content-encoding: gzip` and is not; rate limits are
+ * `status` faults with a `retry-after` header. A delayed or dripping request whose client hangs
+ * up (an aborted call) is recorded as `disconnected` and never answered.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
@@ -26,7 +29,17 @@ export type Fault =
   /** A checkpoint (Goal, Progress, …) whatever was asked, also for a turn prefix. */
   | { readonly kind: 'checkpoint' }
   /** A 200 whose body is not a chat completion: `body` sent as `contentType`. */
-  | { readonly kind: 'not-json'; readonly contentType: string; readonly body: string };
+  | { readonly kind: 'not-json'; readonly contentType: string; readonly body: string }
+  /** A summary that quotes the request's Authorization header (a proxy echoing what it got). */
+  | { readonly kind: 'echo-key' }
+  /** Headers at once, then the body one byte every `everyMs` (a space: JSON allows it), until `bytes` or the client hangs up. */
+  | { readonly kind: 'drip'; readonly everyMs: number; readonly bytes: number }
+  /** `status` (307, …) to `location`, absolute or a path on this server. */
+  | { readonly kind: 'redirect'; readonly status: number; readonly location: string }
+  /** `finish_reason: content_filter` with no content, and Azure's `content_filter_results` naming the filter that fired. */
+  | { readonly kind: 'content-filter' }
+  /** A summary sent with `content-encoding: gzip` that is plain JSON. */
+  | { readonly kind: 'false-gzip' };
 
 export type OverflowStyle =
   | 'openai'
@@ -220,7 +233,8 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     const record = (what: string, reply: string | null = null) =>
       requests.push({ at, body, system: contentOf('system'), user: contentOf('user'), promptTokens, maxTokens, headers: request.headers, answered: what, reply });
 
-    if (request.method !== 'POST' || request.url !== '/v1/chat/completions') {
+    // A query string is allowed, so a redirect within this server can name a path of its own.
+    if (request.method !== 'POST' || new URL(request.url ?? '/', 'http://fake').pathname !== '/v1/chat/completions') {
       record('invalid');
       return send(response, 404, JSON.stringify({ error: { message: `no route ${request.method} ${request.url}` } }));
     }
@@ -284,6 +298,44 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
         record('not-json');
         response.writeHead(200, { 'content-type': fault.contentType });
         return response.end(fault.body);
+      case 'echo-key': {
+        const reply = `${summaryFor({ user: contentOf('user'), model: body.model }, ++answered)}\n\nSeen in the request: Authorization: ${request.headers.authorization}`;
+        record('echo-key', reply);
+        return send(response, 200, completion(body.model, reply, 'stop', promptTokens));
+      }
+      case 'drip': {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        // Node holds the headers back until the first write: send them and a first byte now.
+        response.write(' ');
+        let sent = 1;
+        const timer = setInterval(() => {
+          if (sent++ < fault.bytes) response.write(' ');
+          else {
+            clearInterval(timer);
+            response.end(completion(body.model, summaryFor({ user: contentOf('user'), model: body.model }, ++answered), 'stop', promptTokens));
+          }
+        }, fault.everyMs);
+        response.on('close', () => {
+          clearInterval(timer);
+          record(response.writableFinished ? 'drip' : 'disconnected');
+        });
+        return;
+      }
+      case 'redirect':
+        record(`redirect ${fault.status}`);
+        return send(response, fault.status, null, { location: fault.location });
+      case 'content-filter': {
+        record('content-filter');
+        const filtered = JSON.parse(completion(body.model, '', 'content_filter', promptTokens));
+        filtered.choices[0].message.content = null;
+        filtered.choices[0].content_filter_results = { hate: { filtered: false, severity: 'safe' }, violence: { filtered: true, severity: 'high' } };
+        return send(response, 200, JSON.stringify(filtered));
+      }
+      case 'false-gzip':
+        record('false-gzip');
+        return send(response, 200, completion(body.model, summaryFor({ user: contentOf('user'), model: body.model }, ++answered), 'stop', promptTokens), {
+          'content-encoding': 'gzip',
+        });
       case 'continuation': {
         const reply = '[Assistant]: Sure, I will now run the tests again and fix the failing one.';
         record('continuation', reply);

@@ -2,7 +2,7 @@
  * Shared set-up for the LLM tests: a scratch directory with an empty config home (so a
  * developer's own config never leaks in), and the flags that point `compactor` at a fake.
  */
-import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
@@ -38,6 +38,15 @@ export function fakeFlags(fake: FakeProvider, ...extra: string[]): string[] {
 /** File names in a directory, sorted: proves no temporary or partial sidecar was left behind. */
 export async function listDir(dir: string): Promise<string[]> {
   return (await readdir(dir)).sort();
+}
+
+/** Every file under `root` and its text: where a leaked key would be found. */
+export async function everyFileText(root: string): Promise<Map<string, string>> {
+  const texts = new Map<string, string>();
+  for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) texts.set(join(entry.parentPath, entry.name), await readFile(join(entry.parentPath, entry.name), 'utf8'));
+  }
+  return texts;
 }
 
 export interface LlmTest {
