@@ -133,6 +133,8 @@ interface ReplayOptions extends ReadTaskOptions {
   readonly overrides: PriceOverrides;
   readonly limits: GateLimits;
   readonly simulatedSummaryTokens: number | null;
+  /** `--no-relevance`: the simulated compactions keep every output of the span, as compact's would. */
+  readonly relevance: boolean;
   /** With --json the record is rendered (as JSON text), else the human report, with --chart's charts. */
   readonly json: boolean;
   readonly chart: boolean;
@@ -282,6 +284,7 @@ async function simulateAll(input: SessionInput, ctx: ReplayContext): Promise<Sim
         tokens: loaded.tokens,
         policy,
         strategy: ctx.strategy,
+        relevance: ctx.relevance,
         recorded: recordedCompactions,
         ...(ctx.count ? { count: ctx.count } : {}),
         ...(prunedSizes ? { prunedSizes } : {}),
@@ -393,6 +396,7 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
         default: CUSTOM_POLICY_NAME,
       })
       .option(...settingFlag('strategy', 'replay'))
+      .option(...settingFlag('relevance', 'replay'))
       .option('summary-tokens', { describe: 'simulate summarize with summaries of N tokens (no LLM calls)', type: 'number' })
       .option('chart', { describe: 'draw the baseline per turn, before and under each policy, as a text chart', type: 'boolean', default: false })
       .option('html', { describe: 'also write a self-contained HTML report to FILE', type: 'string' }) as never,
@@ -414,6 +418,7 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
       overrides,
       limits,
       simulatedSummaryTokens,
+      relevance: settings.relevance,
       json: args.json,
       chart: args.chart,
       html: args.html !== undefined,

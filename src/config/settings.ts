@@ -195,7 +195,7 @@ export const SETTINGS = {
   },
   relevance: {
     group: 'run',
-    on: ['compact', 'fork'],
+    on: ['compact', 'fork', 'replay'],
     type: 'boolean',
     doc: 'drop superseded file reads and repeated tool outputs from what is summarized (--no-relevance: send every output as it is)',
     default: true,
