@@ -37,8 +37,8 @@ export async function runBatch<T, Source extends SessionSource = string>(
 /**
  * runBatch that keeps nothing once a result is emitted: for a run that folds each result as it
  * is printed (the archive view), so memory does not grow with the number of sessions. Holds the
- * results that finished ahead of an earlier one (at most about `concurrency` of them). Returns
- * how many sessions were done.
+ * results that finished ahead of an earlier, slower one (a few, unless one session takes as long
+ * as many). Returns how many sessions were done.
  */
 export async function streamBatch<T, Source extends SessionSource = string>(
   sources: readonly Source[],
@@ -84,12 +84,14 @@ export async function streamBatch<T, Source extends SessionSource = string>(
     waiting.set(index, outcome);
     await flush();
   };
-  // `concurrency` runners, each taking the next session when its last is emitted-or-queued: no
-  // promise per session is made up front.
+  // `concurrency` runners, each taking the next session once its last is emitted or set aside
+  // for an earlier one: no promise per session is made up front.
   const runner = async (): Promise<void> => {
     while (nextToStart < total) await one(nextToStart++);
   };
-  await Promise.all(Array.from({ length: Math.min(Math.max(1, concurrency), total) }, runner));
+  // At least one (a NaN or a fraction below 1 too), at most one per session.
+  const runners = Math.min(total, concurrency >= 1 ? Math.floor(concurrency) : 1);
+  await Promise.all(Array.from({ length: runners }, runner));
   await emitting;
   if (signal.aborted) reportInterruption(done, total, signal);
   return done;
