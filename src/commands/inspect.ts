@@ -61,7 +61,7 @@ import type { PriceOverrides, Pricing, PricingArgs } from './pricing.js';
 import { priceOverrides, priceSession, pricingJson, pricingWarnings, withPricing } from './pricing.js';
 import type { ReadTaskOptions } from '../pipeline/sessions.js';
 import { runSessionCommand } from '../pipeline/session-command.js';
-import { earlyStart, runSessions } from '../pipeline/sessions.js';
+import { earlyStart, streamSessions } from '../pipeline/sessions.js';
 import { turnGrowthJson, growthJson } from '../growth/json.js';
 import { costJson } from '../cost/json.js';
 
@@ -418,6 +418,8 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
       // Over several sessions: the archive view folds each result as it is printed; the reports wait for it (--detail).
       let archive: ArchiveView | null = null;
       const held: string[] = [];
+      // A session's own gate failed (its breaches are printed with it).
+      let sessionBreached = false;
       return {
         run: async (paths, emit) => {
           // A shard's run is one part of an archive: its view is what `report` merges, whatever its size.
@@ -425,11 +427,13 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
           if (batch) archive = new ArchiveView({ sort: args.sort, top: args.top ?? DEFAULT_TOP, by: args.by, all: args.all, limits, zone: options.days?.zone ?? 'UTC' });
           const run = { ...options, batch, detail: !batch || args.detail };
           const once = billedOnce(emit, (path, billedIn) => inspectSessionTask.run({ path }, { ...run, billedIn }));
-          await runSessions(paths, inspectSessionTask, run, once.emit, jobsFromArgs(args), { early: early.pool() });
-          // The roll-up and the gates read the results as printed: a call is billed once there too.
-          return [...once.settled];
+          // Each result is folded as it is printed (the roll-up and the gates read them as printed:
+          // a call is billed once there too) and dropped: memory does not grow with the sessions.
+          await streamSessions(paths, inspectSessionTask, run, once, jobsFromArgs(args), { early: early.pool() });
+          return [];
         },
         print: (path, { printed, breaches, row, spend }) => {
+          if (breaches.length > 0) sessionBreached = true;
           archive?.add(row, spend);
           if (output.json || !archive) output.rendered(printed);
           else if (args.detail) held.push(printedText(printed));
@@ -441,7 +445,7 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
           archive.finish(output);
           for (const report of held.splice(0)) output.rendered(report);
         },
-        breached: (outcomes) => outcomes.some((outcome) => outcome.ok && outcome.value.breaches.length > 0) || (archive?.breached ?? false),
+        breached: () => sessionBreached || (archive?.breached ?? false),
       };
     });
   },

@@ -442,13 +442,18 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
         // bills it: a later session holding it is replayed again with it as a copy. Its record
         // can only be printed once that is known, so in a batch each record is printed whole;
         // one session's --json record is written as it is made (record-parts.ts).
-        const once = batch ? billedOnce(emit, (path, billedIn) => here({ path }, billedIn)) : null;
+        const settled: Outcome<Replayed>[] = [];
+        const keep = (outcome: Outcome<Replayed>) => {
+          settled.push(outcome);
+          emit(outcome);
+        };
+        const once = batch ? billedOnce(keep, (path, billedIn) => here({ path }, billedIn)) : null;
         const records = args.json && !batch ? new RecordParts(paths, output) : null;
         const outcomes = await runSessions(
           paths,
           replaySessionTask,
           { ...run, strategy: offline ?? 'truncate', strategyOptions: strategyOptionsFromArgs(args) },
-          once ? once.emit : records ? records.emit(emit) : emit,
+          once ?? (records ? records.emit(emit) : emit),
           offline ? jobsFromArgs(args) : 1,
           {
             local: (input, parts) => here(input, undefined, parts),
@@ -457,7 +462,7 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
           },
         );
         // The roll-up and the page read the results as printed: a call is billed once there too.
-        return once ? [...once.settled] : outcomes;
+        return once ? settled : outcomes;
       },
       print: (path, { printed, breaches, rollup: input }) => {
         output.rendered(printed);
