@@ -11,7 +11,13 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { CompactionPolicy } from '../src/compaction/policy.js';
+import type { SummaryInput, TextStrategy } from '../src/compaction/strategy.js';
+import { readSession } from '../src/formats/index.js';
+import { customPolicy } from '../src/replay/presets.js';
+import { replaySession } from '../src/replay/simulate.js';
 import { stagingGroupSize, threadsWithinOpenFiles } from '../src/sidecar/open-files.js';
+import { estimateAll } from '../src/tokens/estimate.js';
 import { BIN, FIXTURES, ROOT, runCli } from './helpers/cli.js';
 
 const SESSION = join(FIXTURES, 'formats', 'codex.jsonl');
@@ -192,6 +198,40 @@ describe('switching the relevance filter off (item 21)', () => {
       const sidecar = JSON.parse(readFileSync(join(dir, 'bug_compaction.json'), 'utf8'));
       expect(sidecar.dropped_outputs.length, name).toBe(name === 'on' ? 7 : 0);
     }
+  });
+});
+
+describe('replay --no-relevance (item 21)', () => {
+  /** What a summarizer is handed in replay's simulated compactions of bug.jsonl: the characters of its spans. */
+  async function spanSizes(relevance: boolean | undefined): Promise<number[]> {
+    const session = await readSession(join(FIXTURES, 'bug.jsonl'));
+    const sizes: number[] = [];
+    const strategy: TextStrategy = {
+      name: 'recording',
+      summarize: async (input: SummaryInput) => {
+        sizes.push(JSON.stringify(input.history).length);
+        return { summary: 'summary', turnPrefixSummary: null, usage: null, details: {} };
+      },
+    };
+    const policy: CompactionPolicy = { contextLimit: 80_000, trigger: { kind: 'reserve', tokens: 30_000 }, keepRecentTokens: 20_000, cutRule: 'conservative', force: false };
+    await replaySession({ sessionName: 'bug', messages: session.messages, tokens: estimateAll(session.messages), policy: customPolicy(policy), strategy, ...(relevance === undefined ? {} : { relevance }) });
+    return sizes;
+  }
+
+  it('hands the summarizer every output of the span, as compact --no-relevance does; the filter is on by default', async () => {
+    const on = await spanSizes(undefined);
+    const off = await spanSizes(false);
+    expect(on.length).toBeGreaterThan(0);
+    expect(off).toHaveLength(on.length);
+    expect(off[0]!).toBeGreaterThan(on[0]!);
+    expect(await spanSizes(true)).toEqual(on);
+  });
+
+  it('is a replay flag (--help shows it; --no-relevance and COMPACTOR_RELEVANCE=false are taken)', async () => {
+    const help = await runCli(['replay', '--help']);
+    expect(help.stdout).toContain('--relevance');
+    const off = await runCli(['replay', '--no-relevance', '--json', join(FIXTURES, 'bug.jsonl')], { env: { COMPACTOR_RELEVANCE: 'false' } });
+    expect(off.exitCode).toBe(0);
   });
 });
 
