@@ -70,7 +70,9 @@ export function withSettings<T>(yargs: Argv<T>, keys: readonly SettingsKey[], co
 
 /**
  * The sessions a command reads: `[inputs..]` in its command string, so that names after `--`
- * (`compact -- --odd.jsonl`) count too; at least one is required.
+ * (`compact -- --odd.jsonl`) count too. None named: stdin when it is a pipe or a redirected file
+ * (`-`), else the agents' folders on the commands that read many (pipeline/locations.ts); the
+ * others need at least one.
  */
 export function withInputs<T>(yargs: Argv<T>, command: SettingsCommand) {
   const many = takesSetting('agent', command);
