@@ -138,7 +138,9 @@ const worker = await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  packages: 'external',
+  // zod in the worker too: from node_modules its ~100 files load at once as a worker starts, and
+  // under a low `ulimit -n` (a few threads starting together) that was EMFILE (issue 31 item 9).
+  plugins: [externalPackages],
   sourcemap: 'linked',
   metafile: true,
   logLevel: 'warning',

@@ -36,7 +36,7 @@ describe('the catalog', () => {
 
 describe('--model and --price-*', () => {
   it('prices a session by --model instead of the model it names', async () => {
-    const [record] = jsonLines((await runCli(['inspect', '--json', '--model', 'gpt-4o', BUG])).stdout);
+    const [record] = jsonLines((await runCli(['inspect', '--json', '--price-model', 'gpt-4o', BUG])).stdout);
     const gpt = (await lookupModel('gpt-4o'))!;
     expect(record!.pricing).toMatchObject({ model: 'gpt-4o', catalog_model: 'gpt-4o', context_window: 128_000 });
     expect(record!.cost.input_usd).toBeCloseTo((BUG_INPUT_TOKENS * gpt.rates.input.base) / 1e6, 9);
@@ -62,7 +62,7 @@ describe('--model and --price-*', () => {
   });
 
   it('warns about a model the catalog does not know and falls back to a 128,000 window', async () => {
-    const result = await runCli(['replay', '--json', '--model', 'no-such-model-9000', BUG]);
+    const result = await runCli(['replay', '--json', '--price-model', 'no-such-model-9000', BUG]);
     expect(result.exitCode).toBe(0);
     expect(result.stderr).toContain('model "no-such-model-9000" is not in the price catalog: window 128,000');
     expect(jsonLines(result.stdout)[0]!.policies[0].policy.context_limit).toBe(128_000);

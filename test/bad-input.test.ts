@@ -52,7 +52,7 @@ function casesWith(outcome: BadInput['outcome']): BadInput[] {
 describe('the reader over the corpus', () => {
   it('covers every kind the issue lists', () => {
     const names = corpus.sessions.map((entry) => entry.name).concat(corpus.sidecars.map((entry) => entry.name));
-    for (const kind of ['empty', 'whitespace', 'bom', 'crlf', 'truncated-last-line', 'invalid-utf8', 'binary', 'not-object', 'unknown-role', 'unknown-block-type', 'missing-id', 'duplicate-id', 'orphan-tool-result', 'call-without-result', 'numbers-as-strings', 'negative-usage', 'nan-usage', 'dangling', 'corrupt', 'newer', 'foreign']) {
+    for (const kind of ['empty', 'whitespace', 'bom', 'crlf', 'truncated-last-line', 'invalid-utf8', 'binary', 'not-object', 'unknown-role', 'unknown-block-type', 'missing-id', 'duplicate-id', 'orphan-tool-result', 'call-without-result', 'duplicate-call-id', 'numbers-as-strings', 'negative-usage', 'nan-usage', 'dangling', 'corrupt', 'newer', 'foreign']) {
       expect(names).toContain(`${kind}.jsonl`);
     }
   });

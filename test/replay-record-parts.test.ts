@@ -28,6 +28,7 @@ const options = {
   overrides: {},
   limits: {},
   simulatedSummaryTokens: null,
+  relevance: true,
   json: true,
   chart: false,
   html: false,

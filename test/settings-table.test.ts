@@ -191,7 +191,7 @@ describe('what the table derives', () => {
     try {
       await writeFile(join(dir, 'config.json'), '{"keep": 1}');
       await expect(loadConfigFile(join(dir, 'config.json'), true)).rejects.toThrow(
-        'unknown setting "keep" (known: context_limit, reserve, keep_recent, trigger_percent, cut_rule, strategy, tokenizer, base_url, model, api_key_env, max_summary_tokens, instructions, timeout, summarizer_context, concurrency, on_error, max_retries)',
+        'unknown setting "keep" (known: context_limit, reserve, keep_recent, trigger_percent, cut_rule, strategy, relevance, tokenizer, base_url, model, api_key_env, max_summary_tokens, instructions, timeout, summarizer_context, concurrency, on_error, max_retries)',
       );
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -31,6 +31,7 @@ function replayOptions(json: boolean, html: boolean) {
     overrides: {},
     limits: { maxBaseline: 1 },
     simulatedSummaryTokens: null,
+    relevance: true,
     json,
     chart: false,
     html,

@@ -13,7 +13,7 @@
  *                             [--archive 100000|none]
  *                             [--real 300M|none] [--tokenizer-size 50M] [--kinds claude,canonical] [--no-ccusage]
  *                             [--startup-runs 21] [--no-llm] [--cache DIR] [--out results.json]
- *                             [--write-doc docs/performance.md] [--compare earlier-results.json]
+ *                             [--write-doc docs/performance.md] [--compare earlier-results.json] [--no-build] [--help]
  *
  * Without --cache, corpora go to a fresh temporary directory that is removed at the end; with
  * it (or COMPACTOR_BENCH_CACHE) they are kept and reused. --write-doc puts the table, the command
@@ -51,6 +51,35 @@ function parseSize(text) {
   return Math.round(Number(match[1]) * { '': 1, K: 1e3, M: 1e6, G: 1e9 }[match[2].toUpperCase()]);
 }
 
+const HELP = `Usage: npm run bench -- [flags]   (or node scripts/bench/run.js [flags])
+
+Builds compactor (npm run build), generates the synthetic corpora outside the repository, and times
+compactor against its yardsticks (a bare parse loop, ccusage, node -e 0) over the same files; prints
+a Markdown table and the targets' summary. Not a test: nothing passes or fails.
+
+  --sizes 200M,1G|none     Claude Code and canonical corpora to time          [200M,1G]
+  --runs N                 runs of each row, each paired with its yardstick   [3]
+  --small N|none           many small sessions                                [10000]
+  --single SIZE|none       one large session                                  [1G]
+  --real SIZE|none         the repository's real sessions copied to this size [300M]
+  --tokenizer-size SIZE    corpus for the exact tokenizers' rows              [50M]
+  --kinds claude,canonical corpora kinds                                      [claude,canonical]
+  --startup-runs N         runs of the start-up rows                          [21]
+  --no-ccusage             leave out the ccusage rows
+  --no-llm                 leave out the summarizer rows
+  --cache DIR              keep and reuse corpora there (or COMPACTOR_BENCH_CACHE)
+  --out FILE               the results as JSON
+  --write-doc FILES        write the table between the bench markers of these Markdown files
+  --compare FILE           list rows that moved by more than 20% against an earlier --out
+  --no-build               time the build already in dist/
+  -h, --help               this help
+
+Sizes take K, M or G (20M, 1G). More in the header of scripts/bench/run.js and docs/performance.md.
+`;
+
+/** Thrown for a flag the bench does not know: one line and the usage, exit 2. */
+class UsageError extends Error {}
+
 function parseFlags(argv) {
   const flags = {
     sizes: '200M,1G',
@@ -64,6 +93,7 @@ function parseFlags(argv) {
     kinds: 'claude,canonical',
     ccusage: true,
     llm: true,
+    build: true,
     cache: process.env['COMPACTOR_BENCH_CACHE'],
     out: undefined,
     'write-doc': undefined,
@@ -73,8 +103,9 @@ function parseFlags(argv) {
     const arg = argv[i];
     if (arg === '--no-ccusage') flags.ccusage = false;
     else if (arg === '--no-llm') flags.llm = false;
-    else if (arg.startsWith('--') && argv[i + 1] !== undefined) flags[arg.slice(2)] = argv[++i];
-    else throw new Error(`unknown argument ${arg} (see the header of scripts/bench/run.js)`);
+    else if (arg === '--no-build') flags.build = false;
+    else if (arg.startsWith('--') && arg.slice(2) in flags && argv[i + 1] !== undefined) flags[arg.slice(2)] = argv[++i];
+    else throw new UsageError(`unknown argument ${arg}`);
   }
   return {
     sizes: flags.sizes === 'none' ? [] : flags.sizes.split(',').filter(Boolean).map(parseSize),
@@ -88,6 +119,7 @@ function parseFlags(argv) {
     kinds: flags.kinds.split(',').filter(Boolean),
     ccusage: flags.ccusage,
     llm: flags.llm,
+    build: flags.build,
     cache: flags.cache,
     out: flags.out,
     writeDoc: flags['write-doc'],
@@ -377,7 +409,27 @@ function writeDoc(path, texts) {
 
 // ---- main --------------------------------------------------------------------------------
 
-const flags = parseFlags(process.argv.slice(2));
+/** The flags, or the help and exit 0 (`--help`), or one line and exit 2: before anything is built or generated. */
+function flagsOrExit(argv) {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(HELP);
+    process.exit(0);
+  }
+  try {
+    return parseFlags(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`bench: ${error.message}\n\n${HELP}`);
+    process.exit(2);
+  }
+}
+
+const flags = flagsOrExit(process.argv.slice(2));
+// The build the rows time (package.json's bench script used to run it before the flags were read).
+if (flags.build && spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' }).status !== 0) {
+  process.stderr.write('bench: npm run build failed\n');
+  process.exit(1);
+}
 const keep = Boolean(flags.cache);
 const work = flags.cache ? resolve(flags.cache) : mkdtempSync(join(tmpdir(), 'compactor-bench-'));
 mkdirSync(work, { recursive: true });

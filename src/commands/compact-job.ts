@@ -21,7 +21,7 @@ import { summarizeOptions } from './summarizer.js';
 export type CompactArgs = CommonArgs &
   PolicyArgs &
   SummarizerArgs &
-  SettingArgs<'allow_no_gain' | 'strategy', 'compact'> & {
+  SettingArgs<'allow_no_gain' | 'strategy' | 'relevance', 'compact'> & {
     'log-format': LogFormat;
     'dry-run': boolean;
     redact?: boolean;
@@ -66,6 +66,7 @@ export async function prepareCompaction(args: CompactArgs, command: 'compact' | 
     policy: { kind: 'settings', values: settings.policy },
     dryRun: args['dry-run'],
     redact: shouldRedact(args.redact, endpoint),
+    relevance: settings.relevance,
     strategy: strategyName,
     strategyOptions,
     onError,

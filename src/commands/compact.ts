@@ -7,6 +7,7 @@
  * guards so an exit releases them. The summarizer, with its live client, runs here, one session
  * at a time under its lock.
  */
+import { availableParallelism } from 'node:os';
 import type { CommandModule } from 'yargs';
 import { compactBatchTask } from '../compact/batch.js';
 import { isOffline } from '../compact/job.js';
@@ -15,6 +16,8 @@ import { compactLine, compactRecord, tallyOf, tallyText } from '../compact/rende
 import { compactSession } from '../compact/session.js';
 import { isStdin } from '../formats/input-source.js';
 import { guardLocksOnExit } from '../sidecar/lock.js';
+import { stagingGroupSize, threadsWithinOpenFiles } from '../sidecar/open-files.js';
+import { TASKS_PER_WORKER } from '../workers/pool.js';
 import type { Outcome } from '../pipeline/batch.js';
 import { runBatch } from '../pipeline/batch.js';
 import { configureLog, LOG_FORMATS, logMessage, writeEvent } from '../pipeline/log.js';
@@ -23,6 +26,7 @@ import type { CommandOutput } from '../pipeline/output.js';
 import { locatedError } from '../pipeline/output.js';
 import { runSessionCommand } from '../pipeline/session-command.js';
 import { earlyStart, runSessionBatches } from '../pipeline/sessions.js';
+import type { Jobs } from '../pipeline/sessions.js';
 import type { SessionInput } from '../read/index.js';
 import type { CompactArgs } from './compact-job.js';
 import { prepareCompaction } from './compact-job.js';
@@ -61,12 +65,18 @@ function stopOn(outcome: CompactOutcome, output: CommandOutput): CompactOutcome 
   throw Object.assign(new Error(outcome.error), { stopsBatch: true });
 }
 
+/** The staging group of each batch when as many batches as the pool can hold stage at once (one per task a worker holds). */
+function stagingGroupFor(jobs: Jobs): number {
+  return stagingGroupSize(Math.min(jobs === 'auto' ? availableParallelism() : jobs, threadsWithinOpenFiles()) * TASKS_PER_WORKER);
+}
+
 export const compactCommand: CommandModule<object, CompactArgs> = {
   command: 'compact [inputs..]',
   describe: 'Write a compaction sidecar beside each session',
   builder: (yargs) =>
     withSummarizer(withAllowNoGain(withPolicy(withInputs(yargs, 'compact'))), 'compact')
       .option(...settingFlag('strategy', 'compact'))
+      .option(...settingFlag('relevance', 'compact'))
       .option('dry-run', { describe: 'decide and report, write nothing', type: 'boolean', default: false })
       .option('redact', { describe: 'mask secrets in what is summarized and stored (default: on for remote endpoints)', type: 'boolean' })
       .option('log-format', {
@@ -94,7 +104,7 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
           const emitSettled = (outcome: Outcome<CompactOutcome>) => emit(settled(outcome, output));
           // Only a strategy that needs no client can move to workers (README "Performance").
           const outcomes = isOffline(strategy)
-            ? await runSessionBatches(paths, compactBatchTask, { ...job, strategy }, emitSettled, jobsFromArgs(args), {
+            ? await runSessionBatches(paths, compactBatchTask, { ...job, strategy, stagingGroup: stagingGroupFor(jobsFromArgs(args)) }, emitSettled, jobsFromArgs(args), {
                 local: inThisThread,
                 concurrency,
                 early: early.pool(),

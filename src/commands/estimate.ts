@@ -4,7 +4,7 @@
 import type { CommandModule } from 'yargs';
 import type { CompactionPlan } from '../compaction/compact.js';
 import { planCompaction } from '../compaction/compact.js';
-import { fitPath, formatTokens } from '../report/format.js';
+import { fitPathMiddle, formatTokens, outputWidth, printable } from '../report/format.js';
 import { renderTable } from '../report/table.js';
 import type { AnyMessage, Diagnostic } from '../session/model.js';
 import { sum } from '../tokens/estimate.js';
@@ -82,6 +82,14 @@ export const estimateSessionTask = sessionTask('estimate', async (input: Session
   return { record, warnings: loaded.warnings };
 });
 
+/** The folder every path starts with, with its trailing slash (`fixtures/real/`), or `` when they share none or there is one path. */
+function sharedFolder(paths: readonly string[]): string {
+  if (paths.length < 2) return '';
+  let shared = paths[0]!.slice(0, paths[0]!.lastIndexOf('/') + 1);
+  for (const path of paths) while (shared !== '' && !path.startsWith(shared)) shared = shared.slice(0, shared.slice(0, -1).lastIndexOf('/') + 1);
+  return shared;
+}
+
 export const estimateCommand: CommandModule<object, CommonArgs & PolicyArgs> = {
   command: 'estimate [inputs..]',
   describe: 'Estimate tokens and the cut compaction would take',
@@ -101,7 +109,7 @@ export const estimateCommand: CommandModule<object, CommonArgs & PolicyArgs> = {
         output.record(record);
         const cut = record.cut;
         rows.push([
-          fitPath(path, 27),
+          path,
           formatTokens(record.messages),
           formatTokens(record.estimated_tokens),
           formatTokens(record.context_tokens),
@@ -111,16 +119,24 @@ export const estimateCommand: CommandModule<object, CommonArgs & PolicyArgs> = {
       },
       finish: () => {
         if (output.json || rows.length === 0) return;
+        const columns = [
+          { header: 'session', align: 'left' },
+          { header: 'messages' },
+          { header: 'tokens' },
+          { header: 'context' },
+          { header: 'compact' },
+          { header: 'cut at' },
+        ] as const;
+        // The session column takes what the others leave of the width (each column has a space each side, and one between).
+        const others = columns.slice(1).reduce((sum, column, at) => sum + Math.max(column.header.length, ...rows.map((row) => row[at + 1]!.length)) + 3, 0);
+        const pathWidth = Math.max(20, outputWidth() - others - 2);
+        // Paths too long for it lose the folder they all share (the walked one), named in the header.
+        const paths = rows.map((row) => row[0]!);
+        const shared = paths.some((path) => printable(path).length > pathWidth) ? sharedFolder(paths) : '';
+        const header = shared === '' ? 'session' : `session (in ${fitPathMiddle(shared, pathWidth - 'session (in )'.length)})`;
         const table = renderTable(
-          [
-            { header: 'session', align: 'left' },
-            { header: 'messages' },
-            { header: 'tokens' },
-            { header: 'context' },
-            { header: 'compact' },
-            { header: 'cut at' },
-          ],
-          rows,
+          [{ ...columns[0], header }, ...columns.slice(1)],
+          rows.map(([path, ...rest]) => [fitPathMiddle(path!.slice(shared.length), pathWidth), ...rest]),
         );
         process.stdout.write(`${table}\n`);
       },

@@ -8,6 +8,8 @@
  * format no fork is written for, fails with one line and no file.
  */
 import type { CommandModule } from 'yargs';
+import { UsageError } from '../errors.js';
+import { isStdin } from '../formats/input-source.js';
 import { forkCompacted } from '../compact/fork.js';
 import type { ForkOutcome } from '../compact/outcome.js';
 import { forkLine, forkRecord } from '../compact/render.js';
@@ -23,14 +25,20 @@ import { configureLog, LOG_FORMATS, writeEvent } from '../pipeline/log.js';
 type ForkArgs = CompactArgs & { out?: string };
 
 export const forkCommand: CommandModule<object, ForkArgs> = {
-  command: 'fork <inputs..>',
+  command: 'fork [inputs..]',
   describe: 'Compact each session and write a new session file its agent resumes compacted',
   builder: (yargs) =>
     withSummarizer(withAllowNoGain(withPolicy(withInputs(yargs, 'fork'))), 'fork')
       .option(...settingFlag('strategy', 'fork'))
+      .option(...settingFlag('relevance', 'fork'))
       .option('out', { describe: 'write the forks here instead of where the agent looks for them', type: 'string' })
       .option('redact', { describe: 'mask secrets in what is summarized and stored (default: on for remote endpoints)', type: 'boolean' })
-      .option('log-format', { describe: 'stderr: text or json (one JSON event a line)', choices: LOG_FORMATS, default: 'text' as LogFormat }) as never,
+      .option('log-format', { describe: 'stderr: text or json (one JSON event a line)', choices: LOG_FORMATS, default: 'text' as LogFormat })
+      .check((args) => {
+        // A fork and the sidecar it starts from are files beside their session: stdin has no place.
+        if (!(args['inputs'] as string[] | undefined)?.some(isStdin)) return true;
+        throw new UsageError('fork does not read stdin (-): a fork and its sidecar are written beside the session file; save the session to a file and name it');
+      }) as never,
   handler: async (args) => {
     configureLog(args['log-format'], args.verbose);
     const { job, tools, concurrency, sweep } = await prepareCompaction({ ...args, 'dry-run': false }, 'fork');

@@ -374,7 +374,7 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
   // `as never`: yargs types the flags as parsed, before normalizeArgs (options.ts) gives the handler
   // its args type (inputs from `--` and positionals, defaults filled in); the handler's type is the truth.
   builder: (yargs) =>
-    withTotalGates(withGates(withPricing(withPolicy(withInputs(yargs, 'inspect')))))
+    withTotalGates(withGates(withPricing(withPolicy(withInputs(yargs, 'inspect')), 'inspect')))
       .option('chart', { describe: 'draw the baseline per turn as a text chart', type: 'boolean', default: false })
       .option('detail', { describe: "over several sessions, each session's report after the archive view", type: 'boolean', default: false })
       .option('sort', { describe: 'rank the sessions by spend, peak context, tokens re-sent, calls or start day', choices: SORT_KEYS, default: 'cost' as SortKey })
@@ -404,7 +404,7 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
         format: args.format,
         tokenizer: settings.tokenizer,
         strict: args.strict,
-        model: args.model,
+        model: args['price-model'],
         overrides,
         limits,
         gateLedger: args['gate-ledger'],

@@ -7,12 +7,14 @@ import type { Argv } from 'yargs';
 import type { PolicyValues } from '../config/policy.js';
 import { resolvePolicy } from '../config/policy.js';
 import type { SettingArgs, SettingsCommand, SettingsKey } from '../config/settings.js';
-import { defaultOf, flagName, flagOption, settingsOf, SOURCED_KEYS, takesSetting } from '../config/settings.js';
+import { defaultOf, flagName, flagOption, renamedFlag, settingsOf, SOURCED_KEYS, takesSetting } from '../config/settings.js';
+import { logMessage } from '../pipeline/log.js';
 import type { SettingsSources } from '../config/sources.js';
 import { loadSettingsSources, pick } from '../config/sources.js';
 import { UsageError } from '../errors.js';
 import { FORMAT_NAMES } from '../formats/index.js';
 import { STDIN } from '../formats/input-source.js';
+import { stdinIsPiped } from '../pipeline/inputs.js';
 import type { StrategyName } from '../strategies/names.js';
 import type { TokenizerName } from '../tokens/tokenizers.js';
 import type { Jobs } from '../pipeline/sessions.js';
@@ -46,6 +48,21 @@ export function settingFlag(key: SettingsKey, command?: SettingsCommand) {
   return [flagName(key, command), flagOption(key, command)] as const;
 }
 
+/**
+ * A setting's old flag spelling on `command` (the table's `renamedFrom`): still read, hidden from
+ * --help, and a warning says what it is now called; the new spelling wins when both are given.
+ */
+export function withRenamedFlag<T>(yargs: Argv<T>, key: SettingsKey, command: SettingsCommand): Argv<T> {
+  const old = renamedFlag(key, command);
+  if (old === undefined) return yargs;
+  const now = flagName(key, command);
+  return yargs.option(old, { type: 'string', hidden: true }).middleware((args: Record<string, unknown>) => {
+    if (args[old] === undefined) return;
+    logMessage('warning', `--${old} on ${command} is deprecated (it names the summarizer on compact and fork); use --${now}`);
+    args[now] ??= args[old];
+  }, true);
+}
+
 /** The table's settings `keys` as flags of `command`, in the order given (those the command takes). */
 export function withSettings<T>(yargs: Argv<T>, keys: readonly SettingsKey[], command?: SettingsCommand): Argv<T> {
   return keys.filter((key) => command === undefined || takesSetting(key, command)).reduce((built, key) => built.option(...settingFlag(key, command)), yargs);
@@ -53,7 +70,9 @@ export function withSettings<T>(yargs: Argv<T>, keys: readonly SettingsKey[], co
 
 /**
  * The sessions a command reads: `[inputs..]` in its command string, so that names after `--`
- * (`compact -- --odd.jsonl`) count too; at least one is required.
+ * (`compact -- --odd.jsonl`) count too. None named: stdin when it is a pipe or a redirected file
+ * (`-`), else the agents' folders on the commands that read many (pipeline/locations.ts); the
+ * others need at least one.
  */
 export function withInputs<T>(yargs: Argv<T>, command: SettingsCommand) {
   const many = takesSetting('agent', command);
@@ -63,6 +82,7 @@ export function withInputs<T>(yargs: Argv<T>, command: SettingsCommand) {
   const built = yargs
     .positional('inputs', { describe: inputs, type: 'string', array: true })
     .middleware(takeNamesAfterDoubleDash('inputs'), true)
+    .middleware(readPipedStdinWhenUnnamed('inputs'), true)
     .check((args) => {
       if (many || (args['inputs'] as string[] | undefined)?.length) return true;
       throw new UsageError('name at least one session file, directory or glob (or - for stdin)');
@@ -74,6 +94,14 @@ export function withInputs<T>(yargs: Argv<T>, command: SettingsCommand) {
     .option('jobs', { describe: 'threads for many sessions: a number, or auto (one per core when it pays)', type: 'string', default: 'auto' })
     .option('shard', { describe: 'take only shard K of N of the sessions (K/N, 1-based), or auto (README "Sharding")', type: 'string' });
   return withSettings(built, SELECTION_FLAGS, command);
+}
+
+/** No session named and stdin a pipe (or a redirected file): the session is stdin, `-`. */
+function readPipedStdinWhenUnnamed(key: string) {
+  return (args: Record<string, unknown>): void => {
+    const given = args[key];
+    if ((given === undefined || (Array.isArray(given) && given.length === 0)) && stdinIsPiped()) args[key] = [STDIN];
+  };
 }
 
 /** Where sessions are looked for and which are kept (docs/guarantees.md "Default locations", "Filters"): the settings table's, on the commands that read many. */
@@ -199,6 +227,8 @@ export interface RunSettings {
   readonly tokenizer: TokenizerName;
   /** Undefined when no source sets it or the command takes no strategy setting: each command has its own default. */
   readonly strategy: StrategyName | undefined;
+  /** The relevance filter (compaction/relevance.ts) on the span a strategy summarizes; on unless switched off. */
+  readonly relevance: boolean;
 }
 
 /**
@@ -218,6 +248,7 @@ export async function runSettings(args: CommonArgs & PolicyArgs & { readonly 'al
     policy: resolvePolicy(sources, { force: args.force, allow_no_gain: args['allow-no-gain'] }),
     tokenizer: pick(sources, 'tokenizer') ?? defaultOf('tokenizer'),
     strategy: takesSetting('strategy', command) ? pick(sources, 'strategy') : undefined,
+    relevance: takesSetting('relevance', command) ? (pick(sources, 'relevance') ?? defaultOf('relevance')) : defaultOf('relevance'),
   };
 }
 

@@ -1,5 +1,5 @@
 /**
- * Prices and context window for a session: `--model` (or the model the session names, and the
+ * Prices and context window for a session: `--price-model` (or the model the session names, and the
  * models its billed calls name) looked up in the offline catalog, with `--price-*` flags
  * overriding single rates. Flags are validated once; the lookup runs per session, since
  * sessions may use different models. The window rule is src/pricing/window.ts.
@@ -10,6 +10,7 @@ import type { BilledCall, Ledgers } from '../ledgers/ledgers.js';
 import { billedCost, billedModels, eachBilledCall, LedgersSum } from '../ledgers/ledgers.js';
 import { DEFAULT_CONTEXT_LIMIT } from '../compaction/policy.js';
 import { UsageError } from '../errors.js';
+import { settingFlag, withRenamedFlag } from './options.js';
 import type { CatalogModel, Rate, Rates } from '../pricing/catalog.js';
 import { flatRate, lookupModel, oneHourWriteRate } from '../pricing/catalog.js';
 import type { ContextWindow } from '../pricing/window.js';
@@ -18,7 +19,7 @@ import type { AnyMessage, Session } from '../session/model.js';
 import type { ProviderCall } from '../tokens/provider-calls.js';
 
 export interface PricingArgs {
-  model?: string;
+  'price-model'?: string;
   'price-input'?: number;
   'price-output'?: number;
   'price-cache-read'?: number;
@@ -36,9 +37,9 @@ const PRICE_FLAGS = [
 
 export type PriceOverrides = Partial<Record<keyof Rates, number>>;
 
-export function withPricing<T>(yargs: Argv<T>) {
-  return yargs
-    .option('model', { describe: "model for prices and window (default: the session's own)", type: 'string' })
+/** The pricing flags of `inspect` and `replay`: `--price-model` (old spelling `--model`, with a warning) and `--price-*`. */
+export function withPricing<T>(yargs: Argv<T>, command: 'inspect' | 'replay') {
+  return withRenamedFlag(yargs.option(...settingFlag('price_model', command)), 'price_model', command)
     .option('price-input', { describe: '$ per million uncached input tokens', type: 'number' })
     .option('price-output', { describe: '$ per million output tokens', type: 'number' })
     .option('price-cache-read', { describe: '$ per million cache-read tokens', type: 'number' })

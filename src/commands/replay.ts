@@ -133,6 +133,8 @@ interface ReplayOptions extends ReadTaskOptions {
   readonly overrides: PriceOverrides;
   readonly limits: GateLimits;
   readonly simulatedSummaryTokens: number | null;
+  /** `--no-relevance`: the simulated compactions keep every output of the span, as compact's would. */
+  readonly relevance: boolean;
   /** With --json the record is rendered (as JSON text), else the human report, with --chart's charts. */
   readonly json: boolean;
   readonly chart: boolean;
@@ -282,6 +284,7 @@ async function simulateAll(input: SessionInput, ctx: ReplayContext): Promise<Sim
         tokens: loaded.tokens,
         policy,
         strategy: ctx.strategy,
+        relevance: ctx.relevance,
         recorded: recordedCompactions,
         ...(ctx.count ? { count: ctx.count } : {}),
         ...(prunedSizes ? { prunedSizes } : {}),
@@ -386,13 +389,14 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
   // `as never`: yargs types the flags as parsed, before normalizeArgs (options.ts) gives the handler
   // its args type (inputs from `--` and positionals, defaults filled in); the handler's type is the truth.
   builder: (yargs) =>
-    withSummarizer(withGates(withPricing(withAllowNoGain(withPolicy(withInputs(yargs, 'replay'))))), 'replay')
+    withSummarizer(withGates(withPricing(withAllowNoGain(withPolicy(withInputs(yargs, 'replay'))), 'replay')), 'replay')
       .option('policy', {
         describe: `comma-separated policies to compare: ${POLICY_CHOICES.join(', ')} (custom = the policy flags)`,
         type: 'string',
         default: CUSTOM_POLICY_NAME,
       })
       .option(...settingFlag('strategy', 'replay'))
+      .option(...settingFlag('relevance', 'replay'))
       .option('summary-tokens', { describe: 'simulate summarize with summaries of N tokens (no LLM calls)', type: 'number' })
       .option('chart', { describe: 'draw the baseline per turn, before and under each policy, as a text chart', type: 'boolean', default: false })
       .option('html', { describe: 'also write a self-contained HTML report to FILE', type: 'string' }) as never,
@@ -410,10 +414,11 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
       strict: args.strict,
       names,
       policy: settings.policy,
-      model: args.model,
+      model: args['price-model'],
       overrides,
       limits,
       simulatedSummaryTokens,
+      relevance: settings.relevance,
       json: args.json,
       chart: args.chart,
       html: args.html !== undefined,

@@ -23,8 +23,11 @@ import type { Decided } from './write.js';
 import { writeSidecars } from './write.js';
 
 
-/** A worker compacts only with an offline strategy (a summarizer's client cannot cross threads). */
-export type CompactBatchJob = CompactJob & { readonly strategy: OfflineStrategyName };
+/**
+ * A worker compacts only with an offline strategy (a summarizer's client cannot cross threads);
+ * `stagingGroup`: how many sidecars it stages at once (sidecar/open-files.ts).
+ */
+export type CompactBatchJob = CompactJob & { readonly strategy: OfflineStrategyName; readonly stagingGroup: number };
 
 /** Temp files of killed runs, in a worker thread (which lives for one run): each directory listed once. */
 const sweepInWorker = createTempSweeper();
@@ -39,11 +42,12 @@ export const compactBatchTask = sessionTask(
     locks.close();
     for (const [index, input] of inputs.entries()) {
       if (decided[index]) continue;
-      decided[index] = await decideCompaction(input, job, tools);
+      const tookOver = locked[index]?.tookOver;
+      decided[index] = await decideCompaction(input, job, tools, tookOver ? [tookOver] : []);
       // A session with nothing to write lets its lock go now; the others hold it until written.
       if (decided[index].kind === 'done') locked[index]?.release();
     }
-    const outcomes = await writeSidecars(decided);
+    const outcomes = await writeSidecars(decided, job.stagingGroup);
     decided.forEach((entry, index) => {
       if (entry.kind === 'write') locked[index]?.release();
     });

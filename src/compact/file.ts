@@ -37,6 +37,8 @@ export interface CompactFileOptions {
   readonly dryRun?: boolean;
   /** Mask secrets in what is summarized and stored; default: on for a strategy built beforehand (it may send the transcript away), off for the offline ones. */
   readonly redact?: boolean;
+  /** The relevance filter on the summarized span (`compact --no-relevance`); default on. */
+  readonly relevance?: boolean;
   /** What a failed summarizer leaves: `fail` (default), `skip`, `truncate`. */
   readonly onError?: OnError;
   /** Abort to abandon the session in flight. */
@@ -59,6 +61,7 @@ async function jobAndTools(options: CompactFileOptions): Promise<{ job: CompactJ
     policy: { kind: 'settings', values: { ...DEFAULT_POLICY_VALUES, ...options.policy } },
     dryRun: options.dryRun ?? false,
     redact: options.redact ?? typeof given !== 'string',
+    relevance: options.relevance ?? true,
     // The name a worker would build the strategy by; this call runs it here, as built.
     strategy: isStrategyName(strategy.name) ? strategy.name : 'summarize',
     strategyOptions,

@@ -33,6 +33,8 @@ export interface CompactJob {
   readonly dryRun: boolean;
   /** Mask secrets in what is summarized and stored. */
   readonly redact: boolean;
+  /** The relevance filter on the span a strategy summarizes (compaction/relevance.ts); `--no-relevance` switches it off. */
+  readonly relevance: boolean;
   readonly strategy: StrategyName;
   /** The offline strategies' options (a summarizer's live client is built into CompactTools.strategy). */
   readonly strategyOptions: StrategyOptions;

@@ -6,7 +6,7 @@
 import type { Refusal } from '../compaction/compact.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
 import { MIN_GAIN_PERCENT, triggerCeiling } from '../compaction/policy.js';
-import { formatTokens } from '../report/format.js';
+import { formatTokens, printable } from '../report/format.js';
 import type { CompactOutcome, CompactStatus, ForkOutcome, Measured } from './outcome.js';
 
 /**
@@ -86,20 +86,20 @@ export function compactLine(outcome: Exclude<CompactOutcome, { status: 'failed' 
   switch (outcome.status) {
     case 'locked': {
       const by = outcome.holder ? `pid ${outcome.holder.pid} on ${outcome.holder.host}` : 'an unreadable lock';
-      return `${'locked'.padEnd(10)} ${outcome.session} (another compactor is writing its sidecar: ${by})`;
+      return `${'locked'.padEnd(10)} ${printable(outcome.session)} (another compactor is writing its sidecar: ${by})`;
     }
     case 'skipped':
     case 'up-to-date':
     case 'no-gain':
     case 'would-thrash':
-      return `${outcome.status.padEnd(10)} ${outcome.session} (${outcome.reason})`;
+      return `${outcome.status.padEnd(10)} ${printable(outcome.session)} (${outcome.reason})`;
     case 'would-compact':
       return (
-        `would compact ${outcome.session}: ${outcome.messagesSummarized} message${outcome.messagesSummarized === 1 ? '' : 's'}, ` +
+        `would compact ${printable(outcome.session)}: ${outcome.messagesSummarized} message${outcome.messagesSummarized === 1 ? '' : 's'}, ` +
         `${formatTokens(outcome.tokensBefore)} -> ${formatTokens(outcome.tokensAfter)} tokens + the summary, keep from ${outcome.firstKeptMessageId}`
       );
     case 'compacted':
-      return `compacted  ${outcome.session}: ${formatTokens(outcome.state.tokens_before)} -> ${formatTokens(outcome.state.tokens_after)} tokens, sidecar ${outcome.sidecar}`;
+      return `compacted  ${printable(outcome.session)}: ${formatTokens(outcome.state.tokens_before)} -> ${formatTokens(outcome.state.tokens_after)} tokens, sidecar ${printable(outcome.sidecar)}`;
   }
 }
 
@@ -145,13 +145,13 @@ export function forkLine(outcome: Exclude<ForkOutcome, { status: 'failed' }>): s
   if (outcome.status === 'not-forked') {
     const { compaction } = outcome;
     const reason = 'reason' in compaction ? compaction.reason : compactLine(compaction);
-    return `not forked ${compaction.session}: ${compaction.status}, nothing to fork (${reason})`;
+    return `not forked ${printable(compaction.session)}: ${compaction.status}, nothing to fork (${reason})`;
   }
   const { fork } = outcome;
   const tokens = `${formatTokens(fork.tokens_before)} -> ${formatTokens(fork.tokens_after)} tokens`;
-  if (fork.status === 'no-gain') return `not forked ${fork.session}: no-gain, ${fork.reason} (${tokens})`;
+  if (fork.status === 'no-gain') return `not forked ${printable(fork.session)}: no-gain, ${fork.reason} (${tokens})`;
   return (
-    `forked     ${outcome.compaction.session} -> ${fork.fork} (${tokens})\n` +
+    `forked     ${printable(outcome.compaction.session)} -> ${printable(fork.fork)} (${tokens})\n` +
     `           ${fork.resume ? `resume: ${fork.resume}` : 'no agent resumes this format: send its messages with your harness'}`
   );
 }

@@ -59,7 +59,8 @@ export async function compactSession(source: SessionSource, job: CompactJob, too
   if (attempt.kind === 'locked') return lockedOutcome(path, attempt);
   try {
     sweep(path);
-    return (await writeSidecars([await decideCompaction(source, job, tools)]))[0]!;
+    const { tookOver } = attempt.lock;
+    return (await writeSidecars([await decideCompaction(source, job, tools, tookOver ? [tookOver] : [])]))[0]!;
   } finally {
     attempt.lock.release();
   }
@@ -73,13 +74,14 @@ export async function compactSession(source: SessionSource, job: CompactJob, too
  * the new sidecar defines is checked against the provider's rules before it is handed on to be
  * written.
  */
-export async function decideCompaction(source: SessionSource, given: CompactJob, tools: CompactTools): Promise<Decided> {
+export async function decideCompaction(source: SessionSource, given: CompactJob, tools: CompactTools, carried: readonly Diagnostic[] = []): Promise<Decided> {
   const { path } = sessionInput(source);
   // Stdin has no place beside it for a sidecar: it is planned as a dry run (the command says so).
   const job = isStdin(path) ? { ...given, dryRun: true } : given;
   const started = performance.now();
   const { strategy, signal } = tools;
-  const warnings: Diagnostic[] = [];
+  // Warnings from before the read (a stale lock taken over) open the session's own.
+  const warnings: Diagnostic[] = [...carried];
   const events: LogEvent[] = [];
   const log = (event: string, fields: LogFields) => events.push({ time: new Date().toISOString(), event, fields });
   const done = (outcome: CompactOutcome): Decided => ({ kind: 'done', outcome });
@@ -117,7 +119,7 @@ export async function decideCompaction(source: SessionSource, given: CompactJob,
     const span = { session: path, messages_to_summarize: plan.cut.index - plan.start, cut_index: plan.cut.index, tokens_before: plan.contextTokens };
     log('compaction_start', { ...span, strategy: strategy.name, total_messages: subject.messages.length, has_previous: subject.previous !== null });
     ended = (fields: LogFields) => log('compaction_end', { ...span, ...fields, duration_ms: Math.round(performance.now() - started) });
-    const run = { signal, redact: job.redact, ...(tools.count ? { count: tools.count } : {}) };
+    const run = { signal, redact: job.redact, relevance: job.relevance, ...(tools.count ? { count: tools.count } : {}) };
     let outcome: GuardedCompaction;
     let absorbed: string | null = null;
     try {

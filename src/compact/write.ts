@@ -25,10 +25,17 @@ export type Decided =
       readonly end: LogFields;
     };
 
-/** Writes the sidecars of the decisions that hold one, together; every decision's outcome, in order. */
-export async function writeSidecars(decided: readonly Decided[]): Promise<CompactOutcome[]> {
+/**
+ * Writes the sidecars of the decisions that hold one, together, `group` at a time (each staged
+ * file stays open until its group commits: ulimit -n bounds them, sidecar/open-files.ts); every
+ * decision's outcome, in order.
+ */
+export async function writeSidecars(decided: readonly Decided[], group = Number.MAX_SAFE_INTEGER): Promise<CompactOutcome[]> {
   const writes = decided.flatMap((entry) => (entry.kind === 'write' ? [{ path: entry.sidecar, state: entry.compacted.state }] : []));
-  const committed = writes.length > 0 ? await commitSidecars(await stageSidecars(writes)) : [];
+  const committed: Awaited<ReturnType<typeof commitSidecars>> = [];
+  for (let from = 0; from < writes.length; from += Math.max(1, group)) {
+    committed.push(...(await commitSidecars(await stageSidecars(writes.slice(from, from + Math.max(1, group))))));
+  }
   let next = 0;
   return decided.map((entry): CompactOutcome => {
     if (entry.kind === 'done') return entry.outcome;

@@ -442,6 +442,8 @@ export interface RunOptions {
    * stores: the span's messages, the file lists and the summary.
    */
   readonly redact?: boolean;
+  /** The relevance filter on the span (relevance.ts); on unless false (`--no-relevance`). */
+  readonly relevance?: boolean;
   /**
    * Lookups over subject.messages and subject.tokens, built once by a caller that compacts one
    * session many times (replay), so each compaction costs its window rather than the session.
@@ -531,9 +533,12 @@ export async function runCompaction(
   }
 
   // The redacted span is a copy of its own; otherwise the filter reads the session so far, indexed.
-  const filtered = redact
-    ? filterRelevant(source, start, cut.index, count)
-    : filterRelevant(source, start, cut.index, count, { end, requestOf: (id) => index.requestBefore(id, end) });
+  const filtered =
+    options.relevance === false
+      ? { messages: source.slice(start, cut.index), dropped: [] }
+      : redact
+        ? filterRelevant(source, start, cut.index, count)
+        : filterRelevant(source, start, cut.index, count, { end, requestOf: (id) => index.requestBefore(id, end) });
   const { history, turnPrefix } = summarizerInput(filtered.messages, start, cut, index.viewRepair(windowStart), end);
   const rest = { previous: previous?.state ?? null, fileOps, ...(options.signal ? { signal: options.signal } : {}) };
   const summarized = strategy.metadataOnly

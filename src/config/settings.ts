@@ -30,7 +30,13 @@ export type CompactingCommand = (typeof COMPACTING)[number];
 /** The commands that read many sessions: they take the agents' folders, the date and project filters. */
 export const READING_MANY = ['estimate', 'inspect', 'compact', 'replay', 'audit'] as const satisfies readonly SettingsCommand[];
 
-const show = (value: unknown) => (typeof value === 'string' ? JSON.stringify(value) : String(value));
+/** A value as a message shows it: text quoted, an object or array named as one (never `[object Object]`). */
+function show(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (value === null || typeof value !== 'object') return String(value);
+  const json = JSON.stringify(value);
+  return `${Array.isArray(value) ? 'an array' : 'an object'} (${json.length > 40 ? `${json.slice(0, 39)}…` : json})`;
+}
 
 /** A whole number in [min, max], with one message whatever is wrong (NaN from a flag, a fraction, text). */
 const wholeNumber = (min: number, max = Number.MAX_SAFE_INTEGER) =>
@@ -53,6 +59,16 @@ const amount = z.unknown().transform((value, context): Amount => {
 const percentOfWindow = z.unknown().transform((value, context) => {
   if (typeof value === 'number' && Number.isFinite(value) && value > 0 && value <= 100) return value;
   context.addIssue({ code: 'custom', message: `must be in (0, 100], got ${show(value)}` });
+  return z.NEVER;
+});
+
+/** On or off: a boolean, or a variable's text (`true`/`false`, `1`/`0`, `yes`/`no`, `on`/`off`). */
+const onOff = z.unknown().transform((value, context) => {
+  if (typeof value === 'boolean') return value;
+  const text = typeof value === 'string' ? value.trim().toLowerCase() : null;
+  if (text !== null && ['true', '1', 'yes', 'on'].includes(text)) return true;
+  if (text !== null && ['false', '0', 'no', 'off'].includes(text)) return false;
+  context.addIssue({ code: 'custom', message: `must be true or false, got ${show(value)}` });
   return z.NEVER;
 });
 
@@ -81,6 +97,11 @@ interface SettingSpec {
   readonly numericText?: true;
   /** The field `--json` shows it under in a policy (inspect, audit, replay), read from the resolved policy. */
   readonly echo?: { readonly name: string; readonly of: (policy: CompactionPolicy) => unknown };
+  /**
+   * The flag's old spelling on these commands, still read, with a warning: a name that meant
+   * something else on other commands (`--model` for the price model on inspect and replay).
+   */
+  readonly renamedFrom?: { readonly flag: string; readonly on: readonly SettingsCommand[] };
   /**
    * This setting is not in force when that one is set (the trigger is one choice: docs/policy.md);
    * `--json` shows the one in force in that one's place.
@@ -171,6 +192,22 @@ export const SETTINGS = {
     },
     default: undefined,
     schema: z.enum(STRATEGY_NAMES),
+  },
+  relevance: {
+    group: 'run',
+    on: ['compact', 'fork', 'replay'],
+    type: 'boolean',
+    doc: 'drop superseded file reads and repeated tool outputs from what is summarized (--no-relevance: send every output as it is)',
+    default: true,
+    schema: onOff,
+  },
+  price_model: {
+    group: 'run',
+    on: ['inspect', 'replay'],
+    type: 'string',
+    doc: "model for prices and window (default: the session's own; --model is its deprecated spelling here)",
+    default: undefined,
+    renamedFrom: { flag: 'model', on: ['inspect', 'replay'] },
   },
   tokenizer: {
     group: 'run',
@@ -393,6 +430,12 @@ export function flagOption(key: SettingsKey, command?: SettingsCommand) {
     ...(entry.choices ? { choices: [...entry.choices] } : {}),
     ...(flagOnly ? { default: entry.default } : {}),
   };
+}
+
+/** The old spelling of a setting's flag that a command still reads (with a warning), if any. */
+export function renamedFlag(key: SettingsKey, command: SettingsCommand): string | undefined {
+  const renamed = spec(key).renamedFrom;
+  return renamed?.on.includes(command) ? renamed.flag : undefined;
 }
 
 /** How `--json` shows a policy setting, if it does. */

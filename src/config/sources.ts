@@ -44,7 +44,8 @@ export async function loadConfigFile(path: string, explicit: boolean): Promise<S
   }
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    // Editors on Windows save UTF-8 with a byte-order mark; sessions with one are read too.
+    value = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (error) {
     throw new InputError(`config is not JSON: ${(error as Error).message}`, path);
   }

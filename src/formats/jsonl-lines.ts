@@ -32,6 +32,12 @@ function jsonErrorMessage(error: unknown): string {
   return message.length > MAX_MESSAGE_CHARS ? `${message.slice(0, MAX_MESSAGE_CHARS)}…` : message;
 }
 
+/** Bytes whose only invalid UTF-8 is a character cut off at their end (at most its first 3 bytes). */
+function endsInCutCharacter(bytes: Uint8Array): boolean {
+  for (let cut = 1; cut <= 3 && cut < bytes.length; cut++) if (isUtf8(bytes.subarray(0, bytes.length - cut))) return true;
+  return false;
+}
+
 /**
  * One raw line parsed: its value, or null for a blank line or a cut-off last line (warned). A bad
  * line throws; invalid UTF-8 is replaced, with a warning. `cutter` drops values the reader never
@@ -67,7 +73,8 @@ export function parseRawLine(raw: RawLine, file: string, warn: (diagnostic: Diag
   } catch (error) {
     // What the line is, when it is no JSON line at all: said before any "incomplete" guess (a
     // line being written starts as one, and may end in half a UTF-8 character).
-    if (!utf8 && !/^\s*[[{]/.test(text)) throw new InputError('not text (invalid UTF-8), not a JSONL session', file, line);
+    // A cut-off line may end in half a character, not hold bad bytes before (random bytes that start with `{`).
+    if (!utf8 && (!/^\s*[[{]/.test(text) || (!raw.terminated && !endsInCutCharacter(bytes)))) throw new InputError('not text (invalid UTF-8), not a JSONL session', file, line);
     // JSON never holds a raw CR but as a blank, and a CRLF line's CR is gone: lines ended by CR only.
     if (text.includes(CR)) throw new InputError('lines end in CR only (classic Mac style); compactor reads LF or CRLF line ends', file, line);
     // Only the last line can lack its newline, so skipping it ends the file.

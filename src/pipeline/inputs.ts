@@ -24,7 +24,7 @@
  * them) and stderr says how many sessions each held; an input that names no file but looks like a
  * session id is looked up in those folders (located.ts).
  */
-import { statSync } from 'node:fs';
+import { fstatSync, statSync } from 'node:fs';
 import { lstat, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, resolve } from 'node:path';
@@ -44,6 +44,20 @@ import { logMessage } from './log.js';
 import type { AgentFolder, AgentName } from './locations.js';
 import { AGENT_NAMES, agentFolders } from './locations.js';
 import { looksLikeSessionId, readableFolders, sessionById } from './located.js';
+
+/**
+ * Whether stdin brings data a command should read when no path is named: a pipe
+ * (`cat s.jsonl | compactor estimate`) or a redirected file (`< s.jsonl`), as jq and wc read it.
+ * Not a terminal, and not a socket or /dev/null a harness may leave open with nothing to say.
+ */
+export function stdinIsPiped(): boolean {
+  try {
+    const info = fstatSync(0);
+    return info.isFIFO() || info.isFile();
+  } catch {
+    return false;
+  }
+}
 
 /** Claude Code keeps large tool outputs under `<session>/tool-results/`: never sessions. */
 const IGNORED_DIRECTORIES = new Set(['node_modules', '.git', 'tool-results']);

@@ -7,6 +7,7 @@
  * ever carries an API key (the summarizer's lines are redacted before they reach here).
  */
 import type { Diagnostic } from '../session/model.js';
+import { printable, printableText } from '../report/format.js';
 import { writeAbove } from '../report/progress.js';
 
 export const LOG_FORMATS = ['text', 'json'] as const;
@@ -42,7 +43,8 @@ export function logFormat(): LogFormat {
 }
 
 function write(line: string): void {
-  writeAbove(process.stderr, `${line}\n`);
+  // A JSON event has no control character left in it; a text line may hold a file's name.
+  writeAbove(process.stderr, `${printableText(line)}\n`);
 }
 
 function jsonLine(time: string, level: LogLevel, event: string, fields: LogFields): string {
@@ -77,7 +79,8 @@ export function logMessage(level: LogLevel, message: string, fields: LogFields =
 /** `file:line: message`, the shape of compiler and jq diagnostics. */
 export function formatDiagnostic(diagnostic: Diagnostic | string): string {
   if (typeof diagnostic === 'string') return diagnostic;
-  return diagnostic.line === undefined ? `${diagnostic.file}: ${diagnostic.message}` : `${diagnostic.file}:${diagnostic.line}: ${diagnostic.message}`;
+  const file = printable(diagnostic.file);
+  return diagnostic.line === undefined ? `${file}: ${diagnostic.message}` : `${file}:${diagnostic.line}: ${diagnostic.message}`;
 }
 
 /** A recoverable oddity: `compactor: warning: file:line: message`, or its JSON event with `file` and `line`. */

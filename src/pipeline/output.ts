@@ -8,6 +8,7 @@ import type { JsonLinesWriter } from '../report/json-lines.js';
 import { jsonLinesWriter } from '../report/json-lines.js';
 import type { PieceSink } from '../report/json-pieces.js';
 import { jsonPieces, jsonPiecesTo } from '../report/json-pieces.js';
+import { printable, printableText } from '../report/format.js';
 import { writeAbove } from '../report/progress.js';
 import { logMessage, logWarning } from './log.js';
 
@@ -71,11 +72,11 @@ export function createOutput(json: boolean): CommandOutput {
     json,
     record(record, human) {
       if (writer) writer.write(record);
-      else if (human) writeAbove(process.stdout, `${human()}\n`);
+      else if (human) writeAbove(process.stdout, `${printableText(human())}\n`);
     },
     rendered(text) {
       if (writer) writer.writeJson(text);
-      else writeAbove(process.stdout, `${printedText(text)}\n`);
+      else writeAbove(process.stdout, `${printableText(printedText(text))}\n`);
     },
     piece(text) {
       if (!writer) throw new Error('internal: a record piece without --json');
@@ -94,7 +95,7 @@ export function reportFailure(output: CommandOutput, path: string, error: string
   else logMessage('error', locatedError(path, error), { session: path });
 }
 
-/** `path: message`, unless the message already starts with the path (`path:line: …`). */
+/** `path: message`, unless the message already starts with the path (`path:line: …`); the path printable (format.ts). */
 export function locatedError(path: string, error: string): string {
-  return error.startsWith(path) ? error : `${path}: ${error}`;
+  return error.startsWith(path) ? `${printable(path)}${error.slice(path.length)}` : `${printable(path)}: ${error}`;
 }

@@ -11,6 +11,7 @@ import { isStdin } from '../formats/input-source.js';
 import type { SessionInput } from '../read/input.js';
 import type { TokenizerName } from '../tokens/tokenizers.js';
 import { WorkerPool, WorkerTaskError } from '../workers/pool.js';
+import { threadsWithinOpenFiles } from '../sidecar/open-files.js';
 import type { PartSink, SessionBatchTask, SessionTask, Settled } from '../workers/task.js';
 import type { Outcome } from './batch.js';
 import { runBatch, streamBatch } from './batch.js';
@@ -49,8 +50,11 @@ async function enoughWork(inputs: readonly SessionInput[]): Promise<boolean> {
   return false;
 }
 
-/** Threads `jobs` asks for over `files` sessions, whether or not the work repays them (below 2: none). */
-const threadsFor = (jobs: Jobs, files: number): number => Math.min(jobs === 'auto' ? availableParallelism() : jobs, files);
+/**
+ * Threads `jobs` asks for over `files` sessions, whether or not the work repays them (below 2:
+ * none), and no more than the open-file limit leaves room for (sidecar/open-files.ts).
+ */
+const threadsFor = (jobs: Jobs, files: number): number => Math.min(jobs === 'auto' ? availableParallelism() : jobs, files, threadsWithinOpenFiles());
 
 /** How many worker threads to start (0: run in this thread). */
 export async function workerCount(jobs: Jobs, paths: readonly SessionInput[]): Promise<number> {

@@ -146,6 +146,8 @@ export interface ReplayInput {
   readonly policy: ReplayPolicy | CompactionPolicy;
   readonly strategy: CompactionStrategy;
   readonly count?: TextCounter;
+  /** The relevance filter on each simulated compaction's span, as compact runs it; on unless false (`--no-relevance`). */
+  readonly relevance?: boolean;
   /** The agent's own compactions (Session.recordedCompactions). */
   readonly recorded?: readonly RecordedCompaction[];
   /** Taken while reading, for a pruning policy with this placeholder: its messages may then be slim. */
@@ -325,6 +327,7 @@ class Simulation {
     const subject = { sessionName: this.input.sessionName, messages, tokens: this.current.values, previous: this.previous, recorded, end, prefixHashes: this.hashes };
     const outcome = await runGuardedCompaction(subject, { kind: 'compact', cut, start, contextTokens: tokensBefore }, strategy, rules, {
       ...(this.input.count ? { count: this.input.count } : {}),
+      ...(this.input.relevance === false ? { relevance: false } : {}),
       now: new Date(0),
       index: this.index,
       forcePastPreviousCut,

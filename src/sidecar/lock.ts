@@ -17,6 +17,7 @@ import { linkSync, lstatSync, readFileSync, unlinkSync, writeFileSync } from 'no
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { describeFsError, InputError } from '../errors.js';
+import type { Diagnostic } from '../session/model.js';
 import { atExit } from './at-exit.js';
 import { isProcessAlive } from './process-alive.js';
 import { removeQuietly, sidecarPath } from './store.js';
@@ -31,6 +32,8 @@ export interface LockHolder {
 
 export interface SidecarLock {
   readonly path: string;
+  /** A warning: a lock found there was taken over though no owner could be checked (a pid no process has), or null. */
+  readonly tookOver: Diagnostic | null;
   release(): void;
 }
 
@@ -109,19 +112,35 @@ function parseHolder(text: string): LockHolder | null {
   return null;
 }
 
-/** The holder, and whether it is gone. A lock from another host is never judged stale here. */
-function inspectLock(path: string): { holder: LockHolder | null; stale: boolean } | null {
+/**
+ * A pid no process can have: not a positive integer. `kill(-1, 0)` and `kill(0, 0)` signal
+ * groups of processes and succeed, so such a lock would look held forever.
+ */
+function isImpossiblePid(pid: number): boolean {
+  return !Number.isSafeInteger(pid) || pid <= 0;
+}
+
+/** Why a stale lock is taken over with a warning (one no compactor wrote whole), or null for a dead owner's. */
+function takeoverReason(text: string | null, holder: LockHolder | null): string | null {
+  if (holder === null) return `a lock file that is not a compactor's (${text === null ? 'unreadable' : `${JSON.stringify(text.slice(0, 40))}`}) was there; taken over as stale`;
+  if (isImpossiblePid(holder.pid)) return `a lock naming pid ${JSON.stringify(holder.pid)}, which no process can have, was there; taken over as stale`;
+  return null;
+}
+
+/** The holder, and whether it is gone. A lock from another host is never judged stale here, unless no process can have its pid. */
+function inspectLock(path: string): { holder: LockHolder | null; stale: boolean; tookOver: string | null } | null {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null; // released meanwhile
-    return { holder: null, stale: false };
+    return { holder: null, stale: false, tookOver: null };
   }
   const holder = parseHolder(text);
+  const tookOver = takeoverReason(text, holder);
   // Our locks are linked in whole, so an unreadable one was not written by a compactor.
-  if (!holder) return { holder: null, stale: true };
-  return { holder, stale: holder.host === HOST && !isProcessAlive(holder.pid) };
+  if (!holder || tookOver) return { holder, stale: true, tookOver };
+  return { holder, stale: holder.host === HOST && !isProcessAlive(holder.pid), tookOver: null };
 }
 
 /** A complete lock file, hard-linked to each lock path it takes (one per directory). */
@@ -178,18 +197,22 @@ export function createLockStager(): LockStager {
     take(sessionPath) {
       const path = lockPath(sessionPath);
       const staging = stagingFor(path);
+      let tookOver: Diagnostic | null = null;
       for (let attempt = 0; attempt < 2; attempt++) {
         try {
           linkSync(staging.path, path);
           held.set(path, staging.content);
           installExitHook();
-          return { kind: 'acquired', lock: { path, release: () => release(path, staging) } };
+          return { kind: 'acquired', lock: { path, tookOver, release: () => release(path, staging) } };
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new InputError(`cannot lock the sidecar: ${describeFsError(error)}`, path);
         }
         const existing = inspectLock(path);
         if (existing && !existing.stale) return { kind: 'locked', path, holder: existing.holder };
-        if (existing) removeQuietly(path);
+        if (existing) {
+          tookOver = existing.tookOver === null ? null : { file: path, message: existing.tookOver };
+          removeQuietly(path);
+        }
       }
       const existing = inspectLock(path);
       return { kind: 'locked', path, holder: existing?.holder ?? null };

@@ -1,6 +1,6 @@
 /**
- * Does a sidecar still describe this session? Its first kept message must exist and the
- * messages before it must hash the same as when it was written. Pure.
+ * Does a sidecar still describe this session? Its first kept message must exist, at the index the
+ * sidecar gives, and the messages before it must hash the same as when it was written. Pure.
  */
 import type { CompactionState } from '../compaction/state.js';
 import type { PrefixHashes } from '../session/hash.js';
@@ -17,6 +17,11 @@ export function checkFreshness(state: CompactionState, messages: readonly AnyMes
 export function checkFreshness(state: CompactionState, messages: readonly AnyMessage[], hashes?: PrefixHashes): Freshness {
   const index = messages.findIndex((message) => message.id === state.first_kept_message_id);
   if (index < 0) return { kind: 'stale', reason: `its first kept message ${state.first_kept_message_id} is no longer in the session` };
+  // The index is stored beside the id (a hand-edited one can point anywhere): both must name one message.
+  if (state.first_kept_index !== index) {
+    const where = state.first_kept_index >= messages.length ? `outside the session's ${messages.length} messages` : `message ${messages[state.first_kept_index]!.id}`;
+    return { kind: 'stale', reason: `its first_kept_index ${state.first_kept_index} is ${where}; its first kept message ${state.first_kept_message_id} is at ${index}` };
+  }
   // The overloads give full messages whenever no hashes come with them.
   const digest = (hashes ?? prefixHashesOf(messages as readonly Message[])).at(index);
   if (digest !== state.summarized_hash) {

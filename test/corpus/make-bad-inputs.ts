@@ -190,6 +190,13 @@ export async function makeBadInputs(root: string): Promise<Corpus> {
     line: 2,
     message: /^tool call "t1" \(bash\) has no result; views add a placeholder result for it$/,
   });
+  const twice = { ...good[1]!, content: [...(good[1]!.content as object[]), { type: 'tool_request', id: 't1', name: 'read', arguments: { path: 'src/main.rs' } }] };
+  await add('duplicate-call-id.jsonl', jsonl(withLine(1, twice)), {
+    what: 'two tool calls with one id in a message',
+    outcome: 'warning',
+    line: 2,
+    message: /^tool call id "t1" \(read\) is used twice in one message; views answer the first call with a placeholder result and call this one "t1@2"$/,
+  });
   await add('pending-call-at-end.jsonl', jsonl(good.slice(0, 2)), { what: 'a tool call in the last message (still running)', outcome: 'ok' });
   await add('numbers-as-strings.jsonl', jsonl(withLine(3, { ...good[3]!, metadata: { input_tokens: '1260', output_tokens: 12 } })), {
     what: 'token counts written as strings',
