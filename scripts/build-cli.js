@@ -18,7 +18,7 @@
  * `../worker.js` is pointed at the bundled worker, and the build fails if it cannot find it.
  *
  * Writes dist/cli-meta.json, esbuild's account of which source module (or package file) went
- * into which output file: test/startup-modules.test.ts reads it to tell what a command loaded.
+ * into which output file: test/cli/startup-modules.test.ts reads it to tell what a command loaded.
  */
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';

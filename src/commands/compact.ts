@@ -14,7 +14,7 @@ import { isOffline } from '../compact/job.js';
 import type { CompactOutcome } from '../compact/outcome.js';
 import { compactLine, compactRecord, tallyOf, tallyText } from '../compact/render.js';
 import { compactSession } from '../compact/session.js';
-import { isStdin } from '../formats/input-source.js';
+import { isStdin } from '../formats/json/input-source.js';
 import { guardLocksOnExit } from '../sidecar/lock.js';
 import { stagingGroupSize, threadsWithinOpenFiles } from '../sidecar/open-files.js';
 import { TASKS_PER_WORKER } from '../workers/pool.js';

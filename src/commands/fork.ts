@@ -9,7 +9,7 @@
  */
 import type { CommandModule } from 'yargs';
 import { UsageError } from '../errors.js';
-import { isStdin } from '../formats/input-source.js';
+import { isStdin } from '../formats/json/input-source.js';
 import { forkCompacted } from '../compact/fork.js';
 import type { ForkOutcome } from '../compact/outcome.js';
 import { forkLine, forkRecord } from '../compact/render.js';

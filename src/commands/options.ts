@@ -13,7 +13,7 @@ import type { SettingsSources } from '../config/sources.js';
 import { loadSettingsSources, pick } from '../config/sources.js';
 import { UsageError } from '../errors.js';
 import { FORMAT_NAMES } from '../formats/index.js';
-import { STDIN } from '../formats/input-source.js';
+import { STDIN } from '../formats/json/input-source.js';
 import { stdinIsPiped } from '../pipeline/inputs.js';
 import type { StrategyName } from '../strategies/names.js';
 import type { TokenizerName } from '../tokens/tokenizers.js';

@@ -13,7 +13,7 @@ import type { CompactionPolicy } from '../compaction/policy.js';
 import type { CompactionStrategy } from '../compaction/strategy.js';
 import { readsTextOf, textReads } from '../compaction/text-reads.js';
 import { policyFor } from '../config/policy.js';
-import { inputShape, withHeldInput } from '../formats/input-source.js';
+import { inputShape, withHeldInput } from '../formats/json/input-source.js';
 import type { ContextWindow } from '../pricing/window.js';
 import { sessionWindow } from '../pricing/window.js';
 import type { LoadedSession, SessionSource } from '../read/index.js';

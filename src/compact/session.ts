@@ -14,7 +14,7 @@
 import type { GuardedCompaction } from '../compaction/compact.js';
 import { runGuardedCompaction, subjectView } from '../compaction/compact.js';
 import { describeError, stopsBatch } from '../errors.js';
-import { isStdin } from '../formats/input-source.js';
+import { isStdin } from '../formats/json/input-source.js';
 import { SummarizerError } from '../llm/client.js';
 import type { LogEvent, LogFields } from '../pipeline/log.js';
 import type { SessionSource } from '../read/index.js';

@@ -367,7 +367,7 @@ function withLazyFields(fields: Omit<StateRecord, LazyKey>, lazy: LazyFields): S
 function withLazyFields(fields: Omit<StateRecord, LazyKey>, lazy: LazyFields): StateRecord {
   let summarizedHash: string | undefined;
   // Every key written out, in the sidecar's order: with the others spread in before the getters,
-  // the written sidecar had the two getters last (test/golden.test.ts).
+  // the written sidecar had the two getters last (test/cli/golden.test.ts).
   const made: StateRecord = {
     format_version: fields.format_version,
     session: fields.session,

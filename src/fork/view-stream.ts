@@ -16,7 +16,7 @@ import { livePrevious, subjectWindow } from '../compaction/compact.js';
 import { buildProviderContext, cutView } from '../compaction/provider-view.js';
 import { redactMessage } from '../compaction/redact.js';
 import { InputError } from '../errors.js';
-import { inputShape, withHeldInput } from '../formats/input-source.js';
+import { inputShape, withHeldInput } from '../formats/json/input-source.js';
 import { loadSession, readAgainInOrder } from '../read/index.js';
 import type { Skeleton } from '../read/skeleton.js';
 import { fitsSkeleton, SkeletonObserver } from '../read/skeleton.js';

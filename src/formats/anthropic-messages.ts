@@ -9,7 +9,7 @@ import * as z from 'zod';
 import type { AnyMessage, Message, Session } from '../session/model.js';
 import { anthropicBlocks, anthropicContentSchema, anthropicUsage, anthropicUsageSchema, unknownTypesWarning } from './anthropic-content.js';
 import { asRecord, keepEach, lastModel, lineId, nonZeroUsage, parseLine, partsText } from './convert.js';
-import { forEachJsonLine } from './jsonl-lines.js';
+import { forEachJsonLine } from './json/jsonl-lines.js';
 import type { FormatReader, ReadOptions } from './reader.js';
 
 const systemSchema = z.looseObject({ system: anthropicContentSchema });

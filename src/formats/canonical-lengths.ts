@@ -14,10 +14,10 @@
  * does not end where its object does, a string JSON.parse would refuse, invalid UTF-8) leaves the
  * line to be parsed whole, so its values and its errors are JSON.parse's own.
  */
-import { OPEN_BRACE, OPEN_BRACKET, QUOTE, stringEnd } from './json-bytes.js';
-import type { LineCutter, MeasuredCut, SkippedLine } from './json-cut.js';
-import type { LeftOut } from './json-walk.js';
-import { certainly, equalBytes, JsonWalk, measuredText, textWithout, UNCERTAIN } from './json-walk.js';
+import { OPEN_BRACE, OPEN_BRACKET, QUOTE, stringEnd } from './json/json-bytes.js';
+import type { LineCutter, MeasuredCut, SkippedLine } from './json/json-cut.js';
+import type { LeftOut } from './json/json-walk.js';
+import { certainly, equalBytes, JsonWalk, measuredText, textWithout, UNCERTAIN } from './json/json-walk.js';
 
 const KEY = {
   content: Buffer.from('content'),

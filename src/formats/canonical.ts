@@ -10,7 +10,7 @@ import * as z from 'zod';
 import { InputError } from '../errors.js';
 import type { AnyMessage, ContentBlock, Diagnostic, Message, Role, Session, Usage } from '../session/model.js';
 import { CanonicalMeasuringCutter } from './canonical-lengths.js';
-import { forEachJsonLine, isJsonObject, jsonKind } from './jsonl-lines.js';
+import { forEachJsonLine, isJsonObject, jsonKind } from './json/jsonl-lines.js';
 import type { FormatReader } from './reader.js';
 
 /** For a read that only measures text (ReadOptions.textLengthsOnly): long texts are sized from their bytes. */

@@ -19,11 +19,11 @@
  * twice in an object where it matters, a line that does not end where its object does, a string
  * JSON.parse would refuse) leaves the line to be read as before (json-cut.ts's KeyCutter).
  */
-import { COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json-bytes.js';
+import { COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json/json-bytes.js';
 import { asRecord, sortUnlessOrdered } from './convert.js';
-import type { KeyCutter, LineCutter, MeasuredCut, SkippedLine } from './json-cut.js';
-import type { Candidate, LeftOut } from './json-walk.js';
-import { certainly, equalBytes, JsonWalk, measuredText, textWithout, UNCERTAIN } from './json-walk.js';
+import type { KeyCutter, LineCutter, MeasuredCut, SkippedLine } from './json/json-cut.js';
+import type { Candidate, LeftOut } from './json/json-walk.js';
+import { certainly, equalBytes, JsonWalk, measuredText, textWithout, UNCERTAIN } from './json/json-walk.js';
 
 /** Where a measured string goes back once the line is parsed: message.content, or a block's key, or a part's text. */
 interface Placement {

@@ -16,7 +16,7 @@ import type { ChatLine } from './claude-code-messages.js';
 import type { BilledLine, SessionSpend } from './claude-code-spend.js';
 import { billedRecord, forkedFromSchema, responseKeyOf, SYNTHETIC_MODEL } from './claude-code-spend.js';
 import { asRecord, lineId, parseLine, partsText } from './convert.js';
-import { jsonKind } from './jsonl-lines.js';
+import { jsonKind } from './json/jsonl-lines.js';
 
 export const chatLineSchema = z.looseObject({
   type: z.enum(['user', 'assistant']),

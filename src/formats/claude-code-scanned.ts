@@ -25,12 +25,12 @@ import type { ChatLine } from './claude-code-messages.js';
 import type { BilledLine } from './claude-code-spend.js';
 import { responseKeyOf, SYNTHETIC_MODEL } from './claude-code-spend.js';
 import { lineId } from './convert.js';
-import { inputShape } from './input-source.js';
-import type { LineCutter } from './json-cut.js';
-import { measuredText } from './json-walk.js';
-import { parseRawLine } from './jsonl-lines.js';
-import type { ChunkRoom } from './line-scan.js';
-import { readChunks } from './line-scan.js';
+import { inputShape } from './json/input-source.js';
+import type { LineCutter } from './json/json-cut.js';
+import { measuredText } from './json/json-walk.js';
+import { parseRawLine } from './json/jsonl-lines.js';
+import type { ChunkRoom } from './json/line-scan.js';
+import { readChunks } from './json/line-scan.js';
 
 /**
  * A file this large is read with the scanner, which is loaded for it if this thread has none yet:

@@ -13,7 +13,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { SpendCause } from '../session/model.js';
 import { asRecord } from './convert.js';
-import { peekJsonLines } from './jsonl-lines.js';
+import { peekJsonLines } from './json/jsonl-lines.js';
 
 /** `agent-<hex id>.jsonl`, or `agent-<kind>-<hex id>.jsonl` (`acompact`, `aside_question`). */
 const SUBAGENT_FILE = /^agent-(?:[a-z_]+-)?[0-9a-f]{6,}\.jsonl$/;

@@ -40,13 +40,13 @@ import type { ChainLines, Plan } from './claude-code-chain.js';
 import type { ParsedChat } from './claude-code-lines.js';
 import { ClaudeLineReader, parseChatLine } from './claude-code-lines.js';
 import { scanClaudeLines, scannedFile, withStandIns } from './claude-code-scanned.js';
-import { holdInput } from './input-source.js';
+import { holdInput } from './json/input-source.js';
 import type { ClaudeScanner } from '../scan/scanner.js';
 import { borrowScanner, returnScanner } from '../scan/scanner.js';
-import type { LineCutter } from './json-cut.js';
-import { KeyCutter } from './json-cut.js';
+import type { LineCutter } from './json/json-cut.js';
+import { KeyCutter } from './json/json-cut.js';
 import { MeasuringCutter } from './claude-code-lengths.js';
-import { forEachJsonLine } from './jsonl-lines.js';
+import { forEachJsonLine } from './json/jsonl-lines.js';
 import type { FormatReader, ReadOptions } from './reader.js';
 
 /**
@@ -199,7 +199,7 @@ export async function readClaudeCode(file: string, options?: ReadOptions): Promi
 
 /**
  * The reader, with the scanner a read uses (null: none, every line parsed in JavaScript). The
- * differential test (test/scan-claude-diff.test.ts) reads each file both ways with it.
+ * differential test (test/scan/scan-claude-diff.test.ts) reads each file both ways with it.
  */
 export async function readClaudeCodeWith(file: string, options: ReadOptions | undefined, scanner: ClaudeScanner | null): Promise<Session<AnyMessage>> {
   const assembler = new MessageAssembler(options?.keep);

@@ -13,7 +13,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { asRecord } from './convert.js';
-import { peekJsonLines } from './jsonl-lines.js';
+import { peekJsonLines } from './json/jsonl-lines.js';
 
 const ROLLOUT_FILE = /^rollout-.*\.jsonl$/;
 /** A session_meta line holds the agent's whole instructions: tens of KB. */

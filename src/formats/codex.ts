@@ -42,7 +42,7 @@ import type { AbortedTurn, AnyMessage, ContentBlock, Diagnostic, Message, OffCon
 import { ForkReplay } from './codex-fork.js';
 import { reviewRolloutsOf } from './codex-reviews.js';
 import { asRecord, callKeyOf, lastModel, lineId, nonZeroUsage, outputText, parseLine, partsText, toolArguments, tokenCount } from './convert.js';
-import { forEachJsonLine } from './jsonl-lines.js';
+import { forEachJsonLine } from './json/jsonl-lines.js';
 import type { FormatReader, ReadOptions } from './reader.js';
 
 const ROLLOUT_TYPES = new Set(['session_meta', 'response_item', 'event_msg', 'turn_context', 'compacted', 'world_state', 'token_usage_record']);

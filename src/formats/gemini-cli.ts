@@ -23,8 +23,8 @@ import * as z from 'zod';
 import { InputError } from '../errors.js';
 import type { AnyMessage, ContentBlock, Diagnostic, Message, Session, Usage } from '../session/model.js';
 import { asRecord, lastModel, nonZeroUsage, outputText, parseLine, partsText, toolArguments } from './convert.js';
-import type { DocumentHead } from './json-document.js';
-import { readJsonDocument } from './json-document.js';
+import type { DocumentHead } from './json/json-document.js';
+import { readJsonDocument } from './json/json-document.js';
 import type { FormatReader, ReadOptions } from './reader.js';
 
 const count = z.number().int().nonnegative();

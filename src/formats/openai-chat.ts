@@ -9,7 +9,7 @@ import * as z from 'zod';
 import { InputError } from '../errors.js';
 import type { AnyMessage, ContentBlock, Message, Session, Usage } from '../session/model.js';
 import { asRecord, keepEach, lastModel, lineId, nonZeroUsage, outputText, parseLine, partsText, toolArguments, tokenCount } from './convert.js';
-import { forEachJsonLine } from './jsonl-lines.js';
+import { forEachJsonLine } from './json/jsonl-lines.js';
 import type { FormatReader, ReadOptions } from './reader.js';
 
 const ROLES = ['system', 'developer', 'user', 'assistant', 'tool', 'function'] as const;

@@ -25,7 +25,7 @@ import * as z from 'zod';
 import { InputError } from '../errors.js';
 import type { AnyMessage, ContentBlock, Diagnostic, Message, OffContextCall, RecordedCompaction, Session, Usage } from '../session/model.js';
 import { asRecord, callKeyOf, lastModel, lineId, nonZeroUsage, outputText, parseLine, partsText, toolArguments, tokenCount, withUniqueIds } from './convert.js';
-import { forEachJsonLine } from './jsonl-lines.js';
+import { forEachJsonLine } from './json/jsonl-lines.js';
 import type { FormatReader, ReadOptions } from './reader.js';
 
 const entrySchema = z.looseObject({

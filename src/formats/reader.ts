@@ -3,7 +3,7 @@
  * model; it never knows which command asked.
  */
 import type { AnyMessage, Message, Session } from '../session/model.js';
-import type { DocumentHead } from './json-document.js';
+import type { DocumentHead } from './json/json-document.js';
 
 export interface ReadOptions {
   /**

@@ -18,7 +18,7 @@ import { InputError } from '../errors.js';
 import type { AnyMessage, Diagnostic, Message, Session, Usage } from '../session/model.js';
 import { promptTokens } from '../session/model.js';
 import { asRecord, keepEach, lastModel, lineId, tokenCount } from './convert.js';
-import { forEachJsonLine } from './jsonl-lines.js';
+import { forEachJsonLine } from './json/jsonl-lines.js';
 import type { FormatReader, ReadOptions } from './reader.js';
 
 const TURN_KEYS = ['turn_id', 'turnId', 'turn', 'turn_number', 'turn_index'];

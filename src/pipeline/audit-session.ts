@@ -18,7 +18,7 @@ import { recordedEnd } from '../audit/compactions.js';
 import type { AuditedCompaction } from '../audit/compactions.js';
 import { auditStream, sidecarAudit } from '../audit/streamed.js';
 import { InputError } from '../errors.js';
-import { inputShape } from '../formats/input-source.js';
+import { inputShape } from '../formats/json/input-source.js';
 import type { LoadedSession, MessageObserver, SessionInput } from '../read/index.js';
 import { loadSession, readAgainInOrder } from '../read/index.js';
 import { fitsSkeleton, SkeletonObserver } from '../read/skeleton.js';

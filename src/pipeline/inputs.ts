@@ -1,6 +1,6 @@
 /**
  * Expands the paths users give (files, directories, globs) into session files, sorted and
- * without duplicates. `-` is stdin, one session (formats/input-source.ts). Directories are walked
+ * without duplicates. `-` is stdin, one session (formats/json/input-source.ts). Directories are walked
  * for `.jsonl` and `.jsonl.gz` files and for Gemini CLI chat files (`chats/session-*.json`, where
  * Gemini writes them; no other `.json` file is a session); our own sidecars are skipped.
  * A walk stays inside the tree it was given: it does not follow symlinked directories (a link to
@@ -32,7 +32,7 @@ import type { Entry } from '@nodelib/fs.walk';
 import { UsageError } from '../errors.js';
 import type { SubagentLabel } from '../formats/index.js';
 import { namedSubagentParent, sniffWalkedFile, storedSessions } from '../formats/index.js';
-import { isStdin } from '../formats/input-source.js';
+import { isStdin } from '../formats/json/input-source.js';
 import { isOpencodeDatabaseName, opencodeStorageSession } from '../formats/opencode-location.js';
 import { parseStoreAddress } from '../formats/store-address.js';
 import type { SniffedFormat } from '../formats/sniffed.js';

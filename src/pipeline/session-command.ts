@@ -14,7 +14,7 @@ import { ExitCode } from '../errors.js';
 import type { CommandOutput } from './output.js';
 import { createOutput, reportFailure } from './output.js';
 import { parseShard } from './shard.js';
-import { inputShape } from '../formats/input-source.js';
+import { inputShape } from '../formats/json/input-source.js';
 import type { FilterArgs, SessionFilter } from './filters.js';
 import { filters, keepsUnread, parseFilter, selectSessionTask } from './filters.js';
 import { parseAgents } from './locations.js';

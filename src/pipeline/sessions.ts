@@ -7,7 +7,7 @@ import { availableParallelism } from 'node:os';
 import { statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
-import { isStdin } from '../formats/input-source.js';
+import { isStdin } from '../formats/json/input-source.js';
 import type { SessionInput } from '../read/input.js';
 import type { TokenizerName } from '../tokens/tokenizers.js';
 import { WorkerPool, WorkerTaskError } from '../workers/pool.js';

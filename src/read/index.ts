@@ -21,7 +21,7 @@ import type { CompactionState } from '../compaction/state.js';
 import { InputError } from '../errors.js';
 import { readerByName, readerFor, readSession, withNestingCheck, withSharedChecks } from '../formats/index.js';
 import { renamedSource } from '../formats/convert.js';
-import { withHeldInput } from '../formats/input-source.js';
+import { withHeldInput } from '../formats/json/input-source.js';
 import type { FormatReader } from '../formats/reader.js';
 import type { PrefixHashes } from '../session/hash.js';
 import { digestOf, prefixHashesOf, updateMessageHash } from '../session/hash.js';

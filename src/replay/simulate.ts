@@ -180,7 +180,7 @@ class IndexMarks {
  * session, or replay grows with the square of the session: no prefix is copied or summed from
  * the first message. Token sums over ranges come from RangeSums, and everything else that would
  * scan the session (tool pairing, tool calls by id, the last reported prompt) from one
- * SessionIndex; test/replay-linear.test.ts counts the reads.
+ * SessionIndex; test/replay/replay-linear.test.ts counts the reads.
  */
 class Simulation {
   /** Message estimates as they are now (pruned outputs shrunk), with their running sums. */

@@ -6,7 +6,7 @@
  */
 import type { CompactionState } from '../compaction/state.js';
 import { InputError } from '../errors.js';
-import { isStdin } from '../formats/input-source.js';
+import { isStdin } from '../formats/json/input-source.js';
 import type { PrefixHashes } from '../session/hash.js';
 import type { AnyMessage, Diagnostic } from '../session/model.js';
 import { checkFreshness } from './staleness.js';

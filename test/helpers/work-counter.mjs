@@ -2,7 +2,7 @@
 /**
  * Counts the work a CLI run does without timing it: V8's precise block coverage gives how many
  * times each function and block ran (loop bodies included, in our code and in libraries), and
- * their sum is the run's work. Used by test/linear-work.test.ts.
+ * their sum is the run's work. Used by test/cli/linear-work.test.ts.
  *   node work-counter.mjs '<json: list of argv lists>'
  * Runs the first argv list once untimed (modules load, code warms), then each list with counters
  * reset, and prints one JSON array of work counts. Output of the runs goes to /dev/null.

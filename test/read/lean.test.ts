@@ -1,0 +1,94 @@
+/**
+ * The lean read (slim messages, estimates and prefix hashes taken while reading) gives exactly
+ * the numbers, cuts and prefix hashes of the full read, on the bug report's fixture.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { loadSession } from '../../src/read/index.js';
+import { planCompaction, runCompaction } from '../../src/compaction/compact.js';
+import { DEFAULT_POLICY } from '../../src/compaction/policy.js';
+import { hashMessages } from '../../src/session/hash.js';
+import { isSlim } from '../../src/session/model.js';
+import { saveSidecar } from '../../src/sidecar/store.js';
+import { truncateStrategy } from '../../src/strategies/truncate.js';
+import { loadTextCounter } from '../../src/tokens/tokenizers.js';
+import { scratchCopy } from '../helpers/cli.js';
+
+const BUG = 'fixtures/bug.jsonl';
+const policy = { ...DEFAULT_POLICY, contextLimit: 80_000 };
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!();
+});
+
+const load = (messages: 'full' | 'lean', path = BUG, withSidecar = false) => loadSession(path, { format: 'auto', withSidecar, messages });
+
+describe('lean read', () => {
+  it('keeps no text but the same ids, roles, usage, estimates and tool structure', async () => {
+    const full = await load('full');
+    const lean = await load('lean');
+    expect(lean.tokens).toEqual(full.tokens);
+    expect(lean.tokens.reduce((a, b) => a + b, 0)).toBe(76_012);
+    expect(lean.session.messages.map((m) => [m.id, m.role, m.usage, m.line])).toEqual(full.session.messages.map((m) => [m.id, m.role, m.usage, m.line]));
+    expect(lean.session.messages.every(isSlim)).toBe(true);
+    expect(full.session.messages.some(isSlim)).toBe(false);
+    const texts = lean.session.messages.flatMap((m) => m.content.map((block) => (block.type === 'tool_result' ? block.output : 'text' in block ? block.text : '')));
+    expect(texts.every((text) => text === '')).toBe(true);
+    expect(lean.session.messages.map((m) => m.content.map((block) => block.type).filter((type) => type.startsWith('tool')))).toEqual(
+      full.session.messages.map((m) => m.content.map((block) => block.type).filter((type) => type.startsWith('tool'))),
+    );
+  });
+
+  it('stays lean on a session with repeated message ids: the renamed copies keep their estimates', async () => {
+    // The real schema fixture repeats 44 lines' uuids: the reader renames the repeats
+    // (withUniqueIds), and the lean read finds each copy's estimate by the message it was made from.
+    const path = 'fixtures/real/claude-code/agent-sessions_claude_small_schema-fixture.jsonl';
+    const full = await load('full', path);
+    const lean = await load('lean', path);
+    expect(lean.session.messages.every(isSlim)).toBe(true);
+    expect(lean.tokens).toEqual(full.tokens);
+    const ids = lean.session.messages.map((m) => m.id);
+    expect(ids).toEqual(full.session.messages.map((m) => m.id));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.some((id) => /^L\d/.test(id))).toBe(true);
+    expect(planCompaction(lean.subject, { ...policy, force: true })).toEqual(planCompaction(full.subject, { ...policy, force: true }));
+  });
+
+  it('gives the same exact-tokenizer estimates', async () => {
+    const count = await loadTextCounter('o200k');
+    const full = await loadSession(BUG, { format: 'auto', withSidecar: false, count });
+    const lean = await loadSession(BUG, { format: 'auto', withSidecar: false, count, messages: 'lean' });
+    expect(lean.tokens).toEqual(full.tokens);
+  });
+
+  it('plans to the same numbers', async () => {
+    // compact plans from the lean read, then reads again in full only what its compaction reads
+    // (compact/session.ts; test/compaction/compact-span.test.ts compares its sidecars with the full read's).
+    const full = await load('full');
+    const lean = await load('lean');
+    expect(planCompaction(lean.subject, policy)).toEqual(planCompaction(full.subject, policy));
+    const forced = { ...policy, force: true };
+    expect(planCompaction(lean.subject, forced)).toEqual(planCompaction(full.subject, forced));
+    expect(planCompaction(full.subject, forced).kind).toBe('compact');
+  });
+
+  it('checks a sidecar written from the full read as fresh with the prefix hash it took while reading', async () => {
+    const copy = await scratchCopy('bug.jsonl');
+    cleanups.push(copy.cleanup);
+    const path = join(copy.dir, 'bug.jsonl');
+    const full = await loadSession(path, { format: 'auto', withSidecar: true });
+    const plan = planCompaction(full.subject, { ...policy, force: true });
+    if (plan.kind !== 'compact') throw new Error('expected a compaction');
+    await saveSidecar(path, await runCompaction(full.subject, plan, truncateStrategy));
+    const lean = await load('lean', path, true);
+    expect(lean.subject.previous?.firstKeptIndex).toBe(plan.cut.index);
+    expect(lean.warnings.filter((warning) => /stale/.test(warning.message))).toEqual([]);
+    expect(planCompaction(lean.subject, policy)).toEqual(planCompaction((await load('full', path, true)).subject, policy));
+    // The digest the sidecar stores came with the lean read, taken while reading; a prefix of
+    // slim messages cannot be hashed: the type checker refuses them (no run-time guard).
+    expect(lean.prefixHashes.at(plan.cut.index)).toBe(hashMessages(full.session.messages, 0, plan.cut.index));
+    expect(lean.prefixHashes.at(3)).toBeUndefined();
+    // @ts-expect-error hashMessages reads text: slim messages are not Messages
+    void (() => hashMessages(lean.session.messages, 0, 3));
+  });
+});

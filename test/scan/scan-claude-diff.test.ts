@@ -1,0 +1,396 @@
+/**
+ * The WebAssembly scanner's Claude Code reader (src/formats/claude-code-scanned.ts) against the
+ * JavaScript reader, the reference: on a read that only measures text (estimate, inspect), both
+ * must give the same session (slim messages, recorded compactions, spend, warnings), the same
+ * estimates and inspect's growth facts, and the same error at the same line. Run over every
+ * Claude Code file of the fixtures (the real sessions among them), and over random files of
+ * near-valid and invalid lines: a JSON writer that spaces, escapes and repeats keys at random,
+ * wrong types where the reader checks them, cut lines, bytes that are no UTF-8, NULs, CRs, a
+ * BOM, characters of one to four bytes at every offset of the scanner's sixteen-byte steps, huge
+ * strings, and responses split over lines whose blocks repeat (merged by comparing texts).
+ */
+import fc from 'fast-check';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashedStandIn } from '../../src/formats/claude-code-scanned.js';
+import { readClaudeCodeWith } from '../../src/formats/claude-code.js';
+import { GrowthFacts } from '../../src/growth/facts.js';
+import { slimmer } from '../../src/read/slim.js';
+import * as layout from '../../src/scan/claude-layout.js';
+import { ClaudeScanner, scannerModule } from '../../src/scan/scanner.js';
+import { blockLengths, estimateFromLengths, heuristicCounter } from '../../src/tokens/estimate.js';
+// @ts-expect-error: a plain JavaScript script of the bench, with no types
+import { createRandom } from '../../scripts/bench/corpus.js';
+import { FIXTURES } from '../helpers/cli.js';
+
+const module = scannerModule();
+/** One scanner for every scanned read here, as a thread lends its own to one read after another. */
+const scanner = module ? new ClaudeScanner(module) : null;
+
+/** A read as read/index.ts's lean read makes it (chars/4, inspect's growth facts), with or without the scanner. */
+async function read(path: string, scanner: ClaudeScanner | null) {
+  const slim = slimmer();
+  const tokens: number[] = [];
+  /** Each message's blocks' lengths, what the estimates divide: compared exactly, where a rounded estimate could hide a unit. */
+  const sizes: number[][] = [];
+  const lengths: number[] = [];
+  const facts = new GrowthFacts(heuristicCounter);
+  try {
+    const session = await readClaudeCodeWith(
+      path,
+      {
+        textLengthsOnly: true,
+        keep: (message) => {
+          tokens.push(estimateFromLengths(message, blockLengths(message, lengths)));
+          sizes.push([...lengths]);
+          facts.observe(message, lengths);
+          return slim(message);
+        },
+      },
+      scanner,
+    );
+    const columns = [facts.text, facts.thinking, facts.toolCalls, facts.results].map((column) => Array.from({ length: column.length }, (_, index) => column.at(index)));
+    return { session: JSON.parse(JSON.stringify(session)) as unknown, tokens, sizes, columns, targets: [...facts.targets], error: null };
+  } catch (error) {
+    const { message, line, file } = error as { message: string; line?: number; file?: string };
+    return { session: null, tokens: null, sizes: null, columns: null, targets: null, error: { message, line, file } };
+  }
+}
+
+async function expectSameRead(path: string): Promise<void> {
+  const reference = await read(path, null);
+  const scanned = await read(path, scanner);
+  expect(scanned, path).toEqual(reference);
+}
+
+function claudeFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.jsonl'))
+    .map((entry) => join(entry.parentPath, entry.name))
+    .sort();
+}
+
+describe('the scanner', () => {
+  it('is built, loads here (WebAssembly SIMD), and has the record layout src/scan/ reads', () => {
+    expect(module).not.toBeNull();
+    const instance = new WebAssembly.Instance(module!, { env: { abort: () => {} } });
+    for (const [name, value] of Object.entries(layout)) expect((instance.exports[name] as WebAssembly.Global | undefined)?.value, name).toBe(value);
+  });
+
+  it('makes the stand-in of a text the way claude-code-scanned.ts does (FNV-1a over its UTF-16 units)', () => {
+    // One assistant line scanned, its text's stand-in against hashedStandIn of the same text.
+    const text = 'caf\u00e9 \ud83d\ude00 \ud800 → "quoted" \\ done';
+    const line = `${JSON.stringify({ type: 'assistant', uuid: 'u1', message: { id: 'm1', content: [{ type: 'text', text }] } })}\n`;
+    const scanner = new ClaudeScanner(module!);
+    const bytes = Buffer.from(line);
+    scanner.input.set(bytes);
+    const { words } = scanner.scan(0, bytes.length, true, 0);
+    expect(words[0]! & 0xff).toBe(layout.KIND_CHAT);
+    const block = layout.CHAT_WORDS;
+    expect(words[block + layout.BLOCK_UNITS]).toBe(text.length);
+    const low = words[block + layout.BLOCK_HASH]!;
+    const high = words[block + layout.BLOCK_HASH + 1]!;
+    expect(hashedStandIn(text).slice(0, 4)).toBe(String.fromCharCode(low & 0xffff, low >>> 16, high & 0xffff, high >>> 16));
+  });
+});
+
+describe('the scanned reader against the JavaScript reader', () => {
+  const files = [...claudeFiles(join(FIXTURES, 'real', 'claude-code')), ...claudeFiles(join(FIXTURES, 'agents', 'claude-code')), ...claudeFiles(join(FIXTURES, 'formats')).filter((file) => file.includes('claude-code'))];
+
+  it('reads every Claude Code fixture and real session alike', async () => {
+    expect(files.length).toBeGreaterThanOrEqual(15);
+    for (const file of files) await expectSameRead(file);
+  });
+
+  let dir = '';
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'compactor-scan-diff-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reads random near-valid and invalid lines alike', async () => {
+    let run = 0;
+    /** Lines by what the scanner made of them: the random files must put both ways to work. */
+    const kinds = new Map<number, number>();
+    await fc.assert(
+      fc.asyncProperty(sessionFile(), async (bytes) => {
+        const path = join(dir, `s${run++}.jsonl`);
+        writeFileSync(path, bytes);
+        await expectSameRead(path);
+        for (const kind of recordKinds(bytes)) kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+      }),
+      { numRuns: 300 },
+    );
+    const total = [...kinds.values()].reduce((sum, count) => sum + count, 0);
+    expect(kinds.get(layout.KIND_CHAT)! / total).toBeGreaterThan(0.2);
+    expect(kinds.get(layout.KIND_LINK)! / total).toBeGreaterThan(0.05);
+    expect(kinds.get(layout.KIND_RAW)! / total).toBeGreaterThan(0.1);
+  }, 600_000);
+
+  it('reads a file of huge lines and characters at every offset alike, across the reads of its chunks', async () => {
+    const path = join(dir, 'huge.jsonl');
+    const lines: string[] = [];
+    let parent: string | null = null;
+    for (let index = 0; index < 40; index++) {
+      const uuid = `00000000-0000-4000-8000-${String(index).padStart(12, '0')}`;
+      const pad = 'x'.repeat(index % 17);
+      const wide = ['é', '→', '😀', '\u0001', '"', '\\'][index % 6]!;
+      const output = `${pad}${wide}${'ok '.repeat(index % 3 === 0 ? 300_000 : 10)}${wide}${pad}`;
+      const value =
+        index % 2 === 0
+          ? { type: 'assistant', uuid, parentUuid: parent, requestId: `req_${index}`, message: { id: `msg_${index}`, model: 'claude-x', content: [{ type: 'tool_use', id: `toolu_${index}`, name: 'Bash', input: { command: output } }], stop_reason: 'tool_use', usage: { input_tokens: index, output_tokens: 3 } } }
+          : { type: 'user', uuid, parentUuid: parent, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${index - 1}`, content: output }] }, toolUseResult: { stdout: output } };
+      lines.push(JSON.stringify(value));
+      parent = uuid;
+    }
+    writeFileSync(path, `${lines.join('\n')}\n`);
+    expect(statSync(path).size).toBeGreaterThan(4 << 20);
+    await expectSameRead(path);
+  });
+});
+
+/** The kind of each record the scanner writes for `bytes` (one scan of the whole file). */
+function recordKinds(bytes: Buffer): number[] {
+  if (scanner!.input.length < bytes.length) scanner!.growInput(bytes.length, 0);
+  scanner!.input.set(bytes);
+  const kinds: number[] = [];
+  for (let from = 0; from < bytes.length; ) {
+    const scan = scanner!.scan(from, bytes.length, true, 0);
+    for (let at = 0; at < scan.words.length; at += scan.words[at + layout.WORD_LENGTH]!) kinds.push(scan.words[at]! & 0xff);
+    if (!scan.full) break;
+    from = scan.end;
+  }
+  return kinds;
+}
+
+// ---- random session files ----------------------------------------------------------------------
+
+/** JSON text of `value` as a writer might spell it: random spaces, escapes for any character, keys written twice. */
+function writeJson(value: unknown, choice: () => number): string {
+  const space = () => (choice() < 0.01 ? [' ', '\t', '  ', '\r'][Math.floor(choice() * 4)]! : '');
+  /** How often a character is written as an escape it need not be: rarely in keys (a line with one is the reference's to read). */
+  let escapes = 0.005;
+  const string = (text: string) => {
+    let out = '"';
+    for (const char of text) {
+      const code = char.codePointAt(0)!;
+      const escape = choice() < escapes;
+      if (char === '"' || char === '\\') out += `\\${char}`;
+      else if (code < 0x20) out += `\\u${code.toString(16).padStart(4, '0')}`;
+      else if (code >= 0xd800 && code <= 0xdfff) out += `\\u${code.toString(16)}`;
+      else if (escape && code < 0x10000) out += `\\u${code.toString(16).padStart(4, choice() < 0.5 ? '0' : '0').toUpperCase()}`;
+      else if (escape) out += JSON.stringify(char).slice(1, -1).replace(/[\ud800-\udfff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16)}`);
+      else if (choice() < 0.01 && char === '/') out += '\\/';
+      else out += char;
+    }
+    return `${out}"`;
+  };
+  const write = (item: unknown): string => {
+    if (item === null || typeof item !== 'object') return typeof item === 'string' ? string(item) : JSON.stringify(item) ?? 'null';
+    if (Array.isArray(item)) return `[${space()}${item.map((element) => write(element)).join(`${space()},${space()}`)}${space()}]`;
+    // PROTO_KEY stands for a `__proto__` key, which JSON.parse makes an own key (an object literal cannot).
+    const members = Object.entries(item).map(([key, member]) => {
+      escapes = 0.0003;
+      const name = string(key === PROTO_KEY ? '__proto__' : key);
+      escapes = 0.005;
+      return `${name}${space()}:${space()}${write(member)}`;
+    });
+    // A key written twice, with another member's value: JSON.parse keeps the last.
+    const entries = Object.entries(item);
+    if (entries.length > 0 && choice() < 0.04) {
+      const [key] = entries[Math.floor(choice() * entries.length)]!;
+      const [, other] = entries[Math.floor(choice() * entries.length)]!;
+      members.push(`${string(key === PROTO_KEY ? '__proto__' : key)}:${write(other)}`);
+    }
+    return `{${space()}${members.join(`${space()},${space()}`)}${space()}}`;
+  };
+  return write(value);
+}
+
+const PROTO_KEY = 'proto-key';
+
+const TEXTS = ['', 'a', 'ok', 'abc', 'done.', 'é', '→ ├──', '😀 𝄞', 'tab\there', 'nl\nline', 'q"uote', 'back\\slash', '\ud800 lone', 'ctl\u0001', '[trimmed]', 'x'.repeat(40), 'é→😀'.repeat(30)];
+
+/** A text, sometimes long, with characters of one to four bytes at any offset. */
+const text = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom(...TEXTS) },
+  { weight: 3, arbitrary: fc.tuple(fc.nat(33), fc.constantFrom('é', '→', '😀', '\\', '"', '\n', 'a'), fc.nat(40)).map(([before, char, after]) => `${'p'.repeat(before)}${char}${'s'.repeat(after)}`) },
+  { weight: 1, arbitrary: fc.tuple(fc.constantFrom('ab', 'é→', '😀x'), fc.integer({ min: 100, max: 3000 })).map(([unit, times]) => unit.repeat(times)) },
+);
+
+/** A value where the reader expects another kind (its schema's error, or a warning, is the reference's). */
+const odd = fc.constantFrom<unknown>(1, 1.5, -2, 1e3, 12345678901234567890, true, false, 'str', '', [], {}, { [PROTO_KEY]: 1 }, [1, 'a'], null);
+
+/** Mostly `valid`, now and then a value of the wrong kind. */
+const mostly = <T>(valid: fc.Arbitrary<T>) => fc.oneof({ weight: 24, arbitrary: valid }, { weight: 1, arbitrary: odd });
+
+const usage = fc.record(
+  {
+    input_tokens: mostly(fc.nat(100_000)),
+    output_tokens: mostly(fc.nat(5000)),
+    cache_creation_input_tokens: fc.nat(100_000),
+    cache_read_input_tokens: fc.nat(1_000_000),
+    cache_creation: fc.oneof(fc.record({ ephemeral_5m_input_tokens: fc.nat(1000), ephemeral_1h_input_tokens: fc.nat(1000) }, { requiredKeys: [] }), fc.constant(null)),
+    service_tier: fc.constant('standard'),
+  },
+  { requiredKeys: [] },
+);
+
+const toolInput = mostly(
+  fc.oneof(
+    fc.record({ command: text, description: text }, { requiredKeys: [] }),
+    fc.record({ file_path: fc.constantFrom('/a/b.ts', 'src/é.ts'), content: text }, { requiredKeys: [] }),
+    fc.record({ file_path: fc.constant('x.ts'), old_string: text, new_string: text, n: fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true })) }),
+  ),
+);
+
+const block = fc.oneof(
+  { weight: 1, arbitrary: fc.constantFrom<unknown>({ type: 'server_tool_use', name: 'web_search', input: { q: 1 } }, { type: 'web_search_tool_result', content: [{ type: 'text', text: 'r' }] }, { type: 'mystery' }, { text: 'no type' }, 'a string block', 7) },
+  { weight: 4, arbitrary: fc.record({ type: fc.constant('text'), text: mostly(text) }) },
+  { weight: 4, arbitrary: fc.record({ type: fc.constant('thinking'), thinking: text, signature: fc.constant('sig'.repeat(20)) }, { requiredKeys: ['type'] }) },
+  { weight: 4, arbitrary: fc.constant({ type: 'redacted_thinking', data: 'zz' }) },
+  { weight: 4, arbitrary: fc.record({ type: fc.constant('tool_use'), id: mostly(fc.constantFrom('toolu_1', 'toolu_2', 'toolu_3')), name: fc.constantFrom('Bash', 'Read', 'Write', 'Edit', 'str_replace_based_edit_tool'), input: toolInput }, { requiredKeys: ['type', 'id', 'name'] }) },
+  {
+    weight: 8,
+    arbitrary: fc.record(
+      {
+        type: fc.constant('tool_result'),
+        tool_use_id: mostly(fc.constantFrom('toolu_1', 'toolu_2', 'toolu_3')),
+        content: mostly(
+          fc.oneof(
+            { weight: 6, arbitrary: text },
+            { weight: 1, arbitrary: fc.constant(null) },
+            {
+              weight: 3,
+              arbitrary: fc.array(
+                fc.oneof(
+                  { weight: 8, arbitrary: fc.record({ type: fc.constant('text'), text }) },
+                  { weight: 2, arbitrary: fc.constant({ type: 'image', source: { data: 'AAAA' } }) },
+                  { weight: 2, arbitrary: text },
+                  { weight: 1, arbitrary: fc.constantFrom<unknown>({ type: 'text', text: null }, { text: 'untyped' }, 3, { type: 'input_text', text: 'x' }) },
+                ),
+                { maxLength: 4 },
+              ),
+            },
+          ),
+        ),
+        is_error: mostly(fc.oneof(fc.boolean(), fc.constant(null))),
+      },
+      { requiredKeys: ['type', 'tool_use_id', 'content'] },
+    ),
+  },
+  { weight: 2, arbitrary: fc.constant({ type: 'image', source: { type: 'base64', data: 'iVBOR' } }) },
+);
+
+const content = mostly(fc.oneof({ weight: 1, arbitrary: text }, { weight: 3, arbitrary: fc.array(block, { maxLength: 4 }) }));
+
+/** A line's fields besides its kind's: links (some of the wrong kind), ids and times. */
+interface Links {
+  readonly uuid: unknown;
+  readonly parentUuid: unknown;
+}
+
+function chatLine(type: 'user' | 'assistant', links: Links, fields: { content: unknown; sidechain: unknown; response: number; usage: unknown; stop: unknown; model: unknown; extra: Record<string, unknown> }): Record<string, unknown> {
+  const message: Record<string, unknown> =
+    type === 'assistant'
+      ? { id: `msg_${fields.response}`, type: 'message', role: 'assistant', model: fields.model, content: fields.content, stop_reason: fields.stop, usage: fields.usage }
+      : { role: 'user', content: fields.content };
+  return { parentUuid: links.parentUuid, isSidechain: fields.sidechain, userType: 'external', cwd: '/w', sessionId: 's', version: '2.1.0', type, message, uuid: links.uuid, timestamp: '2026-01-05T10:00:00.000Z', ...(type === 'assistant' ? { requestId: `req_${fields.response}` } : {}), ...fields.extra };
+}
+
+const extraFields = fc.oneof(
+  { weight: 20, arbitrary: fc.record({ toolUseResult: fc.oneof(fc.record({ stdout: text, stderr: text }), text) }, { requiredKeys: [] }) },
+  {
+    weight: 2,
+    arbitrary: fc.record(
+      {
+        isCompactSummary: fc.oneof(fc.boolean(), odd),
+        forkedFrom: fc.oneof(fc.record({ sessionId: fc.constantFrom('other', '') }), odd),
+        timestamp: odd,
+        requestId: odd,
+        logicalParentUuid: fc.oneof(fc.constant('lp'), odd),
+        message: odd,
+        [PROTO_KEY]: fc.constant({ x: 1 }),
+      },
+      { requiredKeys: [] },
+    ),
+  },
+);
+
+/** One line, as a value: what a Claude Code file holds, sometimes not quite. */
+function lineValue(index: number) {
+  const uuid = `00000000-0000-4000-8000-${String(index).padStart(12, '0')}`;
+  const parent = index > 0 ? `00000000-0000-4000-8000-${String(index - 1).padStart(12, '0')}` : null;
+  const links = fc.oneof({ weight: 24, arbitrary: fc.constant({ uuid, parentUuid: parent }) }, { weight: 1, arbitrary: fc.record({ uuid: fc.oneof(fc.constant(uuid), odd), parentUuid: fc.oneof(fc.constant(parent), odd, fc.constant('missing-parent')) }) });
+  const chat = fc.record({
+    type: fc.constantFrom<'user' | 'assistant'>('user', 'assistant', 'assistant'),
+    links,
+    content,
+    sidechain: mostly(fc.oneof({ weight: 8, arbitrary: fc.constant(false) }, { weight: 2, arbitrary: fc.boolean() })),
+    response: fc.nat(3),
+    usage: mostly(usage),
+    stop: mostly(fc.constantFrom(null, 'tool_use', 'end_turn')),
+    model: mostly(fc.constantFrom('claude-sonnet-4-5', 'claude-sonnet-4-5', '<synthetic>', null)),
+    extra: extraFields,
+  });
+  return fc.oneof(
+    { weight: 8, arbitrary: chat.map(({ type, links, ...fields }) => chatLine(type, links, fields)) },
+    { weight: 3, arbitrary: links.map((l) => ({ parentUuid: l.parentUuid, isSidechain: false, type: 'progress', data: { type: 'hook_progress', hookName: 'x', output: 'o'.repeat(50) }, uuid: l.uuid, timestamp: 't' })) },
+    { weight: 1, arbitrary: links.map((l) => ({ type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted', parentUuid: null, logicalParentUuid: l.parentUuid, uuid: l.uuid, compactMetadata: { trigger: 'auto', preTokens: 5000 } })) },
+    { weight: 1, arbitrary: links.map((l) => ({ type: 'system', subtype: 'stop_hook_summary', uuid: l.uuid, parentUuid: l.parentUuid, isSidechain: 'odd' })) },
+    { weight: 1, arbitrary: fc.constantFrom({ type: 'file-history-snapshot', messageId: 'm', snapshot: { trackedFileBackups: {} } }, { type: 'queue-operation', operation: 'enqueue' }, { type: 'summary', summary: 's', leafUuid: uuid }, { type: 'last-prompt', lastPrompt: 'p' }, { no: 'type' }) },
+    { weight: 1, arbitrary: fc.constantFrom<unknown>([1, 2], 'a string', 42, null) },
+  );
+}
+
+/** Uniform numbers in [0, 1) from a seed: the writer's choices, the same for the same seed. */
+const seeded = (seed: number): (() => number) => (createRandom(seed) as { next: () => number }).next;
+
+/** What can happen to a line's bytes. */
+const damage = fc.oneof(
+  { weight: 60, arbitrary: fc.constant('none' as const) },
+  { weight: 1, arbitrary: fc.constant('cut' as const) },
+  { weight: 1, arbitrary: fc.constant('bad-utf8' as const) },
+  { weight: 1, arbitrary: fc.constant('nul' as const) },
+  { weight: 1, arbitrary: fc.constant('crlf' as const) },
+  { weight: 1, arbitrary: fc.constant('blank' as const) },
+  { weight: 1, arbitrary: fc.constant('byte' as const) },
+);
+
+function damaged(line: string, kind: string, at: number): Buffer {
+  const bytes = Buffer.from(line);
+  const place = bytes.length === 0 ? 0 : at % bytes.length;
+  switch (kind) {
+    case 'cut':
+      return bytes.subarray(0, place);
+    case 'bad-utf8':
+      return Buffer.concat([bytes.subarray(0, place), Buffer.from([0xc3, 0x28]), bytes.subarray(place)]);
+    case 'nul':
+      return Buffer.concat([bytes.subarray(0, place), Buffer.from([0]), bytes.subarray(place)]);
+    case 'crlf':
+      return Buffer.concat([bytes, Buffer.from('\r')]);
+    case 'blank':
+      return Buffer.from(['', '   ', '\t', '\u00a0', '\f'][at % 5]!);
+    case 'byte': {
+      const copy = Buffer.from(bytes);
+      if (copy.length > 0) copy[place] = [0x7b, 0x7d, 0x22, 0x5c, 0x2c, 0x3a, 0x20, 0x80][at % 8]!;
+      return copy;
+    }
+  }
+  return bytes;
+}
+
+/** A session file: lines from lineValue, written by writeJson, some damaged; a BOM now and then; the last newline now and then left out. */
+function sessionFile() {
+  return fc
+    .integer({ min: 1, max: 40 })
+    .chain((count) => fc.tuple(fc.tuple(...Array.from({ length: count }, (_, index) => fc.tuple(lineValue(index), damage, fc.nat(), fc.integer()))), fc.boolean(), fc.boolean()))
+    .map(([lines, bom, lastNewline]) => {
+      const parts = lines.map(([value, kind, at, seed]) => damaged(writeJson(value, seeded(seed)), kind, at));
+      const body = Buffer.concat(parts.flatMap((part, index) => (index < parts.length - 1 || lastNewline ? [part, Buffer.from('\n')] : [part])));
+      return bom ? Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), body]) : body;
+    });
+}
