@@ -83,7 +83,8 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
     const strategy = job.strategy;
     // Workers start up, and import the task, while the files a walk found are sniffed (only a
     // strategy that needs no client moves to them).
-    const early = earlyStart(() => jobsFromArgs(args), compactBatchTask.name);
+    // This thread takes batches of small sessions too (one worker fewer to start).
+    const early = earlyStart(() => jobsFromArgs(args), compactBatchTask.name, true);
     // Sessions selected; those without an outcome were not run (the run was stopped or interrupted).
     let sessions = 0;
     await runSessionCommand<CompactOutcome>(args, { progress: true, writesBeside: !args['dry-run'], ...(isOffline(strategy) ? { walked: early.walked } : {}) }, (output) => {
@@ -98,6 +99,7 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
                 local: inThisThread,
                 concurrency,
                 early: early.pool(),
+                batchHere: (inputs) => compactBatchTask.run(inputs, { ...job, strategy }),
                 ...(args['dry-run'] ? {} : { guard: guardLocksOnExit }),
               })
             : await runBatch(paths, inThisThread, emitSettled, concurrency);
