@@ -200,11 +200,14 @@ export async function runSessionBatches<Options, Result>(
     bytes = 0;
     const inputs = sent.map((entry) => entry.input);
     const paths = inputs.map((input) => input.path);
-    // A batch under BATCH_BYTES holds only small sessions (a big one goes alone), so this thread
-    // is never away from Ctrl-C for long; a worker takes the others.
-    if (batchHere && !busyHere && sentBytes < BATCH_BYTES) {
+    // The workers first; this thread takes a batch when they hold all they take at once (it
+    // answers their replies and prints too). A batch under BATCH_BYTES holds only small sessions
+    // (a big one goes alone), so this thread is never away from Ctrl-C for long.
+    if (batchHere && !busyHere && pool.free === 0 && sentBytes < BATCH_BYTES) {
       busyHere = true;
-      batchHere(inputs).then(
+      // Started from the event loop, not in line: a batch here runs as one long chain of
+      // microtasks, and the workers' replies (and their next batches) wait behind it otherwise.
+      new Promise<void>((resolve) => setImmediate(resolve)).then(() => batchHere(inputs)).then(
         (results) => settleAll(sent, results),
         (error: unknown) => sent.forEach((entry) => entry.settle({ ok: false, error: `${entry.input.path}: ${describeError(error)}` })),
       ).finally(() => {

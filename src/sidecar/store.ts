@@ -43,11 +43,12 @@ export function isSidecarPath(path: string): boolean {
 function checkSidecarPath(path: string, doing: 'read' | 'write'): boolean {
   let info;
   try {
-    info = lstatSync(path);
+    // No sidecar is the common case (every session of a first run): asked without an exception.
+    info = lstatSync(path, { throwIfNoEntry: false });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw new InputError(`cannot ${doing} sidecar: ${describeFsError(error)}`, path);
   }
+  if (info === undefined) return false;
   if (info.isSymbolicLink()) {
     throw new InputError(`sidecar is a symbolic link; refusing to ${doing} through it (replace it with a regular file or remove it)`, path);
   }

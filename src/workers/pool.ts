@@ -120,6 +120,13 @@ export class WorkerPool {
     return this.size * TASKS_PER_WORKER;
   }
 
+  /** How many more tasks the workers would take now, without one waiting in the queue. */
+  get free(): number {
+    let held = 0;
+    for (const tasks of this.workers.values()) held += tasks.size;
+    return Math.max(0, this.capacity - held - this.queue.length);
+  }
+
   /**
    * Runs a task on its input; `label` names what a dying worker fails (default: the input's
    * path); `parts` hears the task's parts, in order, before the result.
