@@ -4,7 +4,8 @@
  * sessions and prints each outcome and the tally (compact/render.ts). Sessions are only read;
  * sidecars are written atomically. With an offline strategy (truncate, extract, prune), big runs
  * go to worker threads in batches of sessions (compact/batch.ts), whose sidecar locks this thread
- * guards so an exit releases them. The summarizer, with its live client, runs here, one session
+ * guards so an exit releases them; this thread runs batches of small sessions too, beside one
+ * worker fewer (pipeline/sessions.ts batchHere). The summarizer, with its live client, runs here, one session
  * at a time under its lock.
  */
 import type { CommandModule } from 'yargs';
