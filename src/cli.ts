@@ -4,7 +4,7 @@
  */
 import { createRequire } from 'node:module';
 import type Yargs from 'yargs';
-import type { CommandModule } from 'yargs';
+import type { Argv, CommandModule } from 'yargs';
 import { installInterruptHandlers, interruption, stopAtOnceOnSignal } from './pipeline/interrupt.js';
 import { logFormat, logMessage } from './pipeline/log.js';
 import { describeError, ExitCode, InputError, UsageError } from './errors.js';
@@ -13,25 +13,33 @@ const require = createRequire(import.meta.url);
 /** Given to yargs: its CommonJS build looks for package.json from the working directory. */
 const { version } = require('../package.json') as { version: string };
 
+/** A command handed to yargs: each module keeps its own argument types up to this call. */
+type Registration = (parser: Argv) => Argv;
+const registration =
+  <Args>(module: CommandModule<object, Args>): Registration =>
+  (parser) =>
+    parser.command(module);
+
 /**
  * Each command's module, loaded only when it runs (or when help or completion lists them all):
  * start-up is most of a small session's run, and each command pulls in its own dependencies.
  */
-export const COMMANDS: Record<string, () => Promise<CommandModule<object, never>>> = {
-  estimate: async () => (await import('./commands/estimate.js')).estimateCommand as never,
-  inspect: async () => (await import('./commands/inspect.js')).inspectCommand as never,
-  compact: async () => (await import('./commands/compact.js')).compactCommand as never,
-  replay: async () => (await import('./commands/replay.js')).replayCommand as never,
-  context: async () => (await import('./commands/context.js')).contextCommand as never,
-  fork: async () => (await import('./commands/fork.js')).forkCommand as never,
-  audit: async () => (await import('./commands/audit.js')).auditCommand as never,
+export const COMMANDS: Record<string, () => Promise<Registration>> = {
+  estimate: async () => registration((await import('./commands/estimate.js')).estimateCommand),
+  inspect: async () => registration((await import('./commands/inspect.js')).inspectCommand),
+  compact: async () => registration((await import('./commands/compact.js')).compactCommand),
+  replay: async () => registration((await import('./commands/replay.js')).replayCommand),
+  context: async () => registration((await import('./commands/context.js')).contextCommand),
+  fork: async () => registration((await import('./commands/fork.js')).forkCommand),
+  audit: async () => registration((await import('./commands/audit.js')).auditCommand),
+  report: async () => registration((await import('./commands/report.js')).reportCommand),
 };
 
 /** Commands that write nothing (compact --dry-run says so in its handler): a signal stops them at once. */
-const READ_ONLY = new Set(['estimate', 'inspect', 'replay', 'context', 'audit']);
+const READ_ONLY = new Set(['estimate', 'inspect', 'replay', 'context', 'audit', 'report']);
 
 /** The command modules this command line needs: the named command's alone when it comes first. */
-async function commandsFor(argv: readonly string[]): Promise<CommandModule<object, never>[]> {
+async function commandsFor(argv: readonly string[]): Promise<Registration[]> {
   const first = argv[0];
   const names = first !== undefined && Object.hasOwn(COMMANDS, first) ? [first] : Object.keys(COMMANDS);
   return Promise.all(names.map((name) => COMMANDS[name]!()));
@@ -84,11 +92,11 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     .parserConfiguration({ 'populate--': true })
     .middleware(normalizeArgs(argv), true)
     .usage('$0 <command> [options] <sessions..>');
-  for (const command of await commandsFor(argv)) parser = parser.command(command);
+  for (const register of await commandsFor(argv)) parser = register(parser);
   parser = parser
     // bash or zsh by $SHELL; the script asks `compactor --get-yargs-completions …` at each <tab>.
     .completion('completion', 'Print a bash or zsh completion script (zsh when $SHELL is zsh)')
-    .demandCommand(1, 'name a command: estimate, inspect, compact, replay, context, fork, audit or completion')
+    .demandCommand(1, 'name a command: estimate, inspect, compact, replay, context, fork, audit, report or completion')
     .strict()
     .wrap(Math.min(100, process.stdout.columns || 80))
     .epilogue('Exit codes: 0 ok, 1 a session failed (or a rejected API key stopped the batch), 2 bad usage, 3 a CI gate was breached, 130 interrupted.')

@@ -21,5 +21,7 @@ export async function sessionTaskNamed(name: string): Promise<SessionTask<unknow
   const load = Object.hasOwn(SESSION_TASKS, name) ? SESSION_TASKS[name] : undefined;
   const task = await load?.();
   if (!task || task.name !== name) throw new Error(`internal: no session task named ${JSON.stringify(name)}`);
+  // Each task's types are its command's; a worker hands it what the main thread posted for that
+  // same name (structured clone), so the types are erased here and hold by the name's check above.
   return task as unknown as SessionTask<unknown, unknown, unknown, unknown>;
 }

@@ -44,13 +44,20 @@ describe('inspect gates', () => {
     expect(gateLines(result.stderr)).toHaveLength(2);
   });
 
-  it('fails the session (exit 1, not 3) when --max-cost has no price to check', async () => {
-    const { dir: bare, cleanup: done } = await scratchCopy('audit/prune.jsonl', 'bug.jsonl');
+  it('reads the priced calls when a model has no price: a warning and exit 3 for the breach, exit 1 only under --strict', async () => {
+    const { dir: bare, cleanup: done } = await scratchCopy('real/pi/agent-sessions_pi_small_v3.jsonl', 'bug.jsonl');
     try {
       const result = await runCli(['inspect', '--max-cost', '1', bare]);
-      expect(result.exitCode).toBe(1);
-      expect(result.stderr).toContain('prune.jsonl: --max-cost needs prices');
+      expect(result.exitCode).toBe(3);
+      expect(result.stderr).toMatch(/pi_small_v3\.jsonl: the cost gate read the priced calls only: [\d,]+ calls? had no price/);
       expect(gateLines(result.stderr)).toEqual([`compactor: gate: ${bare}/bug.jsonl: cost $64.61 > $1.00 (--max-cost)`]);
+      // Under the gate's limit: exit 0, the warning still said.
+      const passing = await runCli(['inspect', '--max-cost', '100', bare]);
+      expect(passing.exitCode).toBe(0);
+      expect(passing.stderr).toContain('the cost gate read the priced calls only');
+      const strict = await runCli(['inspect', '--max-cost', '100', '--strict', bare]);
+      expect(strict.exitCode).toBe(1);
+      expect(strict.stderr).toMatch(/pi_small_v3\.jsonl: the cost gate read the priced calls only: .* had no price/);
     } finally {
       await done();
     }
@@ -64,6 +71,21 @@ describe('inspect gates', () => {
 });
 
 describe('replay gates', () => {
+  it('warns (not exit 1) when --max-cost has no price for a session; --strict fails it', async () => {
+    const { dir: bare, cleanup: done } = await scratchCopy('audit/prune.jsonl', 'bug.jsonl');
+    try {
+      const result = await runCli(['replay', '--policy', 'pi', '--max-cost', '1', bare]);
+      expect(result.exitCode).toBe(3);
+      expect(result.stderr).toContain(`compactor: warning: ${bare}/prune.jsonl: --max-cost was not checked: the model has no price`);
+      expect(gateLines(result.stderr)).toEqual([`compactor: gate: ${bare}/bug.jsonl: pi: cost $64.61 > $1.00 (--max-cost)`]);
+      const strict = await runCli(['replay', '--policy', 'pi', '--max-cost', '100', '--strict', bare]);
+      expect(strict.exitCode).toBe(1);
+      expect(strict.stderr).toContain('prune.jsonl: --max-cost was not checked');
+    } finally {
+      await done();
+    }
+  });
+
   it('checks each policy after compaction and names the policy', async () => {
     const result = await runCli(['replay', '--policy', 'pi,coop', '--context-limit', '80000', '--max-baseline', '60000', dir]);
     expect(result.exitCode).toBe(3);

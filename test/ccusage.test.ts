@@ -245,21 +245,29 @@ interface Compared {
 
 const compared: Compared[] = [];
 let unclaimed: string[] = [];
+/** The archive view's session rows of the one inspect run over every layout, by session. */
+let sessionRows = new Map<string, Record<string, any>>();
+/** Each compared session's row (ours) beside ccusage's session, with its fixture. */
+const rowsCompared: { readonly fixture: string; readonly row: Record<string, any>; readonly ccusage: Counted }[] = [];
 
 beforeAll(async () => {
   tools = await agentTools(); // about a minute and a half the first time (npm install)
   root = mkdtempSync(join(tmpdir(), 'compactor-ccusage-'));
   layOut();
-  const [inspected, ...reports] = await Promise.all([runCli(['inspect', '--json', root]), ...layouts.map(ccusage)]);
+  // --top past the sessions' number: every session's row of the archive view is compared too.
+  const [inspected, ...reports] = await Promise.all([runCli(['inspect', '--json', '--top', '1000', root]), ...layouts.map(ccusage)]);
   expect(inspected.exitCode, inspected.stderr).toBe(0);
   const records = new Map(sessionRecords(inspected.stdout).map((record) => [record['session'] as string, record]));
+  sessionRows = new Map((jsonLines(inspected.stdout).at(-1)!['rollup']['session_rows'] as Record<string, any>[]).map((row) => [row['session'] as string, row]));
   layouts.forEach((layout, index) => {
     const rows = new Map(reports[index]!);
     for (const [path, fixture] of layout.fixtureOf) {
       const record = records.get(path);
       if (!record) continue; // a file counted in another session's spend (a subagent transcript, a review rollout)
       const ids = ccusageIds(layout, path);
-      compared.push({ fixture, ours: oursOf(record['spend']), ccusage: sum(ids.flatMap((id) => rows.get(id) ?? [])) });
+      const theirs = sum(ids.flatMap((id) => rows.get(id) ?? []));
+      compared.push({ fixture, ours: oursOf(record['spend']), ccusage: theirs });
+      rowsCompared.push({ fixture, row: sessionRows.get(path)!, ccusage: theirs });
       for (const id of ids) rows.delete(id);
     }
     unclaimed = [...unclaimed, ...[...rows.keys()].map((id) => `${basename(layout.dir)}: ${id}`)];
@@ -303,6 +311,76 @@ describe('ccusage (native 20.x) counts what we count', () => {
     }
     expect(Object.keys(COST_NOT_COMPARED).filter((fixture) => !compared.some((entry) => entry.fixture === fixture))).toEqual([]);
   });
+});
+
+describe("ccusage's sessions equal the archive view's session rows", () => {
+  it('has a row for every session compared', () => {
+    expect(rowsCompared.length).toBe(compared.length);
+    expect(rowsCompared.filter(({ row }) => row === undefined).map(({ fixture }) => fixture)).toEqual([]);
+  });
+
+  it('tokens re-sent (every input token, cached parts included): equal, except where pinned', () => {
+    const inputOf = (tokens: Tokens) => tokens.input + tokens.cacheRead + tokens.cacheWrite;
+    for (const { fixture, row, ccusage } of rowsCompared) {
+      const pinned = DIFFERS[fixture];
+      expect(row['input_tokens'], fixture).toBe(pinned ? inputOf(pinned.ours) : inputOf(ccusage));
+      if (pinned) expect(inputOf(ccusage), fixture).toBe(inputOf(pinned.ccusage));
+    }
+  });
+
+  it('spend: within 0.5% where both price the session', () => {
+    for (const { fixture, row, ccusage } of rowsCompared) {
+      if (COST_NOT_COMPARED[fixture]) continue;
+      expect(row['unpriced_calls'], fixture).toBe(0);
+      expect(Math.abs(row['cost_usd'] - ccusage.cost!), fixture).toBeLessThanOrEqual(0.005 * Math.max(ccusage.cost!, row['cost_usd']));
+    }
+  });
+});
+
+/**
+ * `ccusage claude daily` and `ccusage codex daily` (UTC days) against the roll-up's `by_day` of
+ * `inspect --json` over the same folder. Where a session's tokens are pinned as differing
+ * (DIFFERS), its folder's days are compared in sum: the difference must be the pinned one.
+ */
+describe('ccusage daily equals the roll-up by day', () => {
+  async function ccusageDaily(layout: Layout): Promise<Map<string, Counted>> {
+    const home = mkdtempSync(join(root, 'home-'));
+    const [agent, env] = layout.agent === 'claude-code' ? ['claude', { CLAUDE_CONFIG_DIR: layout.dir }] : ['codex', { CODEX_HOME: layout.dir }];
+    const result = await execa(tools.ccusage, [agent, 'daily', '--json', '--offline', '--timezone', 'UTC'], { cwd: home, env: { HOME: home, NO_COLOR: '1', ...env }, extendEnv: false, reject: false });
+    expect(result.exitCode, `${basename(layout.dir)}: ${String(result.stderr)}`).toBe(0);
+    const days = new Map<string, Counted>();
+    for (const row of JSON.parse(String(result.stdout)).daily as Record<string, any>[]) {
+      days.set(row['date'], { input: row['inputTokens'], cacheRead: row['cacheReadTokens'], cacheWrite: row['cacheCreationTokens'], output: row['outputTokens'], cost: row['costUSD'] ?? row['totalCost'] });
+    }
+    return days;
+  }
+
+  it('claude and codex, every folder: tokens per day equal, dollars within 0.5%', async () => {
+    const folders = layouts.filter((layout) => layout.agent === 'claude-code' || layout.agent === 'codex');
+    expect(folders.length).toBeGreaterThanOrEqual(6);
+    let days = 0;
+    for (const layout of folders) {
+      const [theirs, inspected] = await Promise.all([ccusageDaily(layout), runCli(['inspect', '--json', '--top', '1', '--shard', '1/1', layout.dir])]);
+      expect(inspected.exitCode, inspected.stderr).toBe(0);
+      const ours = new Map((jsonLines(inspected.stdout).at(-1)!['rollup']['by_day'] as Record<string, any>[]).map((row) => [row['day'] as string, oursOf(row)]));
+      const pins = [...layout.fixtureOf.values()].flatMap((fixture) => (DIFFERS[fixture] ? [DIFFERS[fixture]] : []));
+      const where = basename(layout.dir);
+      if (pins.length > 0) {
+        const delta = (a: Tokens, b: Tokens) => ({ input: a.input - b.input, cacheRead: a.cacheRead - b.cacheRead, cacheWrite: a.cacheWrite - b.cacheWrite, output: a.output - b.output });
+        const pinned = pins.map((pin) => delta(pin.ours, pin.ccusage)).reduce((total, one) => ({ ...tokensOf(sum([{ ...total, cost: 0 }, { ...one, cost: 0 }])) }));
+        expect(delta(tokensOf(sum([...ours.values()])), tokensOf(sum([...theirs.values()]))), where).toEqual(pinned);
+        continue;
+      }
+      expect([...ours.keys()].sort(), where).toEqual([...theirs.keys()].sort());
+      for (const [day, counted] of ours) {
+        const other = theirs.get(day)!;
+        expect(tokensOf(counted), `${where} ${day}`).toEqual(tokensOf(other));
+        expect(Math.abs(counted.cost! - other.cost!), `${where} ${day}`).toBeLessThanOrEqual(0.005 * Math.max(counted.cost!, other.cost!));
+        days++;
+      }
+    }
+    expect(days).toBeGreaterThanOrEqual(5);
+  }, 10 * 60_000);
 });
 
 describe('inspect on a Claude Code project folder with subagent transcripts', () => {

@@ -9,7 +9,6 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { anthropicContentSchema, anthropicUsageSchema, isPlainContent, isPlainUsage } from '../src/formats/anthropic-content.js';
 import { chatLineSchema, plainChatLine } from '../src/formats/claude-code-lines.js';
-import { realSchema } from '../src/lazy-zod.js';
 
 /** Values that break one rule or another of the schemas. */
 const odd = fc.constantFrom<unknown>(undefined, null, '', 'x', 0, -1, 1.5, Number.NaN, 2 ** 60, true, [], {}, [{}], [{ type: 1 }], JSON.parse('{"__proto__":{"a":1}}'), { sessionId: '' }, { sessionId: 'abc' });
@@ -115,7 +114,7 @@ describe('plain checks of a Claude Code chat line', () => {
       fc.property(chatLine, (generated) => {
         const value = asParsed(generated) as Record<string, unknown>;
         if (plainChatLine(value) === null) return;
-        const real = realSchema(chatLineSchema).safeParse(value);
+        const real = chatLineSchema.safeParse(value);
         expect(real.success).toBe(true);
         expect(real.data).toEqual(value);
       }),
@@ -128,7 +127,7 @@ describe('plain checks of a Claude Code chat line', () => {
       for (const oddValue of ODD_VALUES) {
         const value = asParsed(mutated([[place, oddValue]])) as Record<string, unknown>;
         if (plainChatLine(value) === null) continue;
-        const real = realSchema(chatLineSchema).safeParse(value);
+        const real = chatLineSchema.safeParse(value);
         expect(real.success, `${place.join('.')} = ${JSON.stringify(oddValue)}`).toBe(true);
         expect(real.data).toEqual(value);
       }
@@ -140,13 +139,13 @@ describe('plain checks of a Claude Code chat line', () => {
       fc.property(fc.oneof(usage, odd), content, (generatedUsage, generatedContent) => {
         const usageValue = asParsed(generatedUsage);
         if (isPlainUsage(usageValue)) {
-          const real = realSchema(anthropicUsageSchema.nullish()).safeParse(usageValue);
+          const real = anthropicUsageSchema.nullish().safeParse(usageValue);
           expect(real.success).toBe(true);
           expect(real.data).toEqual(usageValue);
         }
         const contentValue = asParsed(generatedContent);
         if (isPlainContent(contentValue)) {
-          const real = realSchema(anthropicContentSchema).safeParse(contentValue);
+          const real = anthropicContentSchema.safeParse(contentValue);
           expect(real.success).toBe(true);
           expect(real.data).toEqual(contentValue);
         }

@@ -7,11 +7,12 @@
  * is also counted here without the reader.
  */
 import { readFileSync } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSession } from '../src/read/index.js';
 import { readSession } from '../src/formats/index.js';
+import { subagentTranscriptsOf } from '../src/formats/claude-code-subagents.js';
 import type { AnyMessage, Session, Usage } from '../src/session/model.js';
 import { FIXTURES, jsonLines, runCli, scratchCopy } from './helpers/cli.js';
 
@@ -157,6 +158,22 @@ describe('parallel tool calls and progress lines in the chain', () => {
 });
 
 describe('calls that are spend but not context', () => {
+  it("a session's own folder of transcripts is found once it appears, after a read that found none", async () => {
+    // The project folder's names are read once and kept while the folder is unchanged: the
+    // session's own folder is looked in only when the folder names it.
+    const { dir, cleanup } = await scratchCopy('real/claude-code/marot_spotter');
+    try {
+      const folder = join(dir, 'marot_spotter');
+      const session = join(folder, `${MAROT_ID}.jsonl`);
+      await rename(join(folder, MAROT_ID), join(dir, 'away'));
+      expect(subagentTranscriptsOf(session)).toEqual([]);
+      await rename(join(dir, 'away'), join(folder, MAROT_ID));
+      expect(subagentTranscriptsOf(session)).toEqual(['agent-a881341.jsonl', 'agent-acompact-fffbd0.jsonl'].map((name) => join(folder, MAROT_ID, 'subagents', name)));
+    } finally {
+      await cleanup();
+    }
+  });
+
   it('a rewind: the abandoned branch stays out of the context, its billed calls are off-context', async () => {
     const file = formats('claude-code-rewind.jsonl');
     const session = await readSession(file);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, runCli } from './helpers/cli.js';
 
-const COMMANDS = ['estimate', 'inspect', 'compact', 'replay', 'context', 'fork', 'audit', 'completion'];
+const COMMANDS = ['estimate', 'inspect', 'compact', 'replay', 'context', 'fork', 'audit', 'report', 'completion'];
 
 describe('compactor completion', () => {
   it('prints a bash script that asks compactor for its completions', async () => {

@@ -49,9 +49,15 @@ describe('findCutPoint', () => {
     // user, [call, result] x 3, answer: the budget is reached at a tool result.
     const messages = turn(3, { user: 10, output: 100, answer: 10 });
     const tokens = estimateAll(messages);
-    for (let keep = 1; keep <= sum(tokens) + 10; keep += 7) {
-      const cut = findCutPoint(messages, tokens, { keepRecentTokens: keep });
-      if (cut.kind === 'cut') expect(separatesToolPairs(messages, cut.index)).toBe(false);
+    const keeps = Array.from({ length: Math.ceil((sum(tokens) + 10) / 7) }, (_, step) => 1 + step * 7);
+    for (const cutRule of ['conservative', 'tool-safe'] as const) {
+      const made = keeps.flatMap((keep) => {
+        const cut = findCutPoint(messages, tokens, { keepRecentTokens: keep, cutRule });
+        return cut.kind === 'cut' ? [cut.index] : [];
+      });
+      // Some budgets did cut (the claim is checked under each rule), and no cut splits a pair.
+      expect(made.length, cutRule).toBeGreaterThan(0);
+      expect(made.filter((index) => separatesToolPairs(messages, index)), cutRule).toEqual([]);
     }
   });
 

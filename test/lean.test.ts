@@ -39,6 +39,21 @@ describe('lean read', () => {
     );
   });
 
+  it('stays lean on a session with repeated message ids: the renamed copies keep their estimates', async () => {
+    // The real schema fixture repeats 44 lines' uuids: the reader renames the repeats
+    // (withUniqueIds), and the lean read finds each copy's estimate by the message it was made from.
+    const path = 'fixtures/real/claude-code/agent-sessions_claude_small_schema-fixture.jsonl';
+    const full = await load('full', path);
+    const lean = await load('lean', path);
+    expect(lean.session.messages.every(isSlim)).toBe(true);
+    expect(lean.tokens).toEqual(full.tokens);
+    const ids = lean.session.messages.map((m) => m.id);
+    expect(ids).toEqual(full.session.messages.map((m) => m.id));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.some((id) => /^L\d/.test(id))).toBe(true);
+    expect(planCompaction(lean.subject, { ...policy, force: true })).toEqual(planCompaction(full.subject, { ...policy, force: true }));
+  });
+
   it('gives the same exact-tokenizer estimates', async () => {
     const count = await loadTextCounter('o200k');
     const full = await loadSession(BUG, { format: 'auto', withSidecar: false, count });

@@ -125,14 +125,15 @@ describe('progress bar', () => {
     }
   });
 
-  it('is drawn for inspect only when its per-session reports go to a file', async () => {
+  it('is drawn for inspect, whose archive view comes at the end (and the reports after it, --detail)', async () => {
     const dir = await batchDir();
     try {
       const toTerminal = await onTerminal(`node ${BIN} inspect ${dir}`);
-      expect(toTerminal).toContain('baseline');
-      expect(toTerminal).not.toMatch(/sessions \|/);
-      const toFile = await onTerminal(`node ${BIN} inspect ${dir} > ${join(dir, 'report.txt')}`);
-      expect(toFile).toMatch(/[░█]+ \d\/3 sessions/);
+      expect(toTerminal).toContain('3 sessions, the top 3 by spend');
+      expect(toTerminal).toMatch(/[░█]+ \d\/3 sessions/);
+      const detail = await onTerminal(`node ${BIN} inspect --detail ${dir}`);
+      expect(detail).toContain('baseline');
+      expect(detail).toMatch(/[░█]+ \d\/3 sessions/);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -1,10 +1,10 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { CompactionState } from '../src/compaction/state.js';
+import type { SummaryState } from '../src/compaction/state.js';
 import { buildProviderContext, SUMMARY_ACKNOWLEDGEMENT } from '../src/compaction/provider-view.js';
 import { InputError } from '../src/errors.js';
 import { resetIds, turn } from './support/sessions.js';
 
-function stateKeepingFrom(id: string, summary = 'SUMMARY TEXT'): CompactionState {
+function stateKeepingFrom(id: string, summary = 'SUMMARY TEXT'): SummaryState {
   return {
     format_version: 1,
     session: 's.jsonl',

@@ -31,7 +31,7 @@ const NOT_SETTINGS = new Set([
   'format', 'json', 'strict', 'jobs', 'shard', 'verbose', 'dry-run', 'redact', 'log-format', 'out',
   'policy', 'summary-tokens', 'chart', 'html', 'top', 'all', 'gate-ledger', 'show-missing',
   'price-input', 'price-output', 'price-cache-read', 'price-cache-write', 'price-cache-write-1h',
-  'max-baseline', 'max-input-tokens', 'max-cost',
+  'max-baseline', 'max-input-tokens', 'max-cost', 'max-total-cost', 'max-total-input-tokens', 'detail', 'sort', 'by',
 ]);
 
 /** Flags named like a setting that mean something else on these commands. */
@@ -55,14 +55,20 @@ async function declaredOptions(command: SettingsCommand): Promise<[string, unkno
               declared.push([name, declaration]);
               return recorder;
             }
-          : () => recorder,
+          : method === 'command'
+            ? // cli.ts registers the module with yargs' command(): its builder then declares the options.
+              (module: { builder: (yargs: unknown) => unknown }) => {
+                module.builder(recorder);
+                return recorder;
+              }
+            : () => recorder,
     },
   );
   // The module cli.ts registers for the command, not a list of our own.
   const load = COMMANDS[command];
   if (!load) throw new Error(`cli.ts registers no command ${command}`);
-  const { builder } = await load();
-  (builder as (yargs: unknown) => unknown)(recorder);
+  const register = await load();
+  register(recorder as Parameters<typeof register>[0]);
   return declared;
 }
 

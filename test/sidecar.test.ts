@@ -61,6 +61,19 @@ describe('sidecar store', () => {
     expect((error as InputError).location.startsWith(sidecarPath(session))).toBe(true);
   });
 
+  it('refuses a pruned sidecar that holds a summary: it is neither kind', async () => {
+    const session = join(dir, 'session.jsonl');
+    const state = await compacted([...turn(2), ...turn(2)]);
+    const pruned = { tool_request_id: 't1', message_id: 'm1', tool: 'Read', arguments: '{}', tokens: 10 };
+    await writeFile(sidecarPath(session), JSON.stringify({ ...state, pruned_outputs: [pruned] }));
+    const error = await loadSidecar(session).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InputError);
+    expect((error as InputError).location).toMatch(/invalid sidecar: summary: a pruned sidecar \(pruned_outputs set\) holds no summary/);
+    // The same with no summary is a prune's sidecar, loaded as one.
+    await writeFile(sidecarPath(session), JSON.stringify({ ...state, summary: '', turn_prefix_summary: null, pruned_outputs: [pruned] }));
+    expect((await loadSidecar(session))?.pruned_outputs).toEqual([pruned]);
+  });
+
   it('refuses a sidecar written for another session', async () => {
     const state = await compacted([...turn(2), ...turn(2)]);
     await writeFile(sidecarPath(join(dir, 'session.jsonl')), JSON.stringify({ ...state, session: 'other.jsonl' }));

@@ -143,7 +143,7 @@ describe('a fork is billed once', () => {
       mkdirSync(join(dir, 'p'));
       copyFileSync(join(CLAUDE, FORK), join(dir, 'p', '00000002-0000-4000-8000-0000000000f0.jsonl'));
       copyFileSync(join(CLAUDE, PARENT), join(dir, 'p', 'ffff0002-0000-4000-8000-000000000002.jsonl'));
-      const result = await runCli(['inspect', join(dir, 'p')]);
+      const result = await runCli(['inspect', '--detail', join(dir, 'p')]);
       expect(result.stdout).toContain('    copied: 1 call, 8,518 tokens, billed in another session:\n      00000002-0000-4000-8000-0000000000f0.jsonl\n');
       const output = (await runCli(['inspect', '--json', join(dir, 'p')])).stdout;
       expect(sessionRecords(output).map((record) => record['spend'].requests)).toEqual([2, 3]);

@@ -1,14 +1,21 @@
 /**
- * utcDay (src/ledgers/rollup.ts) parses a timestamp once for a run of UTC instants of the same
- * date: whatever the order they come in, each day must be the one the Date parser gives.
+ * DayReader (src/ledgers/rollup.ts) parses a timestamp once for a run of UTC instants of the
+ * same date (of the same minute, in another zone): whatever the order they come in, each day must
+ * be the one the Date parser gives, and utcDay's, which reads one timestamp.
  */
 import { describe, expect, it } from 'vitest';
-import { utcDay } from '../src/ledgers/rollup.js';
+import { DayReader, utcDay } from '../src/ledgers/rollup.js';
 
 /** The day as the parser alone gives it. */
 function parsedDay(timestamp: string): string | null {
   const time = Date.parse(timestamp);
   return Number.isNaN(time) ? null : new Date(time).toISOString().slice(0, 10);
+}
+
+/** The day in Paris as the parser and Intl alone give it. */
+function parisDay(timestamp: string): string | null {
+  const time = Date.parse(timestamp);
+  return Number.isNaN(time) ? null : new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Paris', year: 'numeric', month: '2-digit', day: '2-digit' }).format(time);
 }
 
 const TIMESTAMPS = [
@@ -38,7 +45,14 @@ describe('utcDay', () => {
   it('gives the parser’s day for every timestamp, in any order after any other', () => {
     for (const first of TIMESTAMPS) {
       for (const second of TIMESTAMPS) {
-        for (const timestamp of [first, second, first]) expect(utcDay(timestamp), `${first} then ${second}`).toBe(parsedDay(timestamp));
+        // One reader for the run, as a session's spend keeps one: what it holds from a read must not change the next.
+        const days = new DayReader();
+        const paris = new DayReader('Europe/Paris');
+        for (const timestamp of [first, second, first]) {
+          expect(days.day(timestamp), `${first} then ${second}`).toBe(parsedDay(timestamp));
+          expect(paris.day(timestamp), `Paris: ${first} then ${second}`).toBe(parisDay(timestamp));
+          expect(utcDay(timestamp), timestamp).toBe(parsedDay(timestamp));
+        }
       }
     }
   });

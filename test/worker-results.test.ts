@@ -41,7 +41,7 @@ function replayOptions(json: boolean, html: boolean) {
 }
 
 function inspectOptions(json: boolean, batch: boolean) {
-  return { ...READ, model: undefined, overrides: {}, limits: {}, gateLedger: 'spend', top: 5, chart: false, all: false, policy: DEFAULT_POLICY_VALUES, json, batch } as const;
+  return { ...READ, model: undefined, overrides: {}, limits: {}, gateLedger: 'spend', top: 5, chart: false, all: false, detail: true, policy: DEFAULT_POLICY_VALUES, json, batch } as const;
 }
 
 describe('replay result', () => {

@@ -10,6 +10,7 @@
  * fails.
  *
  *   node scripts/bench/run.js [--sizes 200M,1G|none] [--runs 3] [--small 10000|none] [--single 1G|none]
+ *                             [--archive 100000|none]
  *                             [--real 300M|none] [--tokenizer-size 50M] [--kinds claude,canonical] [--no-ccusage]
  *                             [--startup-runs 21] [--no-llm] [--cache DIR] [--out results.json]
  *                             [--write-doc docs/performance.md] [--compare earlier-results.json]
@@ -26,6 +27,8 @@
  * tools/agents/install.js, which installs it once into the tools cache outside the project.
  * --real sizes the second Claude Code corpus, the repository's real sessions copied under fresh
  * ids (real-corpus.js): the rows that set us against ccusage run on it as on the synthetic one.
+ * --archive N (off by default: 100,000 sessions take minutes a run) times the archive view,
+ * `inspect` over N small sessions, paired with `estimate` over the same tree, with its peak RSS.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -53,6 +56,7 @@ function parseFlags(argv) {
     sizes: '200M,1G',
     runs: '3',
     small: '10000',
+    archive: 'none',
     single: '1G',
     real: '300M',
     'tokenizer-size': '50M',
@@ -76,6 +80,7 @@ function parseFlags(argv) {
     sizes: flags.sizes === 'none' ? [] : flags.sizes.split(',').filter(Boolean).map(parseSize),
     runs: Math.max(1, Number(flags.runs)),
     small: flags.small === 'none' ? 0 : Number(flags.small),
+    archive: flags.archive === 'none' ? 0 : Number(flags.archive),
     single: flags.single === 'none' ? 0 : parseSize(flags.single),
     real: flags.real === 'none' ? 0 : parseSize(flags.real),
     tokenizerSize: flags['tokenizer-size'] === 'none' ? 0 : parseSize(flags['tokenizer-size']),
@@ -346,6 +351,8 @@ function targetSummary(compared) {
   const memory = find((row) => (/ 1 GB, /.test(row.corpus) || row.corpus.startsWith('one ')) && /^(estimate|inspect|replay|compact --dry-run) --json/.test(row.name));
   const over = memory.filter((row) => row.rss > 200);
   line('peak RSS ≤ 200 MB (1 GB corpora and single ~1 GB sessions, four commands)', over.length ? `over on ${over.map((row) => `${row.corpus.replace(/, \d+ files$/, '')} ${row.name.split(' ')[0]} ${Math.round(row.rss)}`).join('; ')}; largest of the rest ${Math.round(Math.max(0, ...memory.filter((row) => row.rss <= 200).map((row) => row.rss)))}` : `largest ${Math.round(Math.max(0, ...memory.map((row) => row.rss)))} MB of ${memory.length} rows`, memory.length ? over.length === 0 : null);
+  const archive = find((row) => row.name.endsWith('(archive view)'));
+  line('archive view of 100,000 small sessions: peak RSS ≤ 300 MB, ≤ 1.5× `estimate` (paired)', archive.map((row) => `${row.name.split(' (')[0]}: ${Math.round(row.rss)} MB, ${fixed(row.ratio)}× (${row.corpus.split(' ')[0]} sessions)`).join('; '), archive.length ? archive.every((row) => row.rss <= 300 && row.ratio <= 1.5) : null);
   if (compared) line('every row within 20% of the earlier run (`--compare`)', `${compared.moved} of ${compared.count} rows moved more`, compared.moved === 0);
   return `| target | this run | status |\n|---|---|---|\n${lines.join('\n')}\n`;
 }
@@ -611,6 +618,23 @@ try {
       const runs = Math.max(flags.runs, 9);
       addRow(corpus, DURABLE_FLOOR, measure(process.execPath, [join(HERE, 'durable-writes.js'), smallList.path, String(size)], { runs, scratch, before: removeFloor, pairs: [one] }), `${size} bytes a file, the sidecars' mean; median of ${runs} pairs`);
       removeFloor();
+    }
+  }
+
+  if (flags.archive > 0) {
+    // The archive view over many small sessions (issue 29 item 7): its memory must stay flat in
+    // their number, its time near a bare estimate's over the same tree.
+    const dir = join(work, `small-${flags.archive}`);
+    log(`corpus: ${flags.archive} small sessions`);
+    await cachedCorpus(dir, `small ${flags.archive} seed 7`, (target) => generateSmallSessions(target, flags.archive));
+    const list = listSessions(dir);
+    const corpus = `${flags.archive} small canonical sessions, ${label(list.bytes)}`;
+    const estimate = { label: 'estimate, same tree', command: process.execPath, args: [BIN, 'estimate', dir] };
+    addYardstick(corpus, 'estimate (text)', estimate, 'the archive yardstick');
+    for (const json of [false, true]) {
+      const name = `inspect${json ? ' --json' : ''} (archive view)`;
+      log(`${corpus}: ${name}`);
+      addRow(corpus, name, measure(...compactor(['inspect', ...(json ? ['--json'] : []), dir]), { runs: flags.runs, scratch, pairs: [estimate] }), 'the ranked table and roll-ups, no per-session report');
     }
   }
 

@@ -9,27 +9,12 @@ import { userText } from '../compaction/facts.js';
 import type { AnyMessage, Message, RecordedCompaction, Session } from '../session/model.js';
 import { buildProviderContext, summaryMessages } from '../compaction/provider-view.js';
 import type { ReplayResult } from '../replay/simulate.js';
-import type { FidelityReport } from './fidelity.js';
+import type { AuditedCompaction } from './audited.js';
 import { auditCompaction, measureRetention } from './fidelity.js';
 import { prefixFacts } from './simulated.js';
 
-export type AuditSource = 'sidecar' | 'recorded' | 'simulated';
-
-export interface AuditedCompaction {
-  readonly source: AuditSource;
-  /** The strategy that wrote it; `recorded` for an agent's own compaction. */
-  readonly strategy: string;
-  /** 1-based among the compactions of the same source and strategy. */
-  readonly number: number;
-  readonly firstKeptIndex: number;
-  readonly firstKeptMessageId: string | null;
-  /** End of the messages the provider saw with it (exclusive): where the session stood then. */
-  readonly endIndex: number;
-  readonly tokensBefore: number | null;
-  readonly tokensAfter: number | null;
-  readonly summaryTokens: number;
-  readonly report: FidelityReport;
-}
+// The record lives in audited.ts, which simulated.ts reads too (no import circle); callers keep importing it here.
+export type { AuditedCompaction, AuditSource } from './audited.js';
 
 function audited(
   base: Omit<AuditedCompaction, 'report' | 'firstKeptMessageId'>,

@@ -16,7 +16,7 @@ import type { Skeleton } from '../read/skeleton.js';
 import type { ReplayCompaction } from '../replay/simulate.js';
 import type { Message } from '../session/model.js';
 import { applyViewRepair, planViewRepair } from '../session/view-repair.js';
-import type { AuditedCompaction } from './compactions.js';
+import type { AuditedCompaction } from './audited.js';
 import { measureRetention } from './fidelity.js';
 
 /** What a simulated compaction's audit reads of it: not its state's lazy fields. */

@@ -15,7 +15,7 @@ import { summaryMessages } from '../compaction/provider-view.js';
 import type { CompactionState } from '../compaction/state.js';
 import type { Message, RecordedCompaction, ToolResultBlock } from '../session/model.js';
 import { applyViewRepair, repairStream } from '../session/view-repair.js';
-import type { AuditedCompaction } from './compactions.js';
+import type { AuditedCompaction } from './audited.js';
 import { recordedSummaryTest } from './compactions.js';
 import { measureRetention } from './fidelity.js';
 

@@ -139,6 +139,8 @@ function humanReport(path: string, format: string, messages: number, audits: rea
 export const auditCommand: CommandModule<object, AuditArgs> = {
   command: 'audit [inputs..]',
   describe: 'Measure what compactions lost: files, commands, errors and user directives kept',
+  // `as never`: yargs types the flags as parsed, before normalizeArgs (options.ts) gives the handler
+  // its args type (inputs from `--` and positionals, defaults filled in); the handler's type is the truth.
   builder: (yargs) =>
     withSummaryBudget(withPolicy(withInputs(yargs, 'audit')))
       .option('strategy', {

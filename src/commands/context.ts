@@ -32,6 +32,8 @@ interface ContextArgs {
 export const contextCommand: CommandModule<object, ContextArgs> = {
   command: 'context [session]',
   describe: 'Print what the provider sees after compaction, as canonical JSONL or as one API request body (--as)',
+  // `as never`: yargs types the flags as parsed, before normalizeArgs (options.ts) gives the handler
+  // its args type (inputs from `--` and positionals, defaults filled in); the handler's type is the truth.
   builder: (yargs) =>
     yargs
       .positional('session', { describe: 'one session file or session id, or - for stdin', type: 'string' })

@@ -85,6 +85,8 @@ export const estimateSessionTask = sessionTask('estimate', async (input: Session
 export const estimateCommand: CommandModule<object, CommonArgs & PolicyArgs> = {
   command: 'estimate [inputs..]',
   describe: 'Estimate tokens and the cut compaction would take',
+  // `as never`: yargs types the flags as parsed, before normalizeArgs (options.ts) gives the handler
+  // its args type (inputs from `--` and positionals, defaults filled in); the handler's type is the truth.
   builder: (yargs) => withPolicy(withInputs(yargs, 'estimate')) as never,
   handler: async (args) => {
     // Every setting is read and checked up front, before any session is read.

@@ -1,7 +1,9 @@
 /**
  * `compactor inspect`: the token-growth audit, turn by turn (as the bug report's trace did), with what each
  * turn added, the heaviest tool outputs, files read again and again, the spend and context
- * ledgers with their cost (ledgers/ledgers.ts), an optional chart, and CI gates.
+ * ledgers with their cost (ledgers/ledgers.ts), an optional chart, and CI gates. Over several
+ * sessions it opens with the archive view: the sessions ranked (ledgers/archive.ts), then the
+ * roll-up (ledgers/rollup.ts); each session's report follows only with --detail.
  */
 import type { CommandModule } from 'yargs';
 import { stablePrefixTokens } from '../replay/cache.js';
@@ -13,7 +15,7 @@ import type { GrowthReport } from '../growth/attribution.js';
 import { GrowthFacts, growthFromFacts } from '../growth/attribution.js';
 import type { Turn, TurnUsage } from '../growth/turns.js';
 import { groupTurns, totalUsage, turnUsage } from '../growth/turns.js';
-import { UsageError } from '../errors.js';
+import { InputError, UsageError } from '../errors.js';
 import { renderBarChart } from '../report/chart.js';
 import { firstTier, formatRates } from '../cost/text.js';
 import { formatTokens, titleLine } from '../report/format.js';
@@ -23,10 +25,10 @@ import type { RecordedCompactionEffect } from '../growth/recorded.js';
 import { recordedCompactionEffects } from '../growth/recorded.js';
 import { describeRecordedCompaction, recordedCompactionJson } from '../growth/recorded-report.js';
 import { renderTable } from '../report/table.js';
-import { rollupJson, renderRollup, ROLLUP_ROWS } from '../ledgers/rollup-report.js';
+import { ROLLUP_ROWS } from '../ledgers/rollup-report.js';
 import type { SessionSpend } from '../ledgers/rollup.js';
 import type { DayRule } from '../ledgers/rollup.js';
-import { rollUp, SpendByDay } from '../ledgers/rollup.js';
+import { DayReader, sessionProject, sessionTotal, SpendByDay, startDay } from '../ledgers/rollup.js';
 import { dayRule, parseFilter } from '../pipeline/filters.js';
 import type { AnyMessage, Diagnostic, Session } from '../session/model.js';
 import type { ProviderCall } from '../tokens/provider-calls.js';
@@ -36,10 +38,16 @@ import { heuristicCounter } from '../tokens/estimate.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
 import { sessionTask } from '../workers/task.js';
 import type { GateArgs } from './gates.js';
-import { breachLine, gateLimits, requirePricesForCostGate, withGates } from './gates.js';
+import type { TotalGateArgs } from './gates.js';
+import { breachLine, gateLimits, hasCostGate, totalGateLimits, unpricedGateWarning, withGates, withTotalGates } from './gates.js';
+import type { SessionRow, SortKey } from '../ledgers/archive.js';
+import { DEFAULT_TOP, SORT_KEYS } from '../ledgers/archive.js';
+import type { RollupPeriod } from '../ledgers/rollup-report.js';
+import { ROLLUP_PERIODS } from '../ledgers/rollup-report.js';
+import { ArchiveView } from './archive-view.js';
 import { billedOnce } from '../pipeline/billed-once.js';
 import type { Printed } from '../pipeline/output.js';
-import { printedJson } from '../pipeline/output.js';
+import { printedJson, printedText } from '../pipeline/output.js';
 import { JsonList } from '../report/json-pieces.js';
 import type { SessionInput } from '../read/index.js';
 import { loadSession } from '../read/index.js';
@@ -52,19 +60,25 @@ import { policyFor, policyJson } from '../config/policy.js';
 import type { PriceOverrides, Pricing, PricingArgs } from './pricing.js';
 import { priceOverrides, priceSession, pricingJson, pricingWarnings, withPricing } from './pricing.js';
 import type { ReadTaskOptions } from '../pipeline/sessions.js';
-import { progressBesideReports, runSessionCommand } from '../pipeline/session-command.js';
-import { earlyStart, runSessions } from '../pipeline/sessions.js';
+import { runSessionCommand } from '../pipeline/session-command.js';
+import { earlyStart, streamSessions } from '../pipeline/sessions.js';
 import { turnGrowthJson, growthJson } from '../growth/json.js';
 import { costJson } from '../cost/json.js';
+
+/** Rows of a session report's largest-output and repeated-read tables unless --top says. */
+const GROWTH_TOP = 5;
 
 /** Which ledger `--max-input-tokens` and `--max-cost` read (README "CI gates"). */
 type GateLedger = 'spend' | 'context';
 const GATE_LEDGERS: readonly GateLedger[] = ['spend', 'context'];
 
-interface InspectArgs extends CommonArgs, PolicyArgs, PricingArgs, GateArgs {
+interface InspectArgs extends CommonArgs, PolicyArgs, PricingArgs, GateArgs, TotalGateArgs {
   chart: boolean;
-  top: number;
+  top?: number;
   all: boolean;
+  detail: boolean;
+  sort: SortKey;
+  by: RollupPeriod;
   'gate-ledger': GateLedger;
 }
 
@@ -210,6 +224,8 @@ interface InspectOptions extends ReadTaskOptions {
   readonly chart: boolean;
   /** --all: every turn in the text report. */
   readonly all: boolean;
+  /** Render the text report (one session given, or --detail); with --json the record always is. */
+  readonly detail: boolean;
   /** The policy settings (they cross to worker threads); the window is resolved per session. */
   readonly policy: PolicyValues;
   /** With --json the record is rendered (as JSON text), else the human report. */
@@ -235,6 +251,8 @@ interface InspectResult {
   readonly spendKeys: readonly string[];
   /** The session's spend by day and model, for the roll-up over several sessions. */
   readonly spend: SessionSpend;
+  /** Its row of the archive view's session table. */
+  readonly row: SessionRow;
 }
 
 /**
@@ -293,10 +311,15 @@ async function auditSession(input: SessionInput, options: InspectOptions): Promi
   const turns = groups.map(turnUsage);
   const { pricing, ledgers, turnCosts, spend } = await pricedTurns(session, calls, groups, options);
   const gated: Ledger = ledgers[options.gateLedger];
-  // A session whose own model has no price fails the gate even when it billed nothing we know of.
-  requirePricesForCostGate(options.limits, pricing.rates !== null && gated.cost !== null, path);
+  // A cost gate reads the priced calls and names the others: a warning, a failure under --strict
+  // (exit 1), never a breach (exit 3 is a breach and nothing else).
+  const gateWarnings: string[] = [];
+  if (hasCostGate(options.limits) && gated.unpricedRequests > 0) {
+    if (options.strict) throw new InputError(unpricedGateWarning(gated.unpricedRequests, gated.unpriced, true), path);
+    gateWarnings.push(`${path}: ${unpricedGateWarning(gated.unpricedRequests, gated.unpriced)}`);
+  }
   const breaches = checkGates(
-    { baseline: maxBaseline(turns), inputTokens: gated.inputTokens, costUsd: gated.cost?.total ?? null },
+    { baseline: maxBaseline(turns), inputTokens: gated.inputTokens, costUsd: options.limits.maxCostUsd === undefined ? null : gated.pricedCost.total },
     options.limits,
   );
   const inspection: Inspection = {
@@ -313,9 +336,24 @@ async function auditSession(input: SessionInput, options: InspectOptions): Promi
     breaches,
     recorded: recordedCompactionEffects(messages, loaded.tokens, recordedCompactions, calls),
     policy: policyFor(options.policy, pricing.window.tokens),
-    warnings: [...loaded.warnings, ...pricingWarnings(pricing)],
+    warnings: [...loaded.warnings, ...pricingWarnings(pricing), ...gateWarnings],
   };
-  return { inspection, breaches, warnings: inspection.warnings, spendKeys: options.batch ? spendCallKeys(session) : [], spend };
+  const total = sessionTotal(spend);
+  const row: SessionRow = {
+    session: path,
+    agent: session.format,
+    project: sessionProject(session),
+    startDay: startDay(session, new DayReader(options.days?.zone)),
+    model: session.model ?? pricing.model ?? null,
+    calls: total.requests,
+    costUsd: total.pricedCost.total,
+    unpricedCalls: total.unpricedRequests,
+    peakTokens: maxBaseline(turns),
+    windowTokens: pricing.window.tokens,
+    inputTokens: total.inputTokens,
+    recordedCompactions: inspection.recorded.length,
+  };
+  return { inspection, breaches, warnings: inspection.warnings, spendKeys: options.batch ? spendCallKeys(session) : [], spend, row };
 }
 
 /**
@@ -325,19 +363,26 @@ async function auditSession(input: SessionInput, options: InspectOptions): Promi
  */
 export const inspectSessionTask = sessionTask('inspect', async (input: SessionInput, options: InspectOptions): Promise<InspectResult> => {
   const { inspection, ...rest } = await auditSession(input, options);
-  return {
-    printed: options.json ? printedJson(inspectJson(input.path, inspection, options.top)) : humanReport(input.path, inspection, options),
-    ...rest,
-  };
+  // Over several sessions without --detail, the text report is not made at all: only the row and the spend are.
+  const printed = options.json ? printedJson(inspectJson(input.path, inspection, options.top)) : options.detail ? humanReport(input.path, inspection, options) : '';
+  return { printed, ...rest };
 });
 
 export const inspectCommand: CommandModule<object, InspectArgs> = {
   command: 'inspect [inputs..]',
   describe: 'Audit token growth per turn: what each turn added, cost, CI gates',
+  // `as never`: yargs types the flags as parsed, before normalizeArgs (options.ts) gives the handler
+  // its args type (inputs from `--` and positionals, defaults filled in); the handler's type is the truth.
   builder: (yargs) =>
-    withGates(withPricing(withPolicy(withInputs(yargs, 'inspect'))))
+    withTotalGates(withGates(withPricing(withPolicy(withInputs(yargs, 'inspect')))))
       .option('chart', { describe: 'draw the baseline per turn as a text chart', type: 'boolean', default: false })
-      .option('top', { describe: 'rows in the largest-output and repeated-read tables', type: 'number', default: 5 })
+      .option('detail', { describe: "over several sessions, each session's report after the archive view", type: 'boolean', default: false })
+      .option('sort', { describe: 'rank the sessions by spend, peak context, tokens re-sent, calls or start day', choices: SORT_KEYS, default: 'cost' as SortKey })
+      .option('by', { describe: 'the roll-up by day, week (from Monday) or month (UTC days, or --timezone\'s)', choices: ROLLUP_PERIODS, default: 'day' as RollupPeriod })
+      .option('top', {
+        describe: `rows of the ranked tables: sessions in the archive view (default ${DEFAULT_TOP}); largest outputs and repeated reads in a session's report (default ${GROWTH_TOP})`,
+        type: 'number',
+      })
       .option('all', { describe: `every row of long tables: the turns (default: the first ${TURN_ROWS}) and the roll-up over several sessions (default: the first ${ROLLUP_ROWS} of each)`, type: 'boolean', default: false })
       .option('gate-ledger', {
         describe: 'the ledger --max-input-tokens and --max-cost read: spend (every billed call) or context (the live conversation)',
@@ -348,12 +393,14 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
     // Every setting is read and checked up front, before any session is read.
     const settings = await runSettings(args, 'inspect');
     const overrides = priceOverrides(args);
-    const limits = gateLimits(args);
-    if (!(Number.isInteger(args.top) && args.top >= 1)) throw new UsageError(`--top must be a whole number >= 1, got ${String(args.top)}`);
+    const limits = { ...gateLimits(args), ...totalGateLimits(args) };
+    if (args.top !== undefined && !(Number.isInteger(args.top) && args.top >= 1)) throw new UsageError(`--top must be a whole number >= 1, got ${String(args.top)}`);
     // Workers start up, and import the task, while the walk's files are sniffed.
     const early = earlyStart(() => jobsFromArgs(args), inspectSessionTask.name);
-    await runSessionCommand<InspectResult>(args, { progress: progressBesideReports(), walked: early.walked }, (output) => {
-      const options: Omit<InspectOptions, 'batch'> = {
+    // Over several sessions nothing prints before the archive view (the reports wait for it): the
+    // bar is drawn as for estimate. One session prints one report, with no bar (createProgress).
+    await runSessionCommand<InspectResult>(args, { progress: true, walked: early.walked }, (output) => {
+      const options: Omit<InspectOptions, 'batch' | 'detail'> = {
         format: args.format,
         tokenizer: settings.tokenizer,
         strict: args.strict,
@@ -361,33 +408,44 @@ export const inspectCommand: CommandModule<object, InspectArgs> = {
         overrides,
         limits,
         gateLedger: args['gate-ledger'],
-        top: args.top,
+        top: args.top ?? GROWTH_TOP,
         chart: args.chart,
         all: args.all,
         policy: settings.policy,
         json: output.json,
         days: dayRule(parseFilter(args), args),
       };
+      // Over several sessions: the archive view folds each result as it is printed; the reports wait for it (--detail).
+      let archive: ArchiveView | null = null;
+      const held: string[] = [];
+      // A session's own gate failed (its breaches are printed with it).
+      let sessionBreached = false;
       return {
         run: async (paths, emit) => {
-          const run = { ...options, batch: paths.length > 1 };
+          // A shard's run is one part of an archive: its view is what `report` merges, whatever its size.
+          const batch = paths.length > 1 || args.shard !== undefined;
+          if (batch) archive = new ArchiveView({ sort: args.sort, top: args.top ?? DEFAULT_TOP, by: args.by, all: args.all, limits, zone: options.days?.zone ?? 'UTC' });
+          const run = { ...options, batch, detail: !batch || args.detail };
           const once = billedOnce(emit, (path, billedIn) => inspectSessionTask.run({ path }, { ...run, billedIn }));
-          await runSessions(paths, inspectSessionTask, run, once.emit, jobsFromArgs(args), { early: early.pool() });
-          // The roll-up and the gates read the results as printed: a call is billed once there too.
-          return [...once.settled];
+          // Each result is folded as it is printed (the roll-up and the gates read them as printed:
+          // a call is billed once there too) and dropped: memory does not grow with the sessions.
+          await streamSessions(paths, inspectSessionTask, run, once, jobsFromArgs(args), { early: early.pool() });
+          return [];
         },
-        print: (path, { printed, breaches }) => {
-          output.rendered(printed);
+        print: (path, { printed, breaches, row, spend }) => {
+          if (breaches.length > 0) sessionBreached = true;
+          archive?.add(row, spend);
+          if (output.json || !archive) output.rendered(printed);
+          else if (args.detail) held.push(printedText(printed));
           for (const breach of breaches) process.stderr.write(`${breachLine(path, breach)}\n`);
         },
-        // Over several sessions, what they spent together: per project, day and model.
-        finish: (outcomes) => {
-          const spends = outcomes.flatMap((outcome) => (outcome.ok ? [outcome.value.spend] : []));
-          if (spends.length < 2) return;
-          const rollup = rollUp(spends);
-          output.record(rollupJson(rollup), () => `${renderRollup(rollup, { all: args.all, zone: options.days?.zone ?? 'UTC' })}`);
+        // Over several sessions: the ranked sessions and what they spent together, then (--detail) each one's report.
+        finish: () => {
+          if (!archive) return;
+          archive.finish(output);
+          for (const report of held.splice(0)) output.rendered(report);
         },
-        breached: (outcomes) => outcomes.some((outcome) => outcome.ok && outcome.value.breaches.length > 0),
+        breached: () => sessionBreached || (archive?.breached ?? false),
       };
     });
   },

@@ -98,7 +98,7 @@ export function takeNamesAfterDoubleDash(key: string) {
 /** Keys that hold a list by design; any other flag given twice keeps its last value. */
 const LIST_KEYS = new Set(['_', '--', '$0', 'inputs']);
 /** Flags of one command that add up when repeated (`audit --strategy extract --strategy truncate`). */
-const COMMAND_LIST_KEYS: Readonly<Record<string, readonly string[]>> = { audit: ['strategy'] };
+const COMMAND_LIST_KEYS: Readonly<Record<string, readonly string[]>> = { audit: ['strategy'], report: ['files'] };
 
 /** The value a flag was last given in `tokens` (`--name value` or `--name=value`), if it was. */
 function givenValue(tokens: readonly string[], name: string): string | undefined {
@@ -210,8 +210,8 @@ export async function runSettings(args: CommonArgs & PolicyArgs & { readonly 'al
   const flagOf = (key: SettingsKey) => flagName(key, command);
   const summarizer: readonly SettingsKey[] = takesSetting('model', command) ? [] : settingsOf('summarizer');
   const keys = SOURCED_KEYS.filter((key) => takesSetting(key, command) && !summarizer.includes(key));
-  const given = args as unknown as Readonly<Record<string, unknown>>;
-  const flags = Object.fromEntries(keys.map((key) => [key, given[flagOf(key)]]));
+  const given = new Map<string, unknown>(Object.entries(args));
+  const flags = Object.fromEntries(keys.map((key) => [key, given.get(flagOf(key))]));
   const sources = await loadSettingsSources(flags, args.config, process.env, flagOf);
   return {
     sources,

@@ -33,7 +33,7 @@ import type { PartSink } from '../workers/task.js';
 import { sessionTask } from '../workers/task.js';
 import type { Outcome } from '../pipeline/batch.js';
 import type { GateArgs } from './gates.js';
-import { breachLine, gateLimits, requirePricesForCostGate, withGates } from './gates.js';
+import { breachLine, gateLimits, costGateWithoutPrices, withGates } from './gates.js';
 import type { LoadedSession, SessionInput } from '../read/index.js';
 import { loadSession } from '../read/index.js';
 import type { CommonArgs, PolicyArgs } from './options.js';
@@ -271,7 +271,8 @@ async function simulateAll(input: SessionInput, ctx: ReplayContext): Promise<Sim
   const { recordedCompactions } = loaded.session;
   const recorded = await recordedSession(loaded, ctx);
   const { pricing } = recorded;
-  requirePricesForCostGate(ctx.limits, pricing.rates !== null, input.path);
+  // --max-cost without a price: a warning (the gate reads no cost), a failure under --strict; never exit 3.
+  const gateWarnings = costGateWithoutPrices(ctx.limits, pricing.rates !== null, input.path, ctx.strict);
   const results: ReplayColumns<ReplayEvent>[] = [];
   for (const policy of replayPolicies(ctx.names, ctx.policy, pricing.window.tokens)) {
     results.push(
@@ -293,7 +294,7 @@ async function simulateAll(input: SessionInput, ctx: ReplayContext): Promise<Sim
     model: loaded.session.model ?? null,
     pricing,
     recorded,
-    warnings: [...loaded.warnings, ...pricingWarnings(pricing)],
+    warnings: [...loaded.warnings, ...pricingWarnings(pricing), ...gateWarnings],
   };
 }
 
@@ -382,6 +383,8 @@ export const replaySessionTask = sessionTask('replay', async (input: SessionInpu
 export const replayCommand: CommandModule<object, ReplayArgs> = {
   command: 'replay [inputs..]',
   describe: 'Replay sessions under compaction policies: tokens, naive and cache-aware cost before/after',
+  // `as never`: yargs types the flags as parsed, before normalizeArgs (options.ts) gives the handler
+  // its args type (inputs from `--` and positionals, defaults filled in); the handler's type is the truth.
   builder: (yargs) =>
     withSummarizer(withGates(withPricing(withAllowNoGain(withPolicy(withInputs(yargs, 'replay'))))), 'replay')
       .option('policy', {
@@ -434,13 +437,18 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
         // bills it: a later session holding it is replayed again with it as a copy. Its record
         // can only be printed once that is known, so in a batch each record is printed whole;
         // one session's --json record is written as it is made (record-parts.ts).
-        const once = batch ? billedOnce(emit, (path, billedIn) => here({ path }, billedIn)) : null;
+        const settled: Outcome<Replayed>[] = [];
+        const keep = (outcome: Outcome<Replayed>) => {
+          settled.push(outcome);
+          emit(outcome);
+        };
+        const once = batch ? billedOnce(keep, (path, billedIn) => here({ path }, billedIn)) : null;
         const records = args.json && !batch ? new RecordParts(paths, output) : null;
         const outcomes = await runSessions(
           paths,
           replaySessionTask,
           { ...run, strategy: offline ?? 'truncate', strategyOptions: strategyOptionsFromArgs(args) },
-          once ? once.emit : records ? records.emit(emit) : emit,
+          once ?? (records ? records.emit(emit) : emit),
           offline ? jobsFromArgs(args) : 1,
           {
             local: (input, parts) => here(input, undefined, parts),
@@ -449,7 +457,7 @@ export const replayCommand: CommandModule<object, ReplayArgs> = {
           },
         );
         // The roll-up and the page read the results as printed: a call is billed once there too.
-        return once ? [...once.settled] : outcomes;
+        return once ? settled : outcomes;
       },
       print: (path, { printed, breaches, rollup: input }) => {
         output.rendered(printed);

@@ -25,7 +25,7 @@ import { pruningSavings } from './prune.js';
 import type { DroppedOutput } from './relevance.js';
 import { filterRelevant } from './relevance.js';
 import { SessionIndex } from './session-index.js';
-import type { CompactionState } from './state.js';
+import type { CompactionState, PruneState, StateRecord, SummaryState } from './state.js';
 import { SIDECAR_FORMAT_VERSION } from './state.js';
 
 export const TOOL_VERSION = 'session-compactor@0.1.0';
@@ -130,7 +130,7 @@ export function tokensSaved(
 }
 
 /** Does this state hold pruned outputs rather than a summary? */
-function isPruneState(state: CompactionState): boolean {
+function isPruneState(state: CompactionState): state is PruneState {
   return state.pruned_outputs !== null;
 }
 
@@ -293,10 +293,9 @@ export async function runGuardedCompaction(
  * The fields of a state that depend on how the span was compacted; `dropped` is the outputs the
  * relevance filter dropped from this span, added to the previous state's (see DroppedChain).
  */
-type StrategyPart = Pick<
-  CompactionState,
-  'fallback' | 'summary' | 'turn_prefix_summary' | 'tokens_after' | 'summary_tokens' | 'usage' | 'pruned_outputs' | 'details'
-> & { readonly dropped: DroppedChain };
+type PartKey = 'fallback' | 'summary' | 'turn_prefix_summary' | 'tokens_after' | 'summary_tokens' | 'usage' | 'pruned_outputs' | 'details';
+type SummaryPart = Pick<SummaryState, PartKey> & { readonly dropped: DroppedChain };
+type PrunePart = Pick<PruneState, PartKey> & { readonly dropped: DroppedChain };
 
 /**
  * A state lists every output dropped so far: the previous state's list, then this span's. Replay
@@ -312,7 +311,7 @@ interface DroppedChain {
   built: readonly DroppedOutput[] | null;
 }
 
-const droppedChains = new WeakMap<CompactionState, DroppedChain>();
+const droppedChains = new WeakMap<StateRecord, DroppedChain>();
 
 /** The chain `state`'s list is read from: its own, or (a state read from a sidecar) its list as stored. */
 function chainOf(state: CompactionState): DroppedChain {
@@ -344,6 +343,9 @@ function droppedList(chain: DroppedChain): readonly DroppedOutput[] {
   return (chain.built = parts.reverse().flat());
 }
 
+/** A state's two fields computed when first read. */
+type LazyKey = 'summarized_hash' | 'dropped_outputs';
+
 /** What a state's two fields computed when first read are made from. */
 interface LazyFields {
   /** The summarized prefix's digest. */
@@ -357,11 +359,16 @@ interface LazyFields {
  * whose previous state held the one before, and the options with their closures), and a
  * replay's latest state kept every earlier one alive.
  */
-function withLazyFields(fields: Omit<CompactionState, 'summarized_hash' | 'dropped_outputs'>, lazy: LazyFields): CompactionState {
+// Each kind in, the same kind out: every field is copied as it is, so what told the kinds apart
+// (pruned_outputs, summary) is unchanged. The last form is the one the kinds share.
+function withLazyFields(fields: Omit<SummaryState, LazyKey>, lazy: LazyFields): SummaryState;
+function withLazyFields(fields: Omit<PruneState, LazyKey>, lazy: LazyFields): PruneState;
+function withLazyFields(fields: Omit<StateRecord, LazyKey>, lazy: LazyFields): StateRecord;
+function withLazyFields(fields: Omit<StateRecord, LazyKey>, lazy: LazyFields): StateRecord {
   let summarizedHash: string | undefined;
   // Every key written out, in the sidecar's order: with the others spread in before the getters,
   // the written sidecar had the two getters last (test/golden.test.ts).
-  const made: CompactionState = {
+  const made: StateRecord = {
     format_version: fields.format_version,
     session: fields.session,
     strategy: fields.strategy,
@@ -473,8 +480,10 @@ export async function runCompaction(
   const summarizedNow = cut.index - start;
   const hash = prefixDigest(subject.prefixHashes, index, cut.index);
   /** The state in the sidecar's documented field order, from what differs between summaries and prunes. */
-  const state = (part: StrategyPart): CompactionState =>
-    withLazyFields(
+  function state(part: SummaryPart): SummaryState;
+  function state(part: PrunePart): PruneState;
+  function state(part: SummaryPart | PrunePart): StateRecord {
+    return withLazyFields(
       {
         format_version: SIDECAR_FORMAT_VERSION,
         session: subject.sessionName,
@@ -504,6 +513,7 @@ export async function runCompaction(
       // worker thread, so its index hashes each message once for all of them.
       { hash, dropped: part.dropped },
     );
+  }
 
   if (strategy.kind === 'prune') {
     const pruned = [...(previous?.state.pruned_outputs ?? []), ...strategy.prune({ messages: source, from: start, to: cut.index, count })];

@@ -12,7 +12,11 @@ export interface SummarizerUsage {
   readonly output_tokens: number;
 }
 
-export interface CompactionState {
+/**
+ * A sidecar's record as it is stored, both kinds in one flat shape (what the sidecar schema
+ * reads). The core works with CompactionState, where the kinds are apart.
+ */
+export interface StateRecord {
   readonly format_version: typeof SIDECAR_FORMAT_VERSION;
   /** File name of the session this sidecar belongs to. */
   readonly session: string;
@@ -53,6 +57,21 @@ export interface CompactionState {
   readonly created_at: string;
   readonly tool_version: string;
 }
+
+/** A compaction that replaced the history with a summary: it prunes nothing. */
+export interface SummaryState extends StateRecord {
+  readonly pruned_outputs: null;
+}
+
+/** A compaction that kept the history and pruned old tool outputs (`prune`): no summary. */
+export interface PruneState extends StateRecord {
+  readonly summary: '';
+  readonly turn_prefix_summary: null;
+  readonly pruned_outputs: readonly PrunedOutput[];
+}
+
+/** The result of a compaction, told apart by `pruned_outputs` (null for a summary). */
+export type CompactionState = SummaryState | PruneState;
 
 /** The text a later compaction merges with: the history summary and any turn-prefix summary. */
 export function previousSummaryText(state: CompactionState): string {

@@ -7,7 +7,7 @@
  * names, and the types of the parsed flags and of the resolved values. Pure; reading the file and
  * the environment is sources.ts's, the policy's resolution policy.ts's, the summarizer's summarizer.ts's.
  */
-import { z } from '../lazy-zod.js';
+import * as z from 'zod';
 import type { CompactionPolicy } from '../compaction/policy.js';
 import { CUT_RULES, DEFAULT_KEEP_RECENT_TOKENS, DEFAULT_RESERVE_TOKENS, MIN_GAIN_PERCENT } from '../compaction/policy.js';
 import { STRATEGY_NAMES } from '../strategies/names.js';

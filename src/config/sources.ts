@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { z } from '../lazy-zod.js';
+import type * as z from 'zod';
 import { InputError, UsageError } from '../errors.js';
 import type { SettingsKey, SettingsLayer, SourcedKey } from './settings.js';
 import { envName, flagName, fromText, SOURCED_KEYS, settingsLayerSchema } from './settings.js';

@@ -3,7 +3,7 @@
  * lines carry API messages: Claude Code (`line.message`) and Anthropic messages logs. Turning
  * whole lines into messages is left to them.
  */
-import { z } from '../lazy-zod.js';
+import * as z from 'zod';
 import type { ContentBlock, Usage } from '../session/model.js';
 import { outputText, parseLine } from './convert.js';
 
@@ -53,7 +53,7 @@ const isNullishCount = (value: unknown): boolean => value === undefined || value
 /**
  * Whether `value` certainly passes `anthropicUsageSchema.nullish()`. A loose object's schema
  * passes its input through with the same values, so a caller that only reads fields can use the
- * value as it is; false sends it to the schema (zod's plain check copies every object it
+ * value as it is; false sends it to the schema (zod copies every object it
  * passes, which was most of its cost on a Claude Code line).
  */
 export function isPlainUsage(value: unknown): value is AnthropicUsage | null | undefined {

@@ -5,7 +5,7 @@
  * part; cache reads and writes beside it). Logged response objects (`{id, type: "message",
  * role, content, model, usage}`) read the same. Lines get `L<line>` ids.
  */
-import { z } from '../lazy-zod.js';
+import * as z from 'zod';
 import type { AnyMessage, Message, Session } from '../session/model.js';
 import { anthropicBlocks, anthropicContentSchema, anthropicUsage, anthropicUsageSchema, unknownTypesWarning } from './anthropic-content.js';
 import { asRecord, keepEach, lastModel, lineId, nonZeroUsage, parseLine, partsText } from './convert.js';

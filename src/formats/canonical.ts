@@ -6,7 +6,7 @@
  * See README "Canonical session format" and "Bad input" for what is an error and what a warning:
  * a line we cannot interpret is an error; one we can read with a repair is a warning.
  */
-import { z } from '../lazy-zod.js';
+import * as z from 'zod';
 import { InputError } from '../errors.js';
 import type { AnyMessage, ContentBlock, Diagnostic, Message, Role, Session, Usage } from '../session/model.js';
 import { CanonicalMeasuringCutter } from './canonical-lengths.js';

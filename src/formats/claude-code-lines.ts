@@ -5,7 +5,7 @@
  * value (`value`), or already read by the WebAssembly scanner (`scannedChat`, `scannedLink`:
  * claude-code-scanned.ts), and either way goes the same way from here on.
  */
-import { z } from '../lazy-zod.js';
+import * as z from 'zod';
 import { InputError } from '../errors.js';
 import type { ContentBlock, Diagnostic } from '../session/model.js';
 import { anthropicBlocks, anthropicContentSchema, anthropicUsageSchema, isNullishBoolean, isNullishString, isPlainContent, isPlainRecord, isPlainUsage } from './anthropic-content.js';
@@ -41,7 +41,7 @@ type ChatLineData = z.infer<typeof chatLineSchema>;
 /**
  * The line itself when it certainly passes chatLineSchema, else null (the schema decides, and
  * gives the error). A loose object's schema passes its input through with the same values, and
- * parseChatLine only reads fields, so nothing needs copying; zod's plain check copied every
+ * parseChatLine only reads fields, so nothing needs copying; zod copies every
  * object of every chat line, its blocks included. `forkedFrom` must be absent, null or valid
  * here: the schema replaces anything else with null.
  */

@@ -10,7 +10,7 @@
  * session when it branched the conversation (`forkedFrom`) was billed there: never spend here. Finding and reading the subagent
  * files is claude-code-subagents.ts's.
  */
-import { z } from '../lazy-zod.js';
+import * as z from 'zod';
 import type { OffContextCall, SpendCause } from '../session/model.js';
 import type { AnthropicUsage } from './anthropic-content.js';
 import { anthropicUsage, anthropicUsageSchema } from './anthropic-content.js';

@@ -36,7 +36,7 @@
  * Codex lines carry no ids: messages get stable line-based ids (`L<line>`). Each message goes to
  * ReadOptions.keep as soon as it is final, so the lean read never holds a whole rollout.
  */
-import { z } from '../lazy-zod.js';
+import * as z from 'zod';
 import { InputError } from '../errors.js';
 import type { AbortedTurn, AnyMessage, ContentBlock, Diagnostic, Message, OffContextCall, RecordedCompaction, Role, Session, Usage } from '../session/model.js';
 import { ForkReplay } from './codex-fork.js';

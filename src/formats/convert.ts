@@ -3,7 +3,7 @@
  * output text, token counts that arrive as numbers or strings, the session's model name, a list
  * sorted only when it is out of order. Pure; each reader owns the shape of its own format.
  */
-import type { z } from '../lazy-zod.js';
+import type * as z from 'zod';
 import { InputError } from '../errors.js';
 import type { AnyMessage, Message, Usage } from '../session/model.js';
 import type { ReadOptions } from './reader.js';
@@ -147,6 +147,18 @@ export function lastModel(messages: readonly AnyMessage[], fallback?: string): s
 }
 
 /**
+ * The message a renamed copy (withUniqueIds) was made from. The lean read (read/index.ts) finds
+ * each message's estimate by the object its `keep` hook returned; a renamed copy leads back to it,
+ * so a session with a repeated id is not read a second time in full.
+ */
+const renamedFrom = new WeakMap<AnyMessage, AnyMessage>();
+
+/** The message `message` was renamed from by withUniqueIds, or undefined when it is no renamed copy. */
+export function renamedSource(message: AnyMessage): AnyMessage | undefined {
+  return renamedFrom.get(message);
+}
+
+/**
  * Message ids unique within the session, as sidecars and the provider view need: a repeated
  * id (a hand-edited or trimmed file) gives way to the line-based id of its line.
  */
@@ -156,7 +168,10 @@ export function withUniqueIds<M extends AnyMessage>(messages: readonly M[]): M[]
     let id = message.id;
     for (let part = 0; seen.has(id); part++) id = part === 0 ? lineId(message.line) : lineId(message.line, part);
     seen.add(id);
-    return id === message.id ? message : { ...message, id };
+    if (id === message.id) return message;
+    const renamed = { ...message, id };
+    renamedFrom.set(renamed, message);
+    return renamed;
   });
 }
 

@@ -19,7 +19,7 @@
  * ReadOptions.keep as it is made, so the lean read holds the text and slim messages only.
  * Message ids are Gemini's own; the tool results of a message get `<its id>:results`.
  */
-import { z } from '../lazy-zod.js';
+import * as z from 'zod';
 import { InputError } from '../errors.js';
 import type { AnyMessage, ContentBlock, Diagnostic, Message, Session, Usage } from '../session/model.js';
 import { asRecord, lastModel, nonZeroUsage, outputText, parseLine, partsText, toolArguments } from './convert.js';

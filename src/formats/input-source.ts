@@ -87,7 +87,9 @@ function compressionOf(head: Buffer): Compression | null {
 
 /** zlib's zstd decompressor: Node 22.15 and 23.8 have it, Node 20 does not. */
 function zstdDecompressor(path: string): NodeJS.ReadWriteStream {
-  const create = (lazyZlib() as unknown as Record<string, unknown>)['createZstdDecompress'];
+  // What we read of zlib: its zstd decompressor, which @types/node for Node 20 does not declare.
+  const zlib: { readonly createGunzip: unknown; readonly createZstdDecompress?: unknown } = lazyZlib();
+  const create = zlib.createZstdDecompress;
   if (typeof create !== 'function') {
     throw new InputError(`zstd-compressed, which this Node (${process.version}) cannot decompress (Node 22.15 or later can); decompress it first (zstd -d)`, path);
   }

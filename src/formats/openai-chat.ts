@@ -5,7 +5,7 @@
  * or on a line of its own right after it. `prompt_tokens` already includes cached tokens, so it
  * is all `input`. Lines carry no ids: messages get `L<line>`.
  */
-import { z } from '../lazy-zod.js';
+import * as z from 'zod';
 import { InputError } from '../errors.js';
 import type { AnyMessage, ContentBlock, Message, Session, Usage } from '../session/model.js';
 import { asRecord, keepEach, lastModel, lineId, nonZeroUsage, outputText, parseLine, partsText, toolArguments, tokenCount } from './convert.js';

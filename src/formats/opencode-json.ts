@@ -11,7 +11,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from '../lazy-zod.js';
+import * as z from 'zod';
 import { describeFsError, InputError } from '../errors.js';
 import type { AnyMessage, Session } from '../session/model.js';
 import { parseLine } from './convert.js';

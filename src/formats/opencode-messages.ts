@@ -25,7 +25,7 @@
  * Pure: the readers hand over rows already parsed from JSON; errors name the session's address
  * and the message's position in the session (its `line`: opencode has no lines).
  */
-import { z } from '../lazy-zod.js';
+import * as z from 'zod';
 import type { AnyMessage, ContentBlock, Diagnostic, Message, OffContextCall, RecordedCompaction, Session, Usage } from '../session/model.js';
 import { lastModel, nonZeroUsage, outputText, parseLine, toolArguments } from './convert.js';
 import type { ReadOptions } from './reader.js';

@@ -21,7 +21,7 @@
  * Each entry's message goes to ReadOptions.keep as it is read; the branch is picked at the end
  * from the entries' ids, and an entry pi could not have sent fails only if it is on the branch.
  */
-import { z } from '../lazy-zod.js';
+import * as z from 'zod';
 import { InputError } from '../errors.js';
 import type { AnyMessage, ContentBlock, Diagnostic, Message, OffContextCall, RecordedCompaction, Session, Usage } from '../session/model.js';
 import { asRecord, callKeyOf, lastModel, lineId, nonZeroUsage, outputText, parseLine, partsText, toolArguments, tokenCount, withUniqueIds } from './convert.js';

@@ -99,7 +99,11 @@ export class UuidTable {
 
   /** The entry holding the words in `key`, or -1. */
   private find(): number {
-    const [a, b, c, d] = this.key as unknown as [number, number, number, number];
+    const { key } = this;
+    const a = key[0]!;
+    const b = key[1]!;
+    const c = key[2]!;
+    const d = key[3]!;
     const { slots, words } = this;
     const mask = slots.length - 1;
     for (let slot = hashOf(a, b, c, d) & mask; ; slot = (slot + 1) & mask) {

@@ -7,6 +7,9 @@ export interface GateLimits {
   readonly maxBaseline?: number;
   readonly maxInputTokens?: number;
   readonly maxCostUsd?: number;
+  /** Over the whole archive (`inspect`, `report`): every session's priced spend added up. */
+  readonly maxTotalCostUsd?: number;
+  readonly maxTotalInputTokens?: number;
 }
 
 export interface GateValues {
@@ -18,7 +21,7 @@ export interface GateValues {
   readonly costUsd: number | null;
 }
 
-export type GateName = 'max-baseline' | 'max-input-tokens' | 'max-cost';
+export type GateName = 'max-baseline' | 'max-input-tokens' | 'max-cost' | 'max-total-cost' | 'max-total-input-tokens';
 
 export interface Breach {
   readonly gate: GateName;
@@ -38,6 +41,16 @@ export function checkGates(values: GateValues, limits: GateLimits): Breach[] {
   check('max-baseline', values.baseline, limits.maxBaseline);
   check('max-input-tokens', values.inputTokens, limits.maxInputTokens);
   check('max-cost', values.costUsd, limits.maxCostUsd);
+  return breaches;
+}
+
+/** The archive's totals against --max-total-cost and --max-total-input-tokens. */
+export function checkTotalGates(totals: { readonly inputTokens: number; readonly costUsd: number }, limits: GateLimits): Breach[] {
+  const breaches: Breach[] = [];
+  if (limits.maxTotalCostUsd !== undefined && totals.costUsd > limits.maxTotalCostUsd) breaches.push({ gate: 'max-total-cost', limit: limits.maxTotalCostUsd, value: totals.costUsd });
+  if (limits.maxTotalInputTokens !== undefined && totals.inputTokens > limits.maxTotalInputTokens) {
+    breaches.push({ gate: 'max-total-input-tokens', limit: limits.maxTotalInputTokens, value: totals.inputTokens });
+  }
   return breaches;
 }
 

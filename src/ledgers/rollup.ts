@@ -12,7 +12,13 @@
  *   across both days. A call without a timestamp counts on the day the session started (its
  *   first timestamp); a session with none at all is `null` (undated). The same day decides
  *   which calls `--since` and `--until` keep (DayRange): one notion of the day.
+ * - **week** and **month**: the same days grouped, a week by the Monday it starts on (ISO weeks,
+ *   `2026-02-02`), a month as `2026-02`.
  * - **model**: each call's own model, as its ledger priced it (`null`: the call names none).
+ *
+ * Dollars are added up in whole nanodollars (each part's cost rounded to 1e-9 $, then integer
+ * sums): the sums are then the same in any order, so a roll-up merged from shards' roll-ups
+ * (`compactor report`) equals, to the last digit, the one a single run makes.
  */
 import { dirname } from 'node:path';
 import type { AnyMessage, Session } from '../session/model.js';
@@ -47,51 +53,69 @@ export interface Rollup {
   readonly byProject: readonly RollupRow[];
   /** Latest day first; undated last. */
   readonly byDay: readonly RollupRow[];
+  /** Latest week first (keyed by its Monday); undated last. */
+  readonly byWeek: readonly RollupRow[];
+  /** Latest month first; undated last. */
+  readonly byMonth: readonly RollupRow[];
   /** Costliest first. */
   readonly byModel: readonly RollupRow[];
 }
 
-/** `2026-02-03` for a timestamp the Date parser reads; null for none or one it cannot. */
-export function utcDay(timestamp: string | null | undefined): string | null {
-  if (!timestamp) return null;
-  // The timestamps agents write are mostly UTC instants with a time of day inside the day, so
-  // the day the parser gives follows from their first ten characters alone (the parser rolls an
-  // impossible date over, `02-30` to March, whatever the time): one parse for a run of them.
-  const inDay = IN_DAY.test(timestamp);
-  if (inDay && lastDay.date !== '' && timestamp.startsWith(lastDay.date)) return lastDay.day;
-  const time = Date.parse(timestamp);
-  const day = Number.isNaN(time) ? null : new Date(time).toISOString().slice(0, 10);
-  if (inDay) lastDay = { date: timestamp.slice(0, 10), day };
-  return day;
-}
-
 /** A UTC instant with a time of day from 00:00:00 to 23:59:59.999 (no 24:00, no leap second, milliseconds at most). */
 const IN_DAY = /^\d{4}-\d\d-\d\dT(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,3})?Z$/;
-/** The date part of the last such timestamp utcDay parsed, and the day the parser made of it. */
-let lastDay: { readonly date: string; readonly day: string | null } = { date: '', day: null };
 
-/** Formatters by time zone: making one costs far more than using it. */
+/** Formatters by time zone: making one costs far more than using it (immutable once made). */
 const FORMATTERS = new Map<string, Intl.DateTimeFormat>();
-/** The minute (`2026-02-03T23:30`) of the last UTC instant dayIn placed in a zone, and the day it gave. */
-let lastZoned: { readonly zone: string; readonly minute: string; readonly day: string | null } = { zone: '', minute: '', day: null };
 
-/**
- * The day a timestamp falls on in time zone `zone` (an IANA name; `UTC` is utcDay); null for
- * none or one the Date parser cannot read. A zone's offset changes on the minute at most, so
- * the day of a run of UTC instants in one minute is worked out once.
- */
-export function dayIn(timestamp: string | null | undefined, zone: string): string | null {
-  if (zone === 'UTC') return utcDay(timestamp);
-  if (!timestamp) return null;
-  const minute = IN_DAY.test(timestamp) ? timestamp.slice(0, 16) : null;
-  if (minute !== null && lastZoned.zone === zone && lastZoned.minute === minute) return lastZoned.day;
-  const time = Date.parse(timestamp);
+function formatterFor(zone: string): Intl.DateTimeFormat {
   let formatter = FORMATTERS.get(zone);
   if (!formatter) FORMATTERS.set(zone, (formatter = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' })));
-  // en-CA writes dates as YYYY-MM-DD.
-  const day = Number.isNaN(time) ? null : formatter.format(time);
-  if (minute !== null) lastZoned = { zone, minute, day };
-  return day;
+  return formatter;
+}
+
+/**
+ * The days of a run of timestamps (a session's) in time zone `zone` (an IANA name), as the Date
+ * parser reads them; null for none or one it cannot read. The timestamps agents write are mostly
+ * UTC instants with a time of day inside the day. In UTC, their day follows from their first ten
+ * characters alone (the parser rolls an impossible date over, `02-30` to March, whatever the
+ * time); in another zone, whose offset changes on the minute at most, from their first sixteen:
+ * one parse for a run of them. What the last parse gave is held here, by whoever reads the run.
+ */
+export class DayReader {
+  /** The prefix (date in UTC, minute elsewhere) of the last in-day instant parsed, and its day. */
+  private lastPrefix = '';
+  private lastDay: string | null = null;
+  private readonly prefixLength: number;
+  private readonly formatter: Intl.DateTimeFormat | null;
+
+  constructor(readonly zone = 'UTC') {
+    this.prefixLength = zone === 'UTC' ? 10 : 16;
+    this.formatter = zone === 'UTC' ? null : formatterFor(zone);
+  }
+
+  day(timestamp: string | null | undefined): string | null {
+    if (!timestamp) return null;
+    const inDay = IN_DAY.test(timestamp);
+    if (inDay && this.lastPrefix !== '' && timestamp.startsWith(this.lastPrefix)) return this.lastDay;
+    const time = Date.parse(timestamp);
+    // en-CA writes dates as YYYY-MM-DD.
+    const day = Number.isNaN(time) ? null : this.formatter ? this.formatter.format(time) : new Date(time).toISOString().slice(0, 10);
+    if (inDay) {
+      this.lastPrefix = timestamp.slice(0, this.prefixLength);
+      this.lastDay = day;
+    }
+    return day;
+  }
+}
+
+/** `2026-02-03` for a timestamp the Date parser reads; null for none or one it cannot. */
+export function utcDay(timestamp: string | null | undefined): string | null {
+  return new DayReader().day(timestamp);
+}
+
+/** The day a timestamp falls on in time zone `zone` (DayReader, for one timestamp). */
+export function dayIn(timestamp: string | null | undefined, zone: string): string | null {
+  return new DayReader(zone).day(timestamp);
 }
 
 /** Days from `since` to `until`, both included (YYYY-MM-DD; null: open); a call is kept when its day is in it. */
@@ -120,13 +144,13 @@ export function sessionProject(session: Pick<Session, 'path' | 'project'>): stri
 }
 
 /** The day the session started: its first dated message, else its first dated off-context call. */
-export function startDay(session: Session<AnyMessage>, zone = 'UTC'): string | null {
+export function startDay(session: Session<AnyMessage>, days: DayReader = new DayReader()): string | null {
   for (const message of session.messages) {
-    const day = dayIn(message.timestamp, zone);
+    const day = days.day(message.timestamp);
     if (day) return day;
   }
   for (const call of session.offContext) {
-    const day = dayIn(call.timestamp, zone);
+    const day = days.day(call.timestamp);
     if (day) return day;
   }
   return null;
@@ -151,6 +175,7 @@ export class SpendByDay {
   private readonly started: string | null;
   private readonly project: string;
   private readonly sums = new Map<string, SpendSum>();
+  private readonly reader: DayReader;
   /** The sum the last call went to: a session's calls come in runs of one day and model. */
   private last: SpendSum | null = null;
 
@@ -158,14 +183,15 @@ export class SpendByDay {
     session: Session<AnyMessage>,
     private readonly days: DayRule = UTC_DAYS,
   ) {
-    this.started = startDay(session, days.zone);
+    this.reader = new DayReader(days.zone);
+    this.started = startDay(session, this.reader);
     this.project = sessionProject(session);
   }
 
   /** Adds a spend call, unless its day is outside the rule's range (`--since`, `--until`). */
   add(call: BilledCall, cost: CostSplit | null): void {
     if (!isSpend(call)) return;
-    const day = dayIn(call.timestamp, this.days.zone) ?? this.started;
+    const day = this.reader.day(call.timestamp) ?? this.started;
     if (this.days.range !== null && !inDayRange(day, this.days.range)) return;
     let entry = this.last;
     if (entry === null || entry.day !== day || entry.model !== call.model) {
@@ -183,12 +209,69 @@ export class SpendByDay {
   }
 }
 
-class Rows {
-  private readonly rows = new Map<string | null, { sum: LedgerSum; sessions: number; lastSession: number }>();
+/** Dollars as whole nanodollars: integer sums are exact (to $9M) and so the same in any order. */
+const NANO = 1e9;
+const nano = (usd: number): number => Math.round(usd * NANO);
 
+/** Model names in a fixed order (no model first): a merged roll-up lists them as one run does. */
+function byName(a: string | null, b: string | null): number {
+  if (a === null || b === null) return a === null ? (b === null ? 0 : -1) : 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * Whole ledgers added up, their dollars in nanodollars (see the header). The sum's `cost` is
+ * null when a call had no price, else the priced cost, as LedgerSum's.
+ */
+export class ExactLedgerSum {
+  private requests = 0;
+  private inputTokens = 0;
+  private cacheReadTokens = 0;
+  private cacheWriteTokens = 0;
+  private cacheWrite1hTokens = 0;
+  private outputTokens = 0;
+  private readonly usd = { input: 0, cacheWrite: 0, cacheRead: 0, output: 0, total: 0 };
+  private unpricedRequests = 0;
+  private readonly unpriced = new Set<string | null>();
+
+  addLedger(ledger: Ledger): void {
+    this.requests += ledger.requests;
+    this.inputTokens += ledger.inputTokens;
+    this.cacheReadTokens += ledger.cacheReadTokens;
+    this.cacheWriteTokens += ledger.cacheWriteTokens;
+    this.cacheWrite1hTokens += ledger.cacheWrite1hTokens;
+    this.outputTokens += ledger.outputTokens;
+    const cost = ledger.pricedCost;
+    this.usd.input += nano(cost.input);
+    this.usd.cacheWrite += nano(cost.cacheWrite);
+    this.usd.cacheRead += nano(cost.cacheRead);
+    this.usd.output += nano(cost.output);
+    this.usd.total += nano(cost.total);
+    this.unpricedRequests += ledger.unpricedRequests;
+    for (const model of ledger.unpriced) this.unpriced.add(model);
+  }
+
+  ledger(): Ledger {
+    const { requests, inputTokens, cacheReadTokens, cacheWriteTokens, cacheWrite1hTokens, outputTokens, unpricedRequests, usd } = this;
+    const pricedCost = { input: usd.input / NANO, cacheWrite: usd.cacheWrite / NANO, cacheRead: usd.cacheRead / NANO, output: usd.output / NANO, total: usd.total / NANO };
+    const unpriced = [...this.unpriced].sort(byName);
+    return { requests, inputTokens, cacheReadTokens, cacheWriteTokens, cacheWrite1hTokens, outputTokens, cost: unpricedRequests > 0 ? null : pricedCost, unpriced, pricedCost, unpricedRequests };
+  }
+}
+
+/** A session's spend over all its days and models, summed as the roll-up sums it. */
+export function sessionTotal(spend: SessionSpend): Ledger {
+  const sum = new ExactLedgerSum();
+  for (const part of spend.parts) sum.addLedger(part.ledger);
+  return sum.ledger();
+}
+
+class Rows {
+  private readonly rows = new Map<string | null, { sum: ExactLedgerSum; sessions: number; lastSession: number }>();
+
+  /** A part of session number `session` (a session counts once per row, however many parts it has there). */
   add(key: string | null, ledger: Ledger, session: number): void {
-    let row = this.rows.get(key);
-    if (!row) this.rows.set(key, (row = { sum: new LedgerSum(), sessions: 0, lastSession: -1 }));
+    const row = this.row(key);
     row.sum.addLedger(ledger);
     if (row.lastSession !== session) {
       row.sessions++;
@@ -196,8 +279,21 @@ class Rows {
     }
   }
 
+  /** A row of another roll-up over other sessions (a shard's). */
+  addRow(row: RollupRow): void {
+    const mine = this.row(row.key);
+    mine.sum.addLedger(row.ledger);
+    mine.sessions += row.sessions;
+  }
+
   list(): RollupRow[] {
     return [...this.rows].map(([key, row]) => ({ key, sessions: row.sessions, ledger: row.sum.ledger() }));
+  }
+
+  private row(key: string | null) {
+    let row = this.rows.get(key);
+    if (!row) this.rows.set(key, (row = { sum: new ExactLedgerSum(), sessions: 0, lastSession: -1 }));
+    return row;
   }
 }
 
@@ -211,25 +307,60 @@ function latestFirst(a: RollupRow, b: RollupRow): number {
   return b.key.localeCompare(a.key);
 }
 
-/** The sessions' spend added up per project, day and model. */
-export function rollUp(spends: readonly SessionSpend[]): Rollup {
-  const total = new LedgerSum();
-  const byProject = new Rows();
-  const byDay = new Rows();
-  const byModel = new Rows();
-  spends.forEach((spend, session) => {
+/** The Monday of a day's ISO week, `2026-02-02` for `2026-02-04`. */
+export function weekOf(day: string): string {
+  const time = Date.parse(`${day}T00:00:00Z`);
+  const weekday = (new Date(time).getUTCDay() + 6) % 7;
+  return new Date(time - weekday * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** The roll-up's tables, one name each as `--json` names them. */
+export const ROLLUP_KEYS = ['project', 'day', 'week', 'month', 'model'] as const;
+
+/** The sessions' spend added up per project, day, week, month and model, one session at a time (O(rows), not O(sessions)). */
+export class RollupSum {
+  private sessions = 0;
+  private readonly total = new ExactLedgerSum();
+  private readonly tables = { project: new Rows(), day: new Rows(), week: new Rows(), month: new Rows(), model: new Rows() };
+
+  add(spend: SessionSpend): void {
+    const session = this.sessions++;
+    const { project, day, week, month, model } = this.tables;
     for (const part of spend.parts) {
-      total.addLedger(part.ledger);
-      byProject.add(spend.project, part.ledger, session);
-      byDay.add(part.day, part.ledger, session);
-      byModel.add(part.model, part.ledger, session);
+      this.total.addLedger(part.ledger);
+      project.add(spend.project, part.ledger, session);
+      day.add(part.day, part.ledger, session);
+      week.add(part.day === null ? null : weekOf(part.day), part.ledger, session);
+      month.add(part.day === null ? null : part.day.slice(0, 7), part.ledger, session);
+      model.add(part.model, part.ledger, session);
     }
-  });
-  return {
-    sessions: spends.length,
-    total: total.ledger(),
-    byProject: byProject.list().sort(costliestFirst),
-    byDay: byDay.list().sort(latestFirst),
-    byModel: byModel.list().sort(costliestFirst),
-  };
+  }
+
+  /** Another roll-up, over other sessions (a shard's, read back by `compactor report`). */
+  addRollup(rollup: Rollup): void {
+    this.sessions += rollup.sessions;
+    this.total.addLedger(rollup.total);
+    const from = { project: rollup.byProject, day: rollup.byDay, week: rollup.byWeek, month: rollup.byMonth, model: rollup.byModel };
+    for (const key of ROLLUP_KEYS) for (const row of from[key]) this.tables[key].addRow(row);
+  }
+
+  rollup(): Rollup {
+    const { project, day, week, month, model } = this.tables;
+    return {
+      sessions: this.sessions,
+      total: this.total.ledger(),
+      byProject: project.list().sort(costliestFirst),
+      byDay: day.list().sort(latestFirst),
+      byWeek: week.list().sort(latestFirst),
+      byMonth: month.list().sort(latestFirst),
+      byModel: model.list().sort(costliestFirst),
+    };
+  }
+}
+
+/** The sessions' spend added up per project, day, week, month and model. */
+export function rollUp(spends: readonly SessionSpend[]): Rollup {
+  const sum = new RollupSum();
+  for (const spend of spends) sum.add(spend);
+  return sum.rollup();
 }

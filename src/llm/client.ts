@@ -10,11 +10,14 @@
 import type OpenAI from 'openai';
 import type { Message } from '../session/model.js';
 import { heuristicCounter } from '../tokens/estimate.js';
+import type { EndpointSettings } from './endpoint.js';
 import { attemptOf, describeFailure, filtersThatFired, redactSecret, SummarizerError } from './failures.js';
 import { MAX_TIMER_MS, parseRetryAfter, retryWait, shouldRetry, sleepUnlessAborted } from './retry.js';
 import { endpointFetch } from './transport.js';
 
 export { redactSecret, SummarizerError, type SummarizerErrorKind } from './failures.js';
+// The settings live in endpoint.ts, which failures.ts reads too (no import circle).
+export type { EndpointSettings } from './endpoint.js';
 
 export interface ChatRequest {
   readonly system: string;
@@ -62,17 +65,6 @@ function tokenLimitParameter(baseUrl: string): 'max_tokens' | 'max_completion_to
  * thread) imports this file while only `--strategy summarize` talks to an endpoint.
  */
 type Sdk = typeof OpenAI;
-/** What the client needs of the summarizer's settings (config/summarizer.ts resolves them all). */
-export interface EndpointSettings {
-  readonly baseUrl: string;
-  readonly model: string;
-  /** Name of the environment variable that holds the key (never the key), for error messages. */
-  readonly apiKeyEnv: string;
-  readonly timeoutMs: number;
-  /** Retries on 408/409/429/5xx and connection errors (made by this client: retry.ts). */
-  readonly maxRetries: number;
-}
-
 let sdkModule: Promise<Sdk> | null = null;
 function loadSdk(): Promise<Sdk> {
   return (sdkModule ??= import('openai').then((module) => module.default));

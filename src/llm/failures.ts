@@ -6,7 +6,7 @@
  */
 import type OpenAI from 'openai';
 import type { BatchStopping } from '../errors.js';
-import type { EndpointSettings } from './client.js';
+import type { EndpointSettings } from './endpoint.js';
 import { isContextOverflow } from './overflow.js';
 import type { Attempt } from './retry.js';
 import { ReplyTransportError } from './transport.js';

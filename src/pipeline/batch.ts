@@ -7,7 +7,6 @@
  * sessions in flight finish, or are abandoned if their work was aborted, and one line on stderr
  * says what was done.
  */
-import pLimit from 'p-limit';
 import { describeError, stopsBatch } from '../errors.js';
 import type { SessionSource } from '../read/input.js';
 import { sourcePath } from '../read/input.js';
@@ -27,45 +26,74 @@ export async function runBatch<T, Source extends SessionSource = string>(
   concurrency = 1,
   signal: AbortSignal = interruption.signal,
 ): Promise<Outcome<T>[]> {
-  const paths = sources.map(sourcePath);
-  const limit = pLimit(Math.max(1, concurrency));
-  const settled: (Outcome<T> | typeof ABANDONED | undefined)[] = new Array(paths.length);
+  const done: Outcome<T>[] = [];
+  await streamBatch(sources, work, (outcome) => {
+    done.push(outcome);
+    return emit(outcome);
+  }, concurrency, signal);
+  return done;
+}
+
+/**
+ * runBatch that keeps nothing once a result is emitted: for a run that folds each result as it
+ * is printed (the archive view), so memory does not grow with the number of sessions. Holds the
+ * results that finished ahead of an earlier, slower one (a few, unless one session takes as long
+ * as many). Returns how many sessions were done.
+ */
+export async function streamBatch<T, Source extends SessionSource = string>(
+  sources: readonly Source[],
+  work: (source: Source) => Promise<T>,
+  emit: (outcome: Outcome<T>) => void | Promise<void>,
+  concurrency = 1,
+  signal: AbortSignal = interruption.signal,
+): Promise<number> {
+  const total = sources.length;
+  // Results that finished before an earlier one: emitted, and dropped, as soon as it is.
+  const waiting = new Map<number, Outcome<T> | typeof ABANDONED>();
+  let nextToStart = 0;
   let nextToEmit = 0;
+  let done = 0;
   let emitting = Promise.resolve();
-  // Results may finish out of order; emit each as soon as everything before it is done.
   const flush = () => {
     emitting = emitting.then(async () => {
-      while (nextToEmit < paths.length && settled[nextToEmit]) {
-        const outcome = settled[nextToEmit]!;
+      for (let outcome = waiting.get(nextToEmit); outcome !== undefined; outcome = waiting.get(nextToEmit)) {
+        waiting.delete(nextToEmit);
         nextToEmit++;
-        if (outcome !== ABANDONED) await emit(outcome);
+        if (outcome !== ABANDONED) {
+          done++;
+          await emit(outcome);
+        }
       }
     });
     return emitting;
   };
-  await Promise.all(
-    sources.map((source, index) =>
-      limit(async () => {
-        const path = paths[index]!;
-        let outcome: Outcome<T> | typeof ABANDONED;
-        if (signal.aborted) outcome = ABANDONED;
-        else {
-          try {
-            outcome = { path, ok: true, value: await work(source) };
-          } catch (error) {
-            if (stopsBatch(error)) stopRun(error);
-            // Work that failed because it was aborted is abandoned, not a failure of the session.
-            outcome = signal.aborted ? ABANDONED : { path, ok: false, error: describeError(error) };
-          }
-        }
-        settled[index] = outcome;
-        await flush();
-      }),
-    ),
-  );
+  const one = async (index: number): Promise<void> => {
+    const source = sources[index]!;
+    const path = sourcePath(source);
+    let outcome: Outcome<T> | typeof ABANDONED;
+    if (signal.aborted) outcome = ABANDONED;
+    else {
+      try {
+        outcome = { path, ok: true, value: await work(source) };
+      } catch (error) {
+        if (stopsBatch(error)) stopRun(error);
+        // Work that failed because it was aborted is abandoned, not a failure of the session.
+        outcome = signal.aborted ? ABANDONED : { path, ok: false, error: describeError(error) };
+      }
+    }
+    waiting.set(index, outcome);
+    await flush();
+  };
+  // `concurrency` runners, each taking the next session once its last is emitted or set aside
+  // for an earlier one: no promise per session is made up front.
+  const runner = async (): Promise<void> => {
+    while (nextToStart < total) await one(nextToStart++);
+  };
+  // At least one (a NaN or a fraction below 1 too), at most one per session.
+  const runners = Math.min(total, concurrency >= 1 ? Math.floor(concurrency) : 1);
+  await Promise.all(Array.from({ length: runners }, runner));
   await emitting;
-  const done = settled.filter((outcome): outcome is Outcome<T> => outcome !== undefined && outcome !== ABANDONED);
-  if (signal.aborted) reportInterruption(done.length, paths.length, signal);
+  if (signal.aborted) reportInterruption(done, total, signal);
   return done;
 }
 

@@ -15,32 +15,56 @@ export interface CountedCalls {
 }
 
 /**
+ * A call key as 64 bits (two 32-bit hashes) in a 4-character string: what the run holds for each
+ * call it counted, about 24 bytes where the key itself (an id and a timestamp) takes 70 or more.
+ * Two different calls would share a digest with odds of about n² / 2^65 over n calls (under one
+ * in a hundred thousand for ten million calls); then the later one would count as a copy.
+ */
+export function callDigest(key: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x9747b28c ^ key.length;
+  for (let i = 0; i < key.length; i++) {
+    const code = key.charCodeAt(i);
+    a = Math.imul(a ^ code, 0x01000193);
+    b = Math.imul(b ^ code, 0x5bd1e995);
+    b ^= b >>> 15;
+  }
+  // Mix the last characters into every bit (murmur3's finalizer).
+  const mix = (h: number) => {
+    h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+    return (h ^ (h >>> 16)) >>> 0;
+  };
+  const x = mix(a);
+  const y = mix(b ^ x);
+  return String.fromCharCode(x & 0xffff, x >>> 16, y & 0xffff, y >>> 16);
+}
+
+/**
  * `emit` for a batch, in input order, each session's result with the calls an earlier session
  * counted taken out: `again(path, billedIn)` works the session out again with them as copies.
- * `settled` holds the outcomes as emitted, for what is worked out over the whole batch after it.
+ * Holds one digest per counted call (callDigest) and the path of the session that counted it
+ * (the input's own string), not the results: a caller that needs them keeps them in `emit`.
  */
 export function billedOnce<Result extends CountedCalls>(
   emit: (outcome: Outcome<Result>) => void | Promise<void>,
   again: (path: string, billedIn: Readonly<Record<string, string>>) => Promise<Result>,
-): { readonly emit: (outcome: Outcome<Result>) => Promise<void>; readonly settled: readonly Outcome<Result>[] } {
+): (outcome: Outcome<Result>) => Promise<void> {
   const countedIn = new Map<string, string>();
-  const settledAll: Outcome<Result>[] = [];
-  const once = async (outcome: Outcome<Result>): Promise<void> => {
+  return async (outcome: Outcome<Result>): Promise<void> => {
     let settled = outcome;
     if (outcome.ok) {
-      const earlier = outcome.value.spendKeys.filter((key) => countedIn.has(key));
+      const earlier = outcome.value.spendKeys.filter((key) => countedIn.has(callDigest(key)));
       if (earlier.length > 0) {
-        const billedIn = Object.fromEntries(earlier.map((key) => [key, countedIn.get(key)!]));
+        const billedIn = Object.fromEntries(earlier.map((key) => [key, countedIn.get(callDigest(key))!]));
         try {
           settled = { path: outcome.path, ok: true, value: await again(outcome.path, billedIn) };
         } catch (error) {
           settled = { path: outcome.path, ok: false, error: describeError(error) };
         }
       }
-      if (settled.ok) for (const key of settled.value.spendKeys) countedIn.set(key, settled.path);
+      if (settled.ok) for (const key of settled.value.spendKeys) countedIn.set(callDigest(key), settled.path);
     }
-    settledAll.push(settled);
     await emit(settled);
   };
-  return { emit: once, settled: settledAll };
 }

@@ -10,7 +10,7 @@ import { basename, dirname } from 'node:path';
 import picomatch from 'picomatch';
 import { UsageError } from '../errors.js';
 import type { DayRange, DayRule } from '../ledgers/rollup.js';
-import { dayIn, inDayRange, startDay } from '../ledgers/rollup.js';
+import { DayReader, inDayRange, startDay } from '../ledgers/rollup.js';
 import type { SessionInput } from '../read/input.js';
 import { loadSession } from '../read/index.js';
 import type { AnyMessage, Session } from '../session/model.js';
@@ -98,12 +98,13 @@ export function projectMatches(project: string, wanted: string): boolean {
 
 /** Does the session have a call (an assistant message, or an off-context call) on a day in the range? */
 function hasCallIn(session: Session<AnyMessage>, range: DayRange, zone: string): boolean {
-  const started = startDay(session, zone);
+  const days = new DayReader(zone);
+  const started = startDay(session, days);
   for (const message of session.messages) {
     if (message.role !== 'assistant') continue;
-    if (inDayRange(dayIn(message.timestamp, zone) ?? started, range)) return true;
+    if (inDayRange(days.day(message.timestamp) ?? started, range)) return true;
   }
-  return session.offContext.some((call) => inDayRange(dayIn(call.timestamp, zone) ?? started, range));
+  return session.offContext.some((call) => inDayRange(days.day(call.timestamp) ?? started, range));
 }
 
 /**

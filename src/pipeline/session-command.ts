@@ -46,8 +46,10 @@ export interface SessionCommand<Result extends SessionResult> {
   /**
    * Runs the sessions (runSessions, runSessionBatches or runBatch), handing each outcome to `emit`
    * in input order. Each session comes with what its walk found (read/input.ts): pass it on to the read.
+   * Returns the outcomes `finish` and `breached` read: none for a command that folds each result
+   * as it is printed (inspect over an archive), so its memory does not grow with the sessions.
    */
-  run(sessions: readonly SessionInput[], emit: (outcome: Outcome<Result>) => void): Promise<Outcome<Result>[]>;
+  run(sessions: readonly SessionInput[], emit: (outcome: Outcome<Result>) => void): Promise<readonly Outcome<Result>[]>;
   /** Prints one session's result; its warnings are already printed. */
   print(path: string, result: Result): void;
   /** After the last session, before the output closes: tables, totals, --html. */
@@ -109,9 +111,12 @@ export async function runSessionCommand<Result extends SessionResult>(
   // JSON logs on stderr are for a program to read: no bar among them.
   const progress = createProgress(paths.length, options.progress && shouldShowProgress(args.json || logFormat() === 'json'));
   const { run, print, finish, breached } = command(output);
-  let outcomes: Outcome<Result>[];
+  let outcomes: readonly Outcome<Result>[];
+  // Seen as each outcome is emitted: a run that keeps no outcomes still exits 1 on a failure.
+  let failed = false;
   try {
     outcomes = await run(paths, (outcome) => {
+      if (!outcome.ok) failed = true;
       progress.tick(outcome.path);
       // A session's lines go above the bar, which is drawn again below them with the new count.
       printAbove(() => {
@@ -127,7 +132,7 @@ export async function runSessionCommand<Result extends SessionResult>(
   await finish?.(outcomes);
   await output.close();
   process.exitCode = exitCodeFor(
-    outcomes.some((outcome) => !outcome.ok),
+    failed || outcomes.some((outcome) => !outcome.ok),
     breached?.(outcomes) ?? false,
   );
 }

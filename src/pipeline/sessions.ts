@@ -13,7 +13,7 @@ import type { TokenizerName } from '../tokens/tokenizers.js';
 import { WorkerPool, WorkerTaskError } from '../workers/pool.js';
 import type { PartSink, SessionBatchTask, SessionTask, Settled } from '../workers/task.js';
 import type { Outcome } from './batch.js';
-import { runBatch } from './batch.js';
+import { runBatch, streamBatch } from './batch.js';
 
 /** What every session task needs to read a session (plain data: it crosses to workers). */
 export interface ReadTaskOptions {
@@ -98,12 +98,32 @@ export async function runSessions<Options, Result, Part = never>(
   jobs: Jobs,
   here: LocalRun<Result, Part> = {},
 ): Promise<Outcome<Result>[]> {
+  const done: Outcome<Result>[] = [];
+  await streamSessions(paths, task, options, (outcome) => {
+    done.push(outcome);
+    return emit(outcome);
+  }, jobs, here);
+  return done;
+}
+
+/**
+ * runSessions that keeps no result once it is emitted (batch.ts streamBatch): for a command that
+ * folds each one as it is printed. Returns how many sessions were done.
+ */
+export async function streamSessions<Options, Result, Part = never>(
+  paths: readonly SessionInput[],
+  task: SessionTask<Options, Result, SessionInput, Part>,
+  options: Options,
+  emit: (outcome: Outcome<Result>) => void | Promise<void>,
+  jobs: Jobs,
+  here: LocalRun<Result, Part> = {},
+): Promise<number> {
   const pool = await poolOf(await workerCount(jobs, paths), here.early);
   const local = here.local ?? ((input, parts) => task.run(input, options, parts));
-  if (!pool) return runBatch(paths, (input) => local(input, here.parts?.(input)), emit, here.concurrency ?? 1);
+  if (!pool) return streamBatch(paths, (input) => local(input, here.parts?.(input)), emit, here.concurrency ?? 1);
   try {
     // One task more than the pool holds, so no worker waits for the main thread between sessions.
-    return await runBatch(paths, (input) => pool.run(task, input, options, input.path, here.parts?.(input)), emit, pool.capacity + 1);
+    return await streamBatch(paths, (input) => pool.run(task, input, options, input.path, here.parts?.(input)), emit, pool.capacity + 1);
   } finally {
     await pool.close();
   }

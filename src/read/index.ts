@@ -20,6 +20,7 @@ import { livePrevious } from '../compaction/compact.js';
 import type { CompactionState } from '../compaction/state.js';
 import { InputError } from '../errors.js';
 import { readerByName, readerFor, readSession, withNestingCheck, withSharedChecks } from '../formats/index.js';
+import { renamedSource } from '../formats/convert.js';
 import { withHeldInput } from '../formats/input-source.js';
 import type { FormatReader } from '../formats/reader.js';
 import type { PrefixHashes } from '../session/hash.js';
@@ -181,11 +182,16 @@ async function readLean(
   // Claude Code branch) is then read again in full.
   if (hash !== null) return null;
   // Otherwise each message's estimate is found by its place in `kept`, and an observer's facts
-  // are put in session order.
+  // are put in session order. A copy renamed for a repeated id (withUniqueIds) has its source's
+  // estimate (an id is no text); an observer saw the source's id, so then the read starts over.
   const position = new Map(kept.map((message, index) => [message, index]));
   const order: number[] = [];
   for (const message of session.messages) {
-    const index = position.get(message);
+    let index = position.get(message);
+    if (index === undefined && observer === null) {
+      const source = renamedSource(message);
+      if (source !== undefined) index = position.get(source);
+    }
     if (index === undefined) return null;
     order.push(index);
   }

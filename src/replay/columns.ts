@@ -10,7 +10,7 @@
  * would have kept.
  */
 import type { Refusal } from '../compaction/compact.js';
-import type { CompactionTrigger, ReplayCompaction, ReplayEvent, ReplayRefusal, SimulatedCall, SummarizerCall } from './simulate.js';
+import type { CompactionTrigger, ReplayCompaction, ReplayEvent, ReplayRefusal, SimulatedCall, SummarizerCall } from './records.js';
 
 type Typed = Float64Array | Int32Array | Uint8Array;
 

@@ -17,6 +17,7 @@ import { linkSync, lstatSync, readFileSync, unlinkSync, writeFileSync } from 'no
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { describeFsError, InputError } from '../errors.js';
+import { atExit } from './at-exit.js';
 import { isProcessAlive } from './process-alive.js';
 import { removeQuietly, sidecarPath } from './store.js';
 
@@ -42,14 +43,11 @@ export type LockAttempt =
 const held = new Map<string, string>();
 /** Lock paths another thread of this process may hold (guardLocksOnExit), with how many guards. */
 const guarded = new Map<string, number>();
-let exitHookInstalled = false;
 /** The host never changes while we run; `hostname()` is a system call. */
 const HOST = hostname();
 
 function installExitHook(): void {
-  if (exitHookInstalled) return;
-  process.on('exit', releaseAllSync);
-  exitHookInstalled = true;
+  atExit(releaseAllSync);
 }
 
 function releaseAllSync(): void {

@@ -2,8 +2,8 @@
  * The sidecar's on-disk schema. Everything read back from disk goes through it, so a corrupt
  * or foreign file is rejected with a message instead of flowing into the core.
  */
-import { z } from '../lazy-zod.js';
-import type { CompactionState } from '../compaction/state.js';
+import * as z from 'zod';
+import type { CompactionState, StateRecord } from '../compaction/state.js';
 import { SIDECAR_FORMAT_VERSION } from '../compaction/state.js';
 import { REJECT_REASONS } from '../llm/reply.js';
 
@@ -21,7 +21,8 @@ export const summarizeDetailsSchema = z.looseObject({
   rejected_replies: z.array(z.object({ reason: z.enum(REJECT_REASONS), reply_tokens: count.nullable() })).optional(),
 });
 
-export const sidecarSchema = z.object({
+/** The record as stored, both kinds in one shape, checked; sidecarSchema gives the state it holds. */
+const sidecarRecordSchema = z.object({
   format_version: z.literal(SIDECAR_FORMAT_VERSION),
   session: z.string().min(1),
   strategy: z.string().min(1),
@@ -61,16 +62,32 @@ export const sidecarSchema = z.object({
   created_at: z.string(),
   tool_version: z.string(),
 }).superRefine((sidecar, context) => {
+  // A prune keeps the history: a sidecar with pruned outputs and a summary is neither kind.
+  if (sidecar.pruned_outputs !== null && (sidecar.summary !== '' || sidecar.turn_prefix_summary !== null)) {
+    context.addIssue({ code: 'custom', message: 'a pruned sidecar (pruned_outputs set) holds no summary', path: [sidecar.summary !== '' ? 'summary' : 'turn_prefix_summary'] });
+    return;
+  }
   // Only the summarize strategy's details have a shape to check; a fallback is stored as truncate.
   if (sidecar.strategy !== 'summarize') return;
   const parsed = summarizeDetailsSchema.safeParse(sidecar.details);
   for (const issue of parsed.error?.issues ?? []) context.addIssue({ code: 'custom', message: issue.message, path: ['details', ...issue.path] });
 });
 
+/**
+ * The state a valid sidecar holds, by its kind: a summary prunes nothing; a prune (checked
+ * above) holds no summary.
+ */
+function stateOf(record: z.output<typeof sidecarRecordSchema>): CompactionState {
+  if (record.pruned_outputs === null) return { ...record, pruned_outputs: null };
+  return { ...record, summary: '', turn_prefix_summary: null, pruned_outputs: record.pruned_outputs };
+}
+
+export const sidecarSchema = sidecarRecordSchema.transform(stateOf);
+
 // Keeps the schema and the core's type from drifting apart: this fails to compile if they do.
-type Parsed = z.infer<typeof sidecarSchema>;
-export const schemaMatchesState: (value: Parsed) => CompactionState = (value) => value;
-export const stateMatchesSchema: (value: CompactionState) => Parsed = (value) => ({
+type Parsed = z.output<typeof sidecarRecordSchema>;
+export const schemaMatchesState: (value: Parsed) => StateRecord = (value) => value;
+export const stateMatchesSchema: (value: StateRecord) => Parsed = (value) => ({
   ...value,
   read_files: [...value.read_files],
   modified_files: [...value.modified_files],
@@ -78,3 +95,4 @@ export const stateMatchesSchema: (value: CompactionState) => Parsed = (value) =>
   pruned_outputs: value.pruned_outputs ? [...value.pruned_outputs] : null,
   details: { ...value.details },
 });
+

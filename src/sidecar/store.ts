@@ -21,6 +21,7 @@ import { lazyWorkerThreads } from '../lazy-builtins.js';
 import type { CompactionState } from '../compaction/state.js';
 import { SIDECAR_FORMAT_VERSION } from '../compaction/state.js';
 import { describeFsError, InputError } from '../errors.js';
+import { atExit } from './at-exit.js';
 import { isProcessAlive } from './process-alive.js';
 
 export const SIDECAR_SUFFIX = '_compaction.json';
@@ -43,7 +44,7 @@ export function isSidecarPath(path: string): boolean {
 function checkSidecarPath(path: string, doing: 'read' | 'write'): boolean {
   let info;
   try {
-    // No sidecar is the common case (every session of a first run): asked without an exception.
+    // No sidecar is the common case: no error built for it (an exception per session is costly).
     info = lstatSync(path, { throwIfNoEntry: false });
   } catch (error) {
     throw new InputError(`cannot ${doing} sidecar: ${describeFsError(error)}`, path);
@@ -112,7 +113,6 @@ export interface StagedSidecar {
 
 /** Temp files this thread has staged and not yet renamed or removed: removed if we exit first. */
 const staged = new Set<string>();
-let exitHookInstalled = false;
 let tempSequence = 0;
 
 function removeStagedOnExit(): void {
@@ -150,10 +150,7 @@ function openTemp(path: string): { temp: string; fd: number } {
 }
 
 function removeStagedOnExitOnce(): void {
-  if (!exitHookInstalled) {
-    process.on('exit', removeStagedOnExit);
-    exitHookInstalled = true;
-  }
+  atExit(removeStagedOnExit);
 }
 
 /** A sidecar's text: what stageSidecar and stageSidecars write. */

@@ -4,7 +4,7 @@
  * stated decisions. Stored in the sidecar's `details.extract` so the next compaction adds to it
  * instead of starting over. Pure; rendering is left to checkpoint.ts.
  */
-import { z } from '../lazy-zod.js';
+import * as z from 'zod';
 import {
   commandHead,
   errorLinesOf,
