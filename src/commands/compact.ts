@@ -4,13 +4,15 @@
  * sessions and prints each outcome and the tally (compact/render.ts). Sessions are only read;
  * sidecars are written atomically. With an offline strategy (truncate, extract, prune), big runs
  * go to worker threads in batches of sessions (compact/batch.ts), whose sidecar locks this thread
- * guards so an exit releases them. The summarizer, with its live client, runs here, one session
+ * guards so an exit releases them; this thread runs batches of small sessions too, beside one
+ * worker fewer (pipeline/sessions.ts batchHere). The summarizer, with its live client, runs here, one session
  * at a time under its lock.
  */
 import { availableParallelism } from 'node:os';
 import type { CommandModule } from 'yargs';
 import { compactBatchTask } from '../compact/batch.js';
 import { isOffline } from '../compact/job.js';
+import type { OfflineStrategyName } from '../compact/job.js';
 import type { CompactOutcome } from '../compact/outcome.js';
 import { compactLine, compactRecord, tallyOf, tallyText } from '../compact/render.js';
 import { compactSession } from '../compact/session.js';
@@ -93,21 +95,25 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
     const strategy = job.strategy;
     // Workers start up, and import the task, while the files a walk found are sniffed (only a
     // strategy that needs no client moves to them).
-    const early = earlyStart(() => jobsFromArgs(args), compactBatchTask.name);
+    // This thread takes batches of small sessions too (one worker fewer to start).
+    const early = earlyStart(() => jobsFromArgs(args), compactBatchTask.name, true);
     // Sessions selected; those without an outcome were not run (the run was stopped or interrupted).
     let sessions = 0;
     await runSessionCommand<CompactOutcome>(args, { progress: true, writesBeside: !args['dry-run'], ...(isOffline(strategy) ? { walked: early.walked } : {}) }, (output) => {
       const inThisThread = async (input: SessionInput) => stopOn(await compactSession(input, job, tools, sweep), output);
+      // A worker's batch and one this thread takes beside them: the same job, staged in the same groups.
+      const batchJob = (offline: OfflineStrategyName) => ({ ...job, strategy: offline, stagingGroup: stagingGroupFor(jobsFromArgs(args)) });
       return {
         run: async (paths, emit) => {
           sessions = paths.length;
           const emitSettled = (outcome: Outcome<CompactOutcome>) => emit(settled(outcome, output));
           // Only a strategy that needs no client can move to workers (README "Performance").
           const outcomes = isOffline(strategy)
-            ? await runSessionBatches(paths, compactBatchTask, { ...job, strategy, stagingGroup: stagingGroupFor(jobsFromArgs(args)) }, emitSettled, jobsFromArgs(args), {
+            ? await runSessionBatches(paths, compactBatchTask, batchJob(strategy), emitSettled, jobsFromArgs(args), {
                 local: inThisThread,
                 concurrency,
                 early: early.pool(),
+                batchHere: (inputs) => compactBatchTask.run(inputs, batchJob(strategy)),
                 ...(args['dry-run'] ? {} : { guard: guardLocksOnExit }),
               })
             : await runBatch(paths, inThisThread, emitSettled, concurrency);

@@ -6,7 +6,7 @@
 import { availableParallelism } from 'node:os';
 import { statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { UsageError } from '../errors.js';
+import { describeError, UsageError } from '../errors.js';
 import { isStdin } from '../formats/json/input-source.js';
 import type { SessionInput } from '../read/input.js';
 import type { TokenizerName } from '../tokens/tokenizers.js';
@@ -80,11 +80,19 @@ export interface LocalRun<Result, Part = never> {
 }
 
 /** The early pool if it has the workers the run needs (closed otherwise), or a new pool; null for none. */
-async function poolOf(workers: number, early: WorkerPool | null | undefined): Promise<WorkerPool | null> {
+async function poolOf(workers: number, early: WorkerPool | null | undefined, alsoHere = false): Promise<WorkerPool | null> {
   if (early?.size === workers) return early;
   if (early) await early.close();
-  return workers === 0 ? null : new WorkerPool(workers);
+  return workers === 0 ? null : new WorkerPool(workers, undefined, alsoHere);
 }
+
+/**
+ * The workers a batch run starts when this thread takes batches too (BatchRun.batchHere): one
+ * thread fewer than the run's, since this one is the last. A worker's start-up (its isolate, its
+ * modules compiled) costs as much as a few hundred small sessions, and this thread, which has
+ * its modules already, is otherwise idle once the walk is sniffed.
+ */
+const sharedWorkers = (threads: number): number => (threads >= 2 ? threads - 1 : threads);
 
 export async function runSessions<Options, Result, Part = never>(
   paths: readonly SessionInput[],
@@ -142,6 +150,12 @@ export interface BatchRun<Result> {
   readonly guard?: (paths: readonly string[]) => (workerDied: boolean) => void;
   /** A pool started while the inputs were sniffed (earlyPool): used if its size is the one the run needs, else closed. */
   readonly early?: WorkerPool | null;
+  /**
+   * The batch task as this thread runs it: given, this thread is one of the run's threads, taking
+   * a batch of small sessions whenever it has none in flight (the pool has one worker fewer).
+   * The same task as the workers', so outcomes are the same wherever a batch ran.
+   */
+  readonly batchHere?: (inputs: readonly SessionInput[]) => Promise<Settled<Result>[]>;
 }
 
 /**
@@ -151,11 +165,11 @@ export interface BatchRun<Result> {
  * or closes it; a caller that never gets there closes it itself. Null when the run would not
  * start workers for that many files.
  */
-function earlyPool(jobs: Jobs, candidates: number, task?: string): WorkerPool | null {
+function earlyPool(jobs: Jobs, candidates: number, task?: string, batchHere = false): WorkerPool | null {
   // The rule workerCount applies once the files are sniffed; a walk knows only their number.
   const threads = threadsFor(jobs, candidates);
   if (threads < 2 || (jobs === 'auto' && candidates < AUTO_MIN_FILES)) return null;
-  return new WorkerPool(threads, task);
+  return batchHere ? new WorkerPool(sharedWorkers(threads), task, true) : new WorkerPool(threads, task);
 }
 
 /**
@@ -164,7 +178,7 @@ function earlyPool(jobs: Jobs, candidates: number, task?: string): WorkerPool | 
  * for the run to report. Idle workers never keep the process alive, so a walk that fails leaves
  * nothing to close.
  */
-export function earlyStart(jobs: () => Jobs, task: string): { readonly walked: (candidates: number) => void; readonly pool: () => WorkerPool | null } {
+export function earlyStart(jobs: () => Jobs, task: string, batchHere = false): { readonly walked: (candidates: number) => void; readonly pool: () => WorkerPool | null } {
   let pool: WorkerPool | null = null;
   const walked = (candidates: number) => {
     let threads: Jobs;
@@ -173,7 +187,7 @@ export function earlyStart(jobs: () => Jobs, task: string): { readonly walked: (
     } catch {
       return;
     }
-    pool ??= earlyPool(threads, candidates, task);
+    pool ??= earlyPool(threads, candidates, task, batchHere);
   };
   return { walked, pool: () => pool };
 }
@@ -193,16 +207,38 @@ export async function runSessionBatches<Options, Result>(
   jobs: Jobs,
   here: BatchRun<Result>,
 ): Promise<Outcome<Result>[]> {
-  const pool = await poolOf(await workerCount(jobs, paths), here.early);
+  const threads = await workerCount(jobs, paths);
+  const { batchHere } = here;
+  const pool = await poolOf(batchHere ? sharedWorkers(threads) : threads, here.early, batchHere !== undefined);
   if (!pool) return runBatch(paths, here.local, emit, here.concurrency ?? 1);
   let batch: { input: SessionInput; settle: (result: Settled<Result>) => void }[] = [];
   let bytes = 0;
+  /** Whether this thread has a batch of its own in flight (BatchRun.batchHere). */
+  let busyHere = false;
+  const settleAll = (sent: typeof batch, results: readonly Settled<Result>[]) =>
+    sent.forEach((entry, index) => entry.settle(results[index] ?? { ok: false, error: `${entry.input.path}: internal: no result from the batch` }));
   const send = () => {
     const sent = batch;
+    const sentBytes = bytes;
     batch = [];
     bytes = 0;
     const inputs = sent.map((entry) => entry.input);
     const paths = inputs.map((input) => input.path);
+    // The workers first; this thread takes a batch when they hold all they take at once (it
+    // answers their replies and prints too). A batch under BATCH_BYTES holds only small sessions
+    // (a big one goes alone), so this thread is never away from Ctrl-C for long.
+    if (batchHere && !busyHere && pool.free === 0 && sentBytes < BATCH_BYTES) {
+      busyHere = true;
+      // Started from the event loop, not in line: a batch here runs as one long chain of
+      // microtasks, and the workers' replies (and their next batches) wait behind it otherwise.
+      new Promise<void>((resolve) => setImmediate(resolve)).then(() => batchHere(inputs)).then(
+        (results) => settleAll(sent, results),
+        (error: unknown) => sent.forEach((entry) => entry.settle({ ok: false, error: `${entry.input.path}: ${describeError(error)}` })),
+      ).finally(() => {
+        busyHere = false;
+      });
+      return;
+    }
     const unguard = here.guard?.(paths) ?? (() => {});
     pool.run(task, inputs, options, paths[0]).then(
       (results) => {
@@ -224,8 +260,8 @@ export async function runSessionBatches<Options, Result>(
       if (batch.length >= BATCH_SESSIONS || bytes >= BATCH_BYTES) send();
     });
   try {
-    // Enough sessions in flight to fill every worker's tasks with full batches, and one more.
-    return await runBatch(paths, add, emit, pool.capacity * BATCH_SESSIONS + 1);
+    // Enough sessions in flight to fill every worker's tasks (and this thread's) with full batches, and one more.
+    return await runBatch(paths, add, emit, (pool.capacity + (batchHere ? 1 : 0)) * BATCH_SESSIONS + 1);
   } finally {
     await pool.close();
   }

@@ -99,20 +99,32 @@ export class WorkerPool {
   private nextId = 0;
   private closed = false;
 
-  /** `preload`: a task each worker imports as it starts, before its first session comes (tasks.ts). */
+  /**
+   * `preload`: a task each worker imports as it starts, before its first session comes (tasks.ts).
+   * `alsoHere`: the main thread works beside the workers (pipeline/sessions.ts batchHere), one
+   * more busy thread.
+   */
   constructor(
     readonly size: number,
     private readonly preload?: string,
+    alsoHere = false,
   ) {
     const v8 = lazyV8();
     v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
-    v8.setFlagsFromString(compilingFlag(size, availableParallelism()));
+    v8.setFlagsFromString(compilingFlag(size + (alsoHere ? 1 : 0), availableParallelism()));
     for (let i = 0; i < size; i++) this.spawn();
   }
 
   /** How many tasks the pool works on at once. */
   get capacity(): number {
     return this.size * TASKS_PER_WORKER;
+  }
+
+  /** How many more tasks the workers would take now, without one waiting in the queue. */
+  get free(): number {
+    let held = 0;
+    for (const tasks of this.workers.values()) held += tasks.size;
+    return Math.max(0, this.capacity - held - this.queue.length);
   }
 
   /**
