@@ -60,7 +60,11 @@ export function parseFilter(args: FilterArgs): SessionFilter {
   if (since !== null && until !== null && since > until) throw new UsageError(`--since ${since} is after --until ${until}: no day is in between`);
   const project = args.project === undefined ? null : args.project.trim();
   if (project === '') throw new UsageError('--project must name some text or a glob, got ""');
-  return { zone: parseZone(args.timezone), days: since === null && until === null ? null : { since, until }, project };
+  const days = since === null && until === null ? null : { since, until };
+  // The zone matters only with a day or --timezone (dayRule); asking the runtime for the local
+  // zone starts ICU's time-zone data, about 11 ms of a small session's whole run.
+  const zone = days === null && args.timezone === undefined ? 'UTC' : parseZone(args.timezone);
+  return { zone, days, project };
 }
 
 /** Does the filter leave some session out? */
