@@ -85,7 +85,8 @@ export function withInputs<T>(yargs: Argv<T>, command: SettingsCommand) {
     .middleware(readPipedStdinWhenUnnamed('inputs'), true)
     .check((args) => {
       if (many || (args['inputs'] as string[] | undefined)?.length) return true;
-      throw new UsageError('name at least one session file, directory or glob (or - for stdin)');
+      // fork writes a session beside the one it reads, so it takes no stdin (hardening: fork -).
+      throw new UsageError(`name at least one session file, directory or glob${command === 'fork' ? '' : ' (or - for stdin)'}`);
     })
     .option('format', { describe: 'session format', choices: FORMAT_NAMES as string[], default: 'auto' })
     .option('json', { describe: 'print NDJSON, one object per session', type: 'boolean', default: false })
