@@ -12,7 +12,6 @@ import { availableParallelism } from 'node:os';
 import type { CommandModule } from 'yargs';
 import { compactBatchTask } from '../compact/batch.js';
 import { isOffline } from '../compact/job.js';
-import type { OfflineStrategyName } from '../compact/job.js';
 import type { CompactOutcome } from '../compact/outcome.js';
 import { compactLine, compactRecord, tallyOf, tallyText } from '../compact/render.js';
 import { compactSession } from '../compact/session.js';
@@ -101,22 +100,22 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
     let sessions = 0;
     await runSessionCommand<CompactOutcome>(args, { progress: true, writesBeside: !args['dry-run'], ...(isOffline(strategy) ? { walked: early.walked } : {}) }, (output) => {
       const inThisThread = async (input: SessionInput) => stopOn(await compactSession(input, job, tools, sweep), output);
-      // A worker's batch and one this thread takes beside them: the same job, staged in the same groups.
-      const batchJob = (offline: OfflineStrategyName) => ({ ...job, strategy: offline, stagingGroup: stagingGroupFor(jobsFromArgs(args)) });
       return {
         run: async (paths, emit) => {
           sessions = paths.length;
           const emitSettled = (outcome: Outcome<CompactOutcome>) => emit(settled(outcome, output));
           // Only a strategy that needs no client can move to workers (README "Performance").
-          const outcomes = isOffline(strategy)
-            ? await runSessionBatches(paths, compactBatchTask, batchJob(strategy), emitSettled, jobsFromArgs(args), {
-                local: inThisThread,
-                concurrency,
-                early: early.pool(),
-                batchHere: (inputs) => compactBatchTask.run(inputs, batchJob(strategy)),
-                ...(args['dry-run'] ? {} : { guard: guardLocksOnExit }),
-              })
-            : await runBatch(paths, inThisThread, emitSettled, concurrency);
+          if (!isOffline(strategy)) return (await runBatch(paths, inThisThread, emitSettled, concurrency)).map(asFailure);
+          // A worker's batch and one this thread takes beside them: one job, staged in the same groups.
+          const jobs = jobsFromArgs(args);
+          const batchJob = { ...job, strategy, stagingGroup: stagingGroupFor(jobs) };
+          const outcomes = await runSessionBatches(paths, compactBatchTask, batchJob, emitSettled, jobs, {
+            local: inThisThread,
+            concurrency,
+            early: early.pool(),
+            batchHere: (inputs) => compactBatchTask.run(inputs, batchJob),
+            ...(args['dry-run'] ? {} : { guard: guardLocksOnExit }),
+          });
           return outcomes.map(asFailure);
         },
         print: (_path, outcome) => {
