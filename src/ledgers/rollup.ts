@@ -224,38 +224,25 @@ function byName(a: string | null, b: string | null): number {
  * null when a call had no price, else the priced cost, as LedgerSum's.
  */
 export class ExactLedgerSum {
-  private requests = 0;
-  private inputTokens = 0;
-  private cacheReadTokens = 0;
-  private cacheWriteTokens = 0;
-  private cacheWrite1hTokens = 0;
-  private outputTokens = 0;
+  /** Tokens, calls and unpriced models, summed as LedgerSum sums them; only the dollars are kept apart. */
+  private readonly counts = new LedgerSum();
   private readonly usd = { input: 0, cacheWrite: 0, cacheRead: 0, output: 0, total: 0 };
-  private unpricedRequests = 0;
-  private readonly unpriced = new Set<string | null>();
 
   addLedger(ledger: Ledger): void {
-    this.requests += ledger.requests;
-    this.inputTokens += ledger.inputTokens;
-    this.cacheReadTokens += ledger.cacheReadTokens;
-    this.cacheWriteTokens += ledger.cacheWriteTokens;
-    this.cacheWrite1hTokens += ledger.cacheWrite1hTokens;
-    this.outputTokens += ledger.outputTokens;
+    this.counts.addLedger(ledger);
     const cost = ledger.pricedCost;
     this.usd.input += nano(cost.input);
     this.usd.cacheWrite += nano(cost.cacheWrite);
     this.usd.cacheRead += nano(cost.cacheRead);
     this.usd.output += nano(cost.output);
     this.usd.total += nano(cost.total);
-    this.unpricedRequests += ledger.unpricedRequests;
-    for (const model of ledger.unpriced) this.unpriced.add(model);
   }
 
   ledger(): Ledger {
-    const { requests, inputTokens, cacheReadTokens, cacheWriteTokens, cacheWrite1hTokens, outputTokens, unpricedRequests, usd } = this;
+    const { usd } = this;
+    const counted = this.counts.ledger();
     const pricedCost = { input: usd.input / NANO, cacheWrite: usd.cacheWrite / NANO, cacheRead: usd.cacheRead / NANO, output: usd.output / NANO, total: usd.total / NANO };
-    const unpriced = [...this.unpriced].sort(byName);
-    return { requests, inputTokens, cacheReadTokens, cacheWriteTokens, cacheWrite1hTokens, outputTokens, cost: unpricedRequests > 0 ? null : pricedCost, unpriced, pricedCost, unpricedRequests };
+    return { ...counted, cost: counted.unpricedRequests > 0 ? null : pricedCost, unpriced: [...counted.unpriced].sort(byName), pricedCost };
   }
 }
 
