@@ -7,7 +7,8 @@
  * keep only the calls in range: ledgers/rollup.ts SpendByDay).
  */
 import { basename, dirname } from 'node:path';
-import picomatch from 'picomatch';
+import { createRequire } from 'node:module';
+import type Picomatch from 'picomatch';
 import { UsageError } from '../errors.js';
 import type { DayRange, DayRule } from '../ledgers/rollup.js';
 import { DayReader, inDayRange, startDay } from '../ledgers/rollup.js';
@@ -90,11 +91,15 @@ export function projectName(session: Pick<Session, 'path' | 'project'>): string 
   return session.project ?? basename(dirname(session.path));
 }
 
+/** picomatch is loaded when `--project` is matched, not at every command's start-up. */
+const require = createRequire(import.meta.url);
+
 /**
  * Does `--project` keep this project? Text: when the project contains it. A glob (picomatch's:
  * `*`, `**`, `?`, `[…]`, braces): when it matches the whole project or its last path segment.
  */
 export function projectMatches(project: string, wanted: string): boolean {
+  const picomatch = require('picomatch') as typeof Picomatch;
   if (!picomatch.scan(wanted).isGlob) return project.includes(wanted);
   const matches = picomatch(wanted, { dot: true });
   return matches(project) || matches(basename(project));

@@ -95,12 +95,12 @@ describe('start-up loads what the command needs', () => {
     expect(matching(files, /node_modules\/(yargs|zod|cli-progress|ndjson)\//)).toEqual([]);
   }, 60_000);
 
-  it('estimate in text: its own command, no other command, no NDJSON writer, no progress bar, no sidecar schema', async () => {
+  it('estimate in text: its own command, no other command, no NDJSON writer, no progress bar, no sidecar schema, no glob matcher', async () => {
     const files = await loadedBy(['estimate', join(FIXTURES, 'formats', 'codex.jsonl')]);
     expect(files).toContain('dist/commands/estimate.js');
     expect(files.some((file) => file.includes('node_modules/yargs/'))).toBe(true);
     expect(matching(files, /dist\/commands\/(inspect|compact|replay|context|audit)\.js$/)).toEqual([]);
-    expect(matching(files, /node_modules\/(cli-progress|ndjson|write-file-atomic|openai)\//)).toEqual([]);
+    expect(matching(files, /node_modules\/(cli-progress|ndjson|write-file-atomic|openai|picomatch)\//)).toEqual([]);
     expect(matching(files, /dist\/sidecar\/schema\.js$/)).toEqual([]);
   }, 60_000);
 
