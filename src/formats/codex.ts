@@ -42,7 +42,12 @@ import type { AbortedTurn, AnyMessage, ContentBlock, Diagnostic, Message, OffCon
 import { ForkReplay } from './codex-fork.js';
 import { reviewRolloutsOf } from './codex-reviews.js';
 import { asRecord, callKeyOf, lastModel, lineId, nonZeroUsage, outputText, parseLine, partsText, toolArguments, tokenCount } from './convert.js';
+import { scannedFile } from './claude-code-scanned.js';
+import { scanCodexLines } from './codex-scanned.js';
+import { holdInput } from './json/input-source.js';
 import { forEachJsonLine } from './json/jsonl-lines.js';
+import type { ClaudeScanner } from '../scan/scanner.js';
+import { borrowScanner, returnScanner } from '../scan/scanner.js';
 import type { FormatReader, ReadOptions } from './reader.js';
 
 const ROLLOUT_TYPES = new Set(['session_meta', 'response_item', 'event_msg', 'turn_context', 'compacted', 'world_state', 'token_usage_record']);
@@ -523,28 +528,54 @@ function eventMessage(builder: RolloutBuilder, payload: Record<string, unknown>,
   }
 }
 
+/** One line of a rollout, as JSON.parse gave it (or as codex-scanned.ts stands for it), into the builder. */
+function readLine(builder: RolloutBuilder, value: unknown, line: number, file: string): void {
+  const parsed = parseLine(lineSchema, value, file, line);
+  const { type, payload } = parsed;
+  const timestamp = typeof parsed['timestamp'] === 'string' ? parsed['timestamp'] : undefined;
+  builder.replay.line(timestamp);
+  if (type === 'session_meta') {
+    builder.replay.meta(payload, timestamp);
+    builder.cwd ??= typeof payload['cwd'] === 'string' && payload['cwd'] !== '' ? payload['cwd'] : undefined;
+    builder.threadId ??= typeof payload['id'] === 'string' ? payload['id'] : undefined;
+  } else if (type === 'turn_context') {
+    builder.setModel(payload['model']);
+    builder.setWindow(payload['model_context_window']);
+  } else if (type === 'response_item') {
+    const kind = builder.classify(payload);
+    if (kind === 'read') responseItem(builder, payload, line, file, timestamp);
+    else if (kind === 'rendering') builder.input({ ...textMessage(partsText(payload['content']), line, timestamp), role: 'assistant', rendered: true });
+  } else if (type === 'event_msg') eventMessage(builder, payload, line, timestamp);
+  else if (type === 'token_usage_record') builder.usageRecord(payload, line, timestamp);
+  else if (type === 'compacted' && !builder.inReview) builder.compacted(payload, line, timestamp);
+}
+
 export async function readCodex(file: string, options?: ReadOptions & { readonly reviews?: boolean }): Promise<Session<AnyMessage>> {
+  // A read that only measures text, of a file large enough, scans its lines (codex-scanned.ts).
+  const scanner = options?.textLengthsOnly === true && options.keep !== undefined && scannedFile(file) ? borrowScanner() : null;
+  try {
+    return await readCodexWith(file, options, scanner);
+  } finally {
+    if (scanner) returnScanner(scanner);
+  }
+}
+
+/**
+ * The reader, with the scanner a read uses (null: none, every line parsed in JavaScript). The
+ * differential test (test/scan/scan-codex-diff.test.ts) reads each file both ways with it.
+ */
+export async function readCodexWith(file: string, options: (ReadOptions & { readonly reviews?: boolean }) | undefined, scanner: ClaudeScanner | null): Promise<Session<AnyMessage>> {
   const builder = new RolloutBuilder(file, options?.keep);
-  const readWarnings = await forEachJsonLine(file, (value, line) => {
-    const parsed = parseLine(lineSchema, value, file, line);
-    const { type, payload } = parsed;
-    const timestamp = typeof parsed['timestamp'] === 'string' ? parsed['timestamp'] : undefined;
-    builder.replay.line(timestamp);
-    if (type === 'session_meta') {
-      builder.replay.meta(payload, timestamp);
-      builder.cwd ??= typeof payload['cwd'] === 'string' && payload['cwd'] !== '' ? payload['cwd'] : undefined;
-      builder.threadId ??= typeof payload['id'] === 'string' ? payload['id'] : undefined;
-    } else if (type === 'turn_context') {
-      builder.setModel(payload['model']);
-      builder.setWindow(payload['model_context_window']);
-    } else if (type === 'response_item') {
-      const kind = builder.classify(payload);
-      if (kind === 'read') responseItem(builder, payload, line, file, timestamp);
-      else if (kind === 'rendering') builder.input({ ...textMessage(partsText(payload['content']), line, timestamp), role: 'assistant', rendered: true });
-    } else if (type === 'event_msg') eventMessage(builder, payload, line, timestamp);
-    else if (type === 'token_usage_record') builder.usageRecord(payload, line, timestamp);
-    else if (type === 'compacted' && !builder.inReview) builder.compacted(payload, line, timestamp);
-  });
+  const visit = (value: unknown, line: number) => readLine(builder, value, line, file);
+  let readWarnings: Diagnostic[];
+  if (scanner) {
+    const release = await holdInput(file);
+    try {
+      readWarnings = scanCodexLines(file, scanner, visit);
+    } finally {
+      release();
+    }
+  } else readWarnings = await forEachJsonLine(file, visit);
   const messages = builder.finish();
   if (options?.reviews !== false && builder.threadId) {
     for (const review of reviewRolloutsOf(file, builder.threadId)) builder.offContext.push(...(await reviewSpend(review, builder.warnings)));

@@ -1,0 +1,461 @@
+/**
+ * Codex rollout lines, scanned: what the reader (src/formats/codex-scanned.ts) needs of the lines
+ * that hold most of a rollout's bytes, as records (codex-layout.ts), without those lines being
+ * decoded or parsed in JavaScript: a tool output's call id and its output's UTF-16 length, a
+ * reasoning item's summary length, a session_meta's ids and working directory, and for a line the
+ * reader does nothing with (an event it does not read, a line type it does not know) only its
+ * timestamp. Every other line, and any line not certainly what the JavaScript reader would make
+ * of JSON.parse's value (no valid JSON or UTF-8, a key written twice or with an escape where a
+ * key is read, a value of another type than the common one), becomes a raw record: JavaScript
+ * reads it as before, with its errors and warnings.
+ */
+import {
+  at, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, limit, moveTo, newlineFrom, OPEN_BRACE, OPEN_BRACKET, peek, QUOTE, scanLiteral, scanString,
+  setCursor, skipValue, textFlags, textFrom, textIs, textTo, textUnits, blank, NEWLINE, hashStart, ESCAPED, WIDE, literalValue,
+} from './json';
+import {
+  CODEX_CALL_ID, CODEX_CWD, CODEX_FORKED_FROM, CODEX_ID, CODEX_KIND_META, CODEX_KIND_OUTPUT, CODEX_KIND_RAW, CODEX_KIND_REASONING,
+  CODEX_KIND_SKIP, CODEX_OUTPUT_CUSTOM, CODEX_OUTPUT_FUNCTION, CODEX_OUTPUT_SHELL, CODEX_RAW_BYTES, CODEX_RAW_OFFSET, CODEX_RECORD_WORDS,
+  CODEX_STRING_BYTES, CODEX_STRING_ESCAPED, CODEX_STRING_WIDE, CODEX_TERMINATED, CODEX_TIMESTAMP, CODEX_UNITS, CODEX_WORD_LENGTH, CODEX_WORD_LINE,
+} from './codex-layout';
+
+// ---- names, as UTF-8 bytes -------------------------------------------------------------------
+
+/** A name's UTF-8 bytes, with eight bytes of room after them (sameBytes reads a word at a time). */
+class Name {
+  readonly at: usize;
+  readonly length: usize;
+  constructor(text: string) {
+    const bytes = String.UTF8.encode(text);
+    this.length = <usize>bytes.byteLength;
+    this.at = heap.alloc(this.length + 8);
+    memory.copy(this.at, changetype<usize>(bytes), this.length);
+    memory.fill(this.at + this.length, 0, 8);
+  }
+}
+
+@inline
+function is(name: Name): bool {
+  return textIs(name.at, name.length);
+}
+
+const TYPE = new Name('type');
+const PAYLOAD = new Name('payload');
+const TIMESTAMP = new Name('timestamp');
+const PROTO = new Name('__proto__');
+const SESSION_META = new Name('session_meta');
+const RESPONSE_ITEM = new Name('response_item');
+const EVENT_MSG = new Name('event_msg');
+const TURN_CONTEXT = new Name('turn_context');
+const COMPACTED = new Name('compacted');
+const TOKEN_USAGE_RECORD = new Name('token_usage_record');
+const ID = new Name('id');
+const CWD = new Name('cwd');
+const FORKED_FROM_ID = new Name('forked_from_id');
+const CALL_ID = new Name('call_id');
+const OUTPUT = new Name('output');
+const SUMMARY = new Name('summary');
+const TEXT = new Name('text');
+const REFUSAL = new Name('refusal');
+const REASONING = new Name('reasoning');
+const FUNCTION_CALL_OUTPUT = new Name('function_call_output');
+const CUSTOM_TOOL_CALL_OUTPUT = new Name('custom_tool_call_output');
+const LOCAL_SHELL_CALL_OUTPUT = new Name('local_shell_call_output');
+/** The events codex.ts reads: a line of any other event only moves the fork's clock. */
+const TOKEN_COUNT = new Name('token_count');
+const TASK_STARTED = new Name('task_started');
+const TASK_COMPLETE = new Name('task_complete');
+const TURN_ABORTED = new Name('turn_aborted');
+const ENTERED_REVIEW_MODE = new Name('entered_review_mode');
+const EXITED_REVIEW_MODE = new Name('exited_review_mode');
+const ITEM_COMPLETED = new Name('item_completed');
+/** convert.ts partsText's text part types. */
+const INPUT_TEXT = new Name('input_text');
+const OUTPUT_TEXT = new Name('output_text');
+const SUMMARY_TEXT = new Name('summary_text');
+
+// ---- the scan's state --------------------------------------------------------------------------
+
+/** Where the chunk starts (strings are given from it), and where records go. */
+let base: usize = 0;
+let out: usize = 0;
+let outLimit: usize = 0;
+/** The record of the line being read. */
+let record: usize = 0;
+
+/** The line's top-level `type`. */
+const LINE_NONE: i32 = 0;
+const LINE_META: i32 = 1;
+const LINE_ITEM: i32 = 2;
+const LINE_EVENT: i32 = 3;
+/** A type the reader reads in JavaScript (turn_context, compacted, token_usage_record). */
+const LINE_READ: i32 = 4;
+/** A type the reader knows nothing of. */
+const LINE_OTHER: i32 = 5;
+let lineType: i32 = LINE_NONE;
+
+/** The payload's `type`, as far as it matters. */
+const ITEM_NONE: i32 = 0;
+const ITEM_FUNCTION_OUTPUT: i32 = 1;
+const ITEM_CUSTOM_OUTPUT: i32 = 2;
+const ITEM_SHELL_OUTPUT: i32 = 3;
+const ITEM_REASONING: i32 = 4;
+/** An event codex.ts reads, or a type written with an escape: JavaScript reads the line. */
+const ITEM_READ: i32 = 5;
+/** A string naming nothing above, or no string. */
+const ITEM_OTHER: i32 = 6;
+let itemType: i32 = ITEM_NONE;
+
+/** The payload's `output` is a string (its units in the record), and `summary`'s text was measured. */
+let outputString: bool = false;
+let summaryKnown: bool = false;
+
+@inline
+function word(index: i32, value: i32): void {
+  store<i32>(record + (<usize>index << 2), value);
+}
+
+@inline
+function wordAt(index: i32): i32 {
+  return load<i32>(record + (<usize>index << 2));
+}
+
+/** The string just scanned into the record's string slot (two words: offset, length with flags). */
+function putString(slot: i32): bool {
+  const length = textTo - textFrom;
+  if (length > <usize>CODEX_STRING_BYTES) return false;
+  let flags: i32 = 0;
+  if ((textFlags & ESCAPED) != 0) flags |= CODEX_STRING_ESCAPED;
+  if ((textFlags & WIDE) != 0) flags |= CODEX_STRING_WIDE;
+  word(slot, <i32>(textFrom - base));
+  word(slot + 1, <i32>length | flags);
+  return true;
+}
+
+/** A value that is kept when it is a string and else only validated (codex.ts reads it with `typeof … === 'string'`). */
+function stringIfAny(slot: i32, c: i32): bool {
+  if (c != <i32>QUOTE) return skipValue();
+  return scanString(false, hashStart()) && putString(slot);
+}
+
+/** The key under the cursor (a string; false if it has an escape: a read key must be certain) and its colon. */
+function key(): bool {
+  if (!scanString(false, hashStart()) || (textFlags & ESCAPED) != 0) return false;
+  if (peek() != <i32>COLON) return false;
+  moveTo(at + 1);
+  return peek() >= 0;
+}
+
+/** After a member: a comma (true, the next key follows) or the object's end (`ended`). */
+let ended: bool = false;
+function nextMember(): bool {
+  const c = peek();
+  if (c == <i32>COMMA) {
+    moveTo(at + 1);
+    ended = false;
+    return peek() == <i32>QUOTE;
+  }
+  if (c == <i32>CLOSE_BRACE) {
+    moveTo(at + 1);
+    ended = true;
+    return true;
+  }
+  return false;
+}
+
+/** An object's opening brace is under the cursor: true when it is empty (and skipped) or a key follows, with `ended` set. */
+function openObject(): bool {
+  moveTo(at + 1);
+  const c = peek();
+  if (c == <i32>CLOSE_BRACE) {
+    moveTo(at + 1);
+    ended = true;
+    return true;
+  }
+  ended = false;
+  return c == <i32>QUOTE;
+}
+
+// ---- the payload ------------------------------------------------------------------------------
+
+/** The payload's `type` string just scanned: what it names, for the line's type. */
+function itemOf(): i32 {
+  if ((textFlags & ESCAPED) != 0) return ITEM_READ;
+  if (lineType == LINE_ITEM) {
+    if (is(FUNCTION_CALL_OUTPUT)) return ITEM_FUNCTION_OUTPUT;
+    if (is(CUSTOM_TOOL_CALL_OUTPUT)) return ITEM_CUSTOM_OUTPUT;
+    if (is(LOCAL_SHELL_CALL_OUTPUT)) return ITEM_SHELL_OUTPUT;
+    if (is(REASONING)) return ITEM_REASONING;
+    return ITEM_READ;
+  }
+  if (lineType == LINE_EVENT) {
+    if (is(TOKEN_COUNT) || is(TASK_STARTED) || is(TASK_COMPLETE) || is(TURN_ABORTED) || is(ENTERED_REVIEW_MODE) || is(EXITED_REVIEW_MODE) || is(ITEM_COMPLETED)) return ITEM_READ;
+  }
+  return ITEM_OTHER;
+}
+
+/**
+ * A summary part as partsText reads it: a string, or an object whose `text` is a string and whose
+ * `type` is absent or a string (a text part's type: its text counts). Adds its units to `summaryUnits`
+ * and counts it in `summaryParts` when its text counts; false for anything else (a refusal, a
+ * `text` of another kind): the line is left to JavaScript.
+ */
+let summaryUnits: u32 = 0;
+let summaryParts: u32 = 0;
+function summaryPart(): bool {
+  const c = peek();
+  if (c == <i32>QUOTE) {
+    if (!scanString(false, hashStart())) return false;
+    summaryUnits += textUnits;
+    summaryParts++;
+    return true;
+  }
+  if (c != <i32>OPEN_BRACE) return false;
+  if (!openObject()) return false;
+  let seen = 0;
+  let units: u32 = 0;
+  let counts = true;
+  while (!ended) {
+    if (!key() || is(PROTO) || is(REFUSAL)) return false;
+    const v = peek();
+    if (is(TYPE)) {
+      if ((seen & 1) != 0 || v != <i32>QUOTE || !scanString(false, hashStart()) || (textFlags & ESCAPED) != 0) return false;
+      seen |= 1;
+      counts = is(TEXT) || is(INPUT_TEXT) || is(OUTPUT_TEXT) || is(SUMMARY_TEXT);
+    } else if (is(TEXT)) {
+      if ((seen & 2) != 0 || v != <i32>QUOTE || !scanString(false, hashStart())) return false;
+      seen |= 2;
+      units = textUnits;
+    } else if (!skipValue()) return false;
+    if (!nextMember()) return false;
+  }
+  if ((seen & 2) == 0) return false;
+  if (counts) {
+    summaryUnits += units;
+    summaryParts++;
+  }
+  return true;
+}
+
+/** A reasoning item's `summary`: absent or null (no text), a string, or a list of parts. */
+function summary(c: i32): bool {
+  summaryUnits = 0;
+  summaryParts = 0;
+  if (c == 0x6e) return scanLiteral(<u32>c) && literalValue == -1;
+  if (c == <i32>QUOTE) {
+    if (!scanString(false, hashStart())) return false;
+    summaryUnits = textUnits;
+    return true;
+  }
+  if (c != <i32>OPEN_BRACKET) return false;
+  moveTo(at + 1);
+  let next = peek();
+  if (next == <i32>CLOSE_BRACKET) {
+    moveTo(at + 1);
+    return true;
+  }
+  while (true) {
+    if (!summaryPart()) return false;
+    next = peek();
+    if (next == <i32>COMMA) {
+      moveTo(at + 1);
+      continue;
+    }
+    if (next == <i32>CLOSE_BRACKET) {
+      moveTo(at + 1);
+      // partsText joins the parts' texts with newlines.
+      if (summaryParts > 1) summaryUnits += summaryParts - 1;
+      return true;
+    }
+    return false;
+  }
+}
+
+/** The line's `payload` object (cursor on its brace), its top-level type known. */
+function payload(): bool {
+  if (!openObject()) return false;
+  let seen = 0;
+  while (!ended) {
+    if (!key() || is(PROTO)) return false;
+    let bit = 0;
+    const c = peek();
+    if (is(TYPE)) {
+      bit = 1;
+      if (c == <i32>QUOTE) {
+        if (!scanString(false, hashStart())) return false;
+        itemType = itemOf();
+      } else {
+        if (!skipValue()) return false;
+        itemType = lineType == LINE_EVENT ? ITEM_OTHER : ITEM_READ;
+      }
+      // An event the reader reads: JavaScript reads the line, nothing more to see here.
+      if (lineType == LINE_EVENT && itemType == ITEM_READ) return false;
+    } else if (lineType == LINE_META && is(ID)) {
+      bit = 2;
+      if (!stringIfAny(CODEX_ID, c)) return false;
+    } else if (lineType == LINE_META && is(CWD)) {
+      bit = 4;
+      if (!stringIfAny(CODEX_CWD, c)) return false;
+    } else if (lineType == LINE_META && is(FORKED_FROM_ID)) {
+      bit = 8;
+      if (!stringIfAny(CODEX_FORKED_FROM, c)) return false;
+    } else if (lineType == LINE_ITEM && is(CALL_ID)) {
+      bit = 16;
+      if (c != <i32>QUOTE || !scanString(false, hashStart()) || textTo == textFrom || !putString(CODEX_CALL_ID)) return false;
+    } else if (lineType == LINE_ITEM && is(OUTPUT)) {
+      bit = 32;
+      if (c == <i32>QUOTE) {
+        if (!scanString(false, hashStart())) return false;
+        outputString = true;
+        word(CODEX_UNITS, <i32>textUnits);
+      } else if (!skipValue()) return false;
+    } else if (lineType == LINE_ITEM && is(SUMMARY)) {
+      bit = 64;
+      if (!summary(c)) return false;
+      summaryKnown = true;
+    } else if (!skipValue()) return false;
+    if (bit != 0) {
+      if ((seen & bit) != 0) return false;
+      seen |= bit;
+    }
+    if (!nextMember()) return false;
+  }
+  // An item must say its type before this scan can read it; a tool output must name its call.
+  if (lineType == LINE_ITEM) {
+    if (itemType == ITEM_REASONING) {
+      if (!summaryKnown) word(CODEX_UNITS, 0);
+      else word(CODEX_UNITS, <i32>summaryUnits);
+      return true;
+    }
+    if (itemType == ITEM_FUNCTION_OUTPUT || itemType == ITEM_CUSTOM_OUTPUT || itemType == ITEM_SHELL_OUTPUT) return outputString && (seen & 16) != 0;
+    return false;
+  }
+  return true;
+}
+
+// ---- a line ----------------------------------------------------------------------------------
+
+/** The line's top-level object (cursor on its brace): its record filled in; false: a raw line. */
+function line(): bool {
+  if (!openObject()) return false;
+  let seen = 0;
+  while (!ended) {
+    if (!key() || is(PROTO)) return false;
+    let bit = 0;
+    const c = peek();
+    if (is(TYPE)) {
+      bit = 1;
+      if (c != <i32>QUOTE || !scanString(false, hashStart()) || (textFlags & ESCAPED) != 0) return false;
+      if (is(SESSION_META)) lineType = LINE_META;
+      else if (is(RESPONSE_ITEM)) lineType = LINE_ITEM;
+      else if (is(EVENT_MSG)) lineType = LINE_EVENT;
+      else if (is(TURN_CONTEXT) || is(COMPACTED) || is(TOKEN_USAGE_RECORD)) return false;
+      else lineType = LINE_OTHER;
+    } else if (is(PAYLOAD)) {
+      bit = 2;
+      // The type first: a payload before it is left to JavaScript.
+      if (lineType == LINE_NONE || c != <i32>OPEN_BRACE) return false;
+      if (lineType == LINE_OTHER) {
+        if (!skipValue()) return false;
+      } else if (!payload()) return false;
+    } else if (is(TIMESTAMP)) {
+      bit = 4;
+      if (!stringIfAny(CODEX_TIMESTAMP, c)) return false;
+    } else if (!skipValue()) return false;
+    if (bit != 0) {
+      if ((seen & bit) != 0) return false;
+      seen |= bit;
+    }
+    if (!nextMember()) return false;
+  }
+  // The schema's: a string type and an object payload.
+  return (seen & 3) == 3;
+}
+
+// ---- the scan ----------------------------------------------------------------------------------
+
+/** Lines seen so far (the last one's number), and lines read to a value (blank ones are not). */
+export let codexLineNumber: i32 = 0;
+export let codexValueLines: i32 = 0;
+/** Where the records written by the last scan end, and whether they ran out of room. */
+export let codexRecordsEnd: usize = 0;
+export let codexFull: bool = false;
+
+/** A raw record for the line [from, to) at `record`. */
+function raw(from: usize, to: usize, terminated: bool): void {
+  word(0, CODEX_KIND_RAW | (terminated ? CODEX_TERMINATED : 0));
+  word(CODEX_WORD_LINE, codexLineNumber);
+  word(CODEX_WORD_LENGTH, CODEX_RECORD_WORDS);
+  word(CODEX_RAW_OFFSET, <i32>(from - base));
+  word(CODEX_RAW_BYTES, <i32>(to - from));
+  out = record + (<usize>CODEX_RECORD_WORDS << 2);
+}
+
+/** A fresh record at `out`: every string absent. */
+function startRecord(): void {
+  record = out;
+  for (let index = 0; index < CODEX_RECORD_WORDS; index++) word(index, -1);
+  lineType = LINE_NONE;
+  itemType = ITEM_NONE;
+  outputString = false;
+  summaryKnown = false;
+}
+
+/** The record's kind, once the line's object is read. */
+function settle(): void {
+  let kind = CODEX_KIND_SKIP;
+  if (lineType == LINE_META) kind = CODEX_KIND_META;
+  else if (itemType == ITEM_REASONING) kind = CODEX_KIND_REASONING;
+  else if (itemType == ITEM_FUNCTION_OUTPUT) kind = CODEX_KIND_OUTPUT | CODEX_OUTPUT_FUNCTION;
+  else if (itemType == ITEM_CUSTOM_OUTPUT) kind = CODEX_KIND_OUTPUT | CODEX_OUTPUT_CUSTOM;
+  else if (itemType == ITEM_SHELL_OUTPUT) kind = CODEX_KIND_OUTPUT | CODEX_OUTPUT_SHELL;
+  word(0, kind);
+  word(CODEX_WORD_LENGTH, CODEX_RECORD_WORDS);
+  out = record + (<usize>CODEX_RECORD_WORDS << 2);
+}
+
+/**
+ * Scans the lines of [from, to) as scanClaude does (claude.ts): the chunk starts at `chunk`,
+ * records go to [records, recordsLimit); `final`: the input ends at `to`; `lines`: the number of
+ * the line before `from`. Returns where the lines read end. Sets codexLineNumber,
+ * codexValueLines, codexRecordsEnd and codexFull.
+ */
+export function scanCodex(chunk: usize, from: usize, to: usize, final: bool, records: usize, recordsLimit: usize, lines: i32): usize {
+  base = chunk;
+  out = records;
+  outLimit = recordsLimit;
+  codexLineNumber = lines;
+  codexValueLines = 0;
+  codexFull = false;
+  let start = from;
+  while (start < to) {
+    if (out + (<usize>CODEX_RECORD_WORDS << 2) > outLimit) {
+      codexFull = true;
+      break;
+    }
+    setCursor(start, to);
+    startRecord();
+    const number = codexLineNumber + 1;
+    let ok = false;
+    if (peek() == <i32>OPEN_BRACE) {
+      ok = line();
+      if (ok) {
+        // Only spaces until the newline (or the end of the input).
+        const c = peek();
+        ok = c == <i32>NEWLINE || (c < 0 && final);
+      }
+    }
+    const lineEnd = newlineFrom(ok ? at : start);
+    if (lineEnd >= to && !final) break;
+    codexLineNumber = number;
+    word(CODEX_WORD_LINE, number);
+    if (ok) {
+      settle();
+      codexValueLines++;
+    } else if (blank(start, lineEnd)) out = record;
+    else raw(start, lineEnd, lineEnd < to);
+    start = lineEnd < to ? lineEnd + 1 : to;
+  }
+  codexRecordsEnd = out;
+  return start;
+}

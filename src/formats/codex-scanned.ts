@@ -1,0 +1,120 @@
+/**
+ * The Codex reader's lines from the WebAssembly scanner (src/scan/, assembly/codex.ts), for a
+ * read that only measures text (ReadOptions.textLengthsOnly) of a plain file large enough to pay
+ * for loading it (claude-code-scanned.ts scannedFile). The scanner reads the lines that hold most
+ * of a rollout's bytes (tool outputs, reasoning items, session_meta with the agent's
+ * instructions, the events the reader ignores) and writes what the reader takes of each; here
+ * each record becomes the value the reader's line visitor (codex.ts) would get from JSON.parse,
+ * trimmed to the keys it reads, with a text it only measures as a stand-in of the same UTF-16
+ * length. Lines the scanner leaves to JavaScript are parsed as the JavaScript reader parses them,
+ * with its errors and warnings, at their place among the others.
+ */
+import { InputError } from '../errors.js';
+import * as layout from '../scan/codex-layout.js';
+import type { ClaudeScanner } from '../scan/scanner.js';
+import type { Diagnostic } from '../session/model.js';
+import type { LineVisitor } from './json/jsonl-lines.js';
+import { parseRawLine } from './json/jsonl-lines.js';
+import { measuredText } from './json/json-walk.js';
+import type { ChunkRoom } from './json/line-scan.js';
+import { readChunks } from './json/line-scan.js';
+
+/** A string of the record (its slot's two words), or undefined when absent. */
+function stringAt(chunk: Buffer, words: Int32Array, at: number): string | undefined {
+  const offset = words[at]!;
+  const length = words[at + 1]!;
+  if (length === -1) return undefined;
+  const bytes = length & layout.CODEX_STRING_BYTES;
+  // An escaped text is parsed with its quotes, which sit on either side of it in the chunk.
+  if ((length & layout.CODEX_STRING_ESCAPED) !== 0) return JSON.parse(chunk.toString('utf8', offset - 1, offset + bytes + 1)) as string;
+  return chunk.toString((length & layout.CODEX_STRING_WIDE) !== 0 ? 'utf8' : 'latin1', offset, offset + bytes);
+}
+
+/** Spaces to cut stand-ins from: a slice of one string is made at once. */
+const SPACES = ' '.repeat(1 << 16);
+
+/** A text of `units` spaces (json-walk.ts measuredText's stand-in). */
+function standIn(units: number): string {
+  return units <= SPACES.length ? SPACES.slice(0, units) : measuredText(units);
+}
+
+const OUTPUT_TYPES: Record<number, string> = {
+  [layout.CODEX_OUTPUT_FUNCTION]: 'function_call_output',
+  [layout.CODEX_OUTPUT_CUSTOM]: 'custom_tool_call_output',
+  [layout.CODEX_OUTPUT_SHELL]: 'local_shell_call_output',
+};
+
+/** The line a record stands for, as much of it as the reader reads (see the header). */
+function recordValue(words: Int32Array, at: number, chunk: Buffer): unknown {
+  const head = words[at]!;
+  const timestamp = stringAt(chunk, words, at + layout.CODEX_TIMESTAMP);
+  const stamp = timestamp === undefined ? {} : { timestamp };
+  switch (head & 0xff) {
+    case layout.CODEX_KIND_OUTPUT: {
+      const payload = { type: OUTPUT_TYPES[head & layout.CODEX_OUTPUT_KIND], call_id: stringAt(chunk, words, at + layout.CODEX_CALL_ID), output: standIn(words[at + layout.CODEX_UNITS]!) };
+      return { type: 'response_item', payload, ...stamp };
+    }
+    case layout.CODEX_KIND_REASONING:
+      return { type: 'response_item', payload: { type: 'reasoning', summary: standIn(words[at + layout.CODEX_UNITS]!) }, ...stamp };
+    case layout.CODEX_KIND_META: {
+      const payload: Record<string, string> = {};
+      const id = stringAt(chunk, words, at + layout.CODEX_ID);
+      const cwd = stringAt(chunk, words, at + layout.CODEX_CWD);
+      const parent = stringAt(chunk, words, at + layout.CODEX_FORKED_FROM);
+      if (id !== undefined) payload['id'] = id;
+      if (cwd !== undefined) payload['cwd'] = cwd;
+      if (parent !== undefined) payload['forked_from_id'] = parent;
+      return { type: 'session_meta', payload, ...stamp };
+    }
+    default:
+      // A line the reader only notes the time of: an event without a type it reads.
+      return { type: 'event_msg', payload: {}, ...stamp };
+  }
+}
+
+/**
+ * Every line of a plain file to `visit`, scanned; returns the warnings of the lines parsed here
+ * (as forEachJsonLine does, and the same "empty file" error).
+ */
+export function scanCodexLines(file: string, scanner: ClaudeScanner, visit: LineVisitor): Diagnostic[] {
+  const warnings: Diagnostic[] = [];
+  const warn = (warning: Diagnostic) => warnings.push(warning);
+  let lines = 0;
+  let visited = 0;
+  const raw = (bytes: Buffer, line: number, terminated: boolean) => {
+    const parsed = parseRawLine({ bytes, line, terminated }, file, warn);
+    if (!parsed) return;
+    visited++;
+    visit(parsed.value, line);
+  };
+  const room: ChunkRoom = {
+    get bytes() {
+      return scanner.input;
+    },
+    grow: (length, kept) => scanner.growInput(length, kept),
+  };
+  readChunks(file, room, (filled, end) => {
+    if (end === 'binary') {
+      raw(scanner.input.subarray(0, filled), ++lines, true);
+      return filled;
+    }
+    for (let from = 0; ; ) {
+      const scan = scanner.scanCodex(from, filled, end === 'end', lines);
+      visited += scan.values;
+      const { words, chunk } = scan;
+      for (let at = 0; at < words.length; at += layout.CODEX_RECORD_WORDS) {
+        const head = words[at]!;
+        const line = words[at + layout.CODEX_WORD_LINE]!;
+        if ((head & 0xff) === layout.CODEX_KIND_RAW) {
+          const offset = words[at + layout.CODEX_RAW_OFFSET]!;
+          raw(chunk.subarray(offset, offset + words[at + layout.CODEX_RAW_BYTES]!), line, (head & layout.CODEX_TERMINATED) !== 0);
+        } else visit(recordValue(words, at, chunk), line);
+      }
+      lines = scan.lines;
+      if (!scan.full) return scan.end;
+      from = scan.end;
+    }
+  });
+  if (visited === 0 && warnings.length === 0) throw new InputError('empty file: no JSON lines to read', file);
+  return warnings;
+}
