@@ -2,19 +2,23 @@
  * Codex rollout lines, scanned: what the reader (src/formats/codex-scanned.ts) needs of the lines
  * that hold most of a rollout's bytes, as records (codex-layout.ts), without those lines being
  * decoded or parsed in JavaScript: a tool output's call id and its output's UTF-16 length, a
- * reasoning item's summary length, a session_meta's ids and working directory, and for a line the
- * reader does nothing with (an event it does not read, a line type it does not know) only its
- * timestamp. Every other line, and any line not certainly what the JavaScript reader would make
+ * reasoning item's summary length, a session_meta's ids and working directory, a token_count's
+ * counts, a turn_context's model and window, a function call's id, name and arguments (places in
+ * the input), and for a line the reader does nothing with (an event it does not read, a line type
+ * it does not know) only its timestamp. Every other line, and any line not certainly what the JavaScript reader would make
  * of JSON.parse's value (no valid JSON or UTF-8, a key written twice or with an escape where a
  * key is read, a value of another type than the common one), becomes a raw record: JavaScript
  * reads it as before, with its errors and warnings.
  */
 import {
   at, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, limit, moveTo, newlineFrom, OPEN_BRACE, OPEN_BRACKET, peek, QUOTE, scanLiteral, scanString,
-  setCursor, skipValue, textFlags, textFrom, textIs, textTo, textUnits, blank, NEWLINE, hashStart, ESCAPED, WIDE, literalValue,
+  setCursor, skipValue, textFlags, textFrom, textIs, textTo, textUnits, blank, NEWLINE, hashStart, ESCAPED, WIDE, literalValue, scanNumber,
+  numberIsCount, numberValue,
 } from './json';
 import {
-  CODEX_CALL_ID, CODEX_CWD, CODEX_FORKED_FROM, CODEX_ID, CODEX_KIND_META, CODEX_KIND_OUTPUT, CODEX_KIND_RAW, CODEX_KIND_REASONING,
+  CODEX_ARGUMENTS, CODEX_COUNT_BITS, CODEX_CONTEXT_WORDS, CODEX_HAS_INFO, CODEX_HAS_LAST, CODEX_HAS_TOTAL, CODEX_HAS_WINDOW, CODEX_KIND_CALL,
+  CODEX_KIND_CONTEXT, CODEX_KIND_TOKENS, CODEX_LAST, CODEX_LAST_BIT, CODEX_MAX_WORDS, CODEX_MODEL, CODEX_NAME, CODEX_TOKEN_WORDS, CODEX_TOTAL,
+  CODEX_TOTAL_BIT, CODEX_WINDOW, CODEX_CALL_ID, CODEX_CWD, CODEX_FORKED_FROM, CODEX_ID, CODEX_KIND_META, CODEX_KIND_OUTPUT, CODEX_KIND_RAW, CODEX_KIND_REASONING,
   CODEX_KIND_SKIP, CODEX_OUTPUT_CUSTOM, CODEX_OUTPUT_FUNCTION, CODEX_OUTPUT_SHELL, CODEX_RAW_BYTES, CODEX_RAW_OFFSET, CODEX_RECORD_WORDS,
   CODEX_STRING_BYTES, CODEX_STRING_ESCAPED, CODEX_STRING_WIDE, CODEX_TERMINATED, CODEX_TIMESTAMP, CODEX_UNITS, CODEX_WORD_LENGTH, CODEX_WORD_LINE,
 } from './codex-layout';
@@ -61,6 +65,20 @@ const REASONING = new Name('reasoning');
 const FUNCTION_CALL_OUTPUT = new Name('function_call_output');
 const CUSTOM_TOOL_CALL_OUTPUT = new Name('custom_tool_call_output');
 const LOCAL_SHELL_CALL_OUTPUT = new Name('local_shell_call_output');
+const FUNCTION_CALL = new Name('function_call');
+const NAME = new Name('name');
+const ARGUMENTS = new Name('arguments');
+const MODEL = new Name('model');
+const MODEL_CONTEXT_WINDOW = new Name('model_context_window');
+const INFO = new Name('info');
+const LAST_TOKEN_USAGE = new Name('last_token_usage');
+const TOTAL_TOKEN_USAGE = new Name('total_token_usage');
+/** codex.ts totalsKey's counts, in their order. */
+const INPUT_TOKENS = new Name('input_tokens');
+const CACHED_INPUT_TOKENS = new Name('cached_input_tokens');
+const CACHE_WRITE_INPUT_TOKENS = new Name('cache_write_input_tokens');
+const OUTPUT_TOKENS = new Name('output_tokens');
+const REASONING_OUTPUT_TOKENS = new Name('reasoning_output_tokens');
 /** The events codex.ts reads: a line of any other event only moves the fork's clock. */
 const TOKEN_COUNT = new Name('token_count');
 const TASK_STARTED = new Name('task_started');
@@ -88,10 +106,9 @@ const LINE_NONE: i32 = 0;
 const LINE_META: i32 = 1;
 const LINE_ITEM: i32 = 2;
 const LINE_EVENT: i32 = 3;
-/** A type the reader reads in JavaScript (turn_context, compacted, token_usage_record). */
-const LINE_READ: i32 = 4;
 /** A type the reader knows nothing of. */
 const LINE_OTHER: i32 = 5;
+const LINE_CONTEXT: i32 = 6;
 let lineType: i32 = LINE_NONE;
 
 /** The payload's `type`, as far as it matters. */
@@ -104,6 +121,8 @@ const ITEM_REASONING: i32 = 4;
 const ITEM_READ: i32 = 5;
 /** A string naming nothing above, or no string. */
 const ITEM_OTHER: i32 = 6;
+const ITEM_TOKEN_COUNT: i32 = 7;
+const ITEM_FUNCTION_CALL: i32 = 8;
 let itemType: i32 = ITEM_NONE;
 
 /** The payload's `output` is a string (its units in the record), and `summary`'s text was measured. */
@@ -176,6 +195,80 @@ function openObject(): bool {
   return c == <i32>QUOTE;
 }
 
+// ---- counts ------------------------------------------------------------------------------------
+
+/** Bits of the counts read so far (CODEX_COUNT_BITS). */
+let countBits: i32 = 0;
+
+/**
+ * A count codex.ts reads with tokenCount: a plain count is stored at word `slot` and its bit set,
+ * null is no count (tokenCount gives undefined); false for anything else (a string, a fraction:
+ * JavaScript reads the line).
+ */
+function count(slot: i32, bit: i32): bool {
+  const c = peek();
+  if (c == 0x6e) return scanLiteral(<u32>c) && literalValue == -1;
+  if (c < 0 || !scanNumber() || !numberIsCount) return false;
+  store<i64>(record + (<usize>slot << 2), <i64>numberValue);
+  countBits |= bit;
+  return true;
+}
+
+/** A usage object of token_count (`{` under the cursor or null): its five counts from word `slot`, bits from `bit`. */
+function tokenUsage(slot: i32, bit: i32, has: i32): bool {
+  const c = peek();
+  if (c == 0x6e) return scanLiteral(<u32>c) && literalValue == -1;
+  if (c != <i32>OPEN_BRACE || !openObject()) return false;
+  countBits |= has;
+  let seen = 0;
+  while (!ended) {
+    if (!key() || is(PROTO)) return false;
+    let index = -1;
+    if (is(INPUT_TOKENS)) index = 0;
+    else if (is(CACHED_INPUT_TOKENS)) index = 1;
+    else if (is(CACHE_WRITE_INPUT_TOKENS)) index = 2;
+    else if (is(OUTPUT_TOKENS)) index = 3;
+    else if (is(REASONING_OUTPUT_TOKENS)) index = 4;
+    if (index < 0) {
+      if (!skipValue()) return false;
+    } else {
+      if ((seen & (1 << index)) != 0) return false;
+      seen |= 1 << index;
+      if (!count(slot + 2 * index, 1 << (bit + index))) return false;
+    }
+    if (!nextMember()) return false;
+  }
+  return true;
+}
+
+/** A token_count's `info`: null, or an object with the usages and the window. */
+function info(c: i32): bool {
+  if (c == 0x6e) return scanLiteral(<u32>c) && literalValue == -1;
+  if (c != <i32>OPEN_BRACE || !openObject()) return false;
+  countBits |= CODEX_HAS_INFO;
+  let seen = 0;
+  while (!ended) {
+    if (!key() || is(PROTO)) return false;
+    let bit = 0;
+    if (is(LAST_TOKEN_USAGE)) {
+      bit = 1;
+      if (!tokenUsage(CODEX_LAST, CODEX_LAST_BIT, CODEX_HAS_LAST)) return false;
+    } else if (is(TOTAL_TOKEN_USAGE)) {
+      bit = 2;
+      if (!tokenUsage(CODEX_TOTAL, CODEX_TOTAL_BIT, CODEX_HAS_TOTAL)) return false;
+    } else if (is(MODEL_CONTEXT_WINDOW)) {
+      bit = 4;
+      if (!count(CODEX_WINDOW, CODEX_HAS_WINDOW)) return false;
+    } else if (!skipValue()) return false;
+    if (bit != 0) {
+      if ((seen & bit) != 0) return false;
+      seen |= bit;
+    }
+    if (!nextMember()) return false;
+  }
+  return true;
+}
+
 // ---- the payload ------------------------------------------------------------------------------
 
 /** The payload's `type` string just scanned: what it names, for the line's type. */
@@ -186,10 +279,12 @@ function itemOf(): i32 {
     if (is(CUSTOM_TOOL_CALL_OUTPUT)) return ITEM_CUSTOM_OUTPUT;
     if (is(LOCAL_SHELL_CALL_OUTPUT)) return ITEM_SHELL_OUTPUT;
     if (is(REASONING)) return ITEM_REASONING;
+    if (is(FUNCTION_CALL)) return ITEM_FUNCTION_CALL;
     return ITEM_READ;
   }
   if (lineType == LINE_EVENT) {
-    if (is(TOKEN_COUNT) || is(TASK_STARTED) || is(TASK_COMPLETE) || is(TURN_ABORTED) || is(ENTERED_REVIEW_MODE) || is(EXITED_REVIEW_MODE) || is(ITEM_COMPLETED)) return ITEM_READ;
+    if (is(TOKEN_COUNT)) return ITEM_TOKEN_COUNT;
+    if (is(TASK_STARTED) || is(TASK_COMPLETE) || is(TURN_ABORTED) || is(ENTERED_REVIEW_MODE) || is(EXITED_REVIEW_MODE) || is(ITEM_COMPLETED)) return ITEM_READ;
   }
   return ITEM_OTHER;
 }
@@ -313,6 +408,21 @@ function payload(): bool {
       bit = 64;
       if (!summary(c)) return false;
       summaryKnown = true;
+    } else if (lineType == LINE_ITEM && is(NAME)) {
+      bit = 128;
+      if (c != <i32>QUOTE || !scanString(false, hashStart()) || !putString(CODEX_NAME)) return false;
+    } else if (lineType == LINE_ITEM && is(ARGUMENTS)) {
+      bit = 256;
+      if (c != <i32>QUOTE || !scanString(false, hashStart()) || !putString(CODEX_ARGUMENTS)) return false;
+    } else if (lineType == LINE_EVENT && is(INFO)) {
+      bit = 512;
+      if (!info(c)) return false;
+    } else if (lineType == LINE_CONTEXT && is(MODEL)) {
+      bit = 1024;
+      if (!stringIfAny(CODEX_MODEL, c)) return false;
+    } else if (lineType == LINE_CONTEXT && is(MODEL_CONTEXT_WINDOW)) {
+      bit = 2048;
+      if (!count(CODEX_WINDOW, CODEX_HAS_WINDOW)) return false;
     } else if (!skipValue()) return false;
     if (bit != 0) {
       if ((seen & bit) != 0) return false;
@@ -328,8 +438,11 @@ function payload(): bool {
       return true;
     }
     if (itemType == ITEM_FUNCTION_OUTPUT || itemType == ITEM_CUSTOM_OUTPUT || itemType == ITEM_SHELL_OUTPUT) return outputString && (seen & 16) != 0;
+    // A call with its id, name and arguments all strings (else its `id`, or String() of a name, is JavaScript's).
+    if (itemType == ITEM_FUNCTION_CALL) return (seen & (16 | 128 | 256)) == (16 | 128 | 256);
     return false;
   }
+  word(CODEX_COUNT_BITS, countBits);
   return true;
 }
 
@@ -349,7 +462,8 @@ function line(): bool {
       if (is(SESSION_META)) lineType = LINE_META;
       else if (is(RESPONSE_ITEM)) lineType = LINE_ITEM;
       else if (is(EVENT_MSG)) lineType = LINE_EVENT;
-      else if (is(TURN_CONTEXT) || is(COMPACTED) || is(TOKEN_USAGE_RECORD)) return false;
+      else if (is(TURN_CONTEXT)) lineType = LINE_CONTEXT;
+      else if (is(COMPACTED) || is(TOKEN_USAGE_RECORD)) return false;
       else lineType = LINE_OTHER;
     } else if (is(PAYLOAD)) {
       bit = 2;
@@ -394,24 +508,33 @@ function raw(from: usize, to: usize, terminated: bool): void {
 /** A fresh record at `out`: every string absent. */
 function startRecord(): void {
   record = out;
-  for (let index = 0; index < CODEX_RECORD_WORDS; index++) word(index, -1);
+  for (let index = 0; index < CODEX_MAX_WORDS; index++) word(index, -1);
   lineType = LINE_NONE;
   itemType = ITEM_NONE;
   outputString = false;
   summaryKnown = false;
+  countBits = 0;
 }
 
 /** The record's kind, once the line's object is read. */
 function settle(): void {
   let kind = CODEX_KIND_SKIP;
+  let words = CODEX_RECORD_WORDS;
   if (lineType == LINE_META) kind = CODEX_KIND_META;
+  else if (lineType == LINE_CONTEXT) {
+    kind = CODEX_KIND_CONTEXT;
+    words = CODEX_CONTEXT_WORDS;
+  } else if (itemType == ITEM_TOKEN_COUNT) {
+    kind = CODEX_KIND_TOKENS;
+    words = CODEX_TOKEN_WORDS;
+  } else if (itemType == ITEM_FUNCTION_CALL) kind = CODEX_KIND_CALL;
   else if (itemType == ITEM_REASONING) kind = CODEX_KIND_REASONING;
   else if (itemType == ITEM_FUNCTION_OUTPUT) kind = CODEX_KIND_OUTPUT | CODEX_OUTPUT_FUNCTION;
   else if (itemType == ITEM_CUSTOM_OUTPUT) kind = CODEX_KIND_OUTPUT | CODEX_OUTPUT_CUSTOM;
   else if (itemType == ITEM_SHELL_OUTPUT) kind = CODEX_KIND_OUTPUT | CODEX_OUTPUT_SHELL;
   word(0, kind);
-  word(CODEX_WORD_LENGTH, CODEX_RECORD_WORDS);
-  out = record + (<usize>CODEX_RECORD_WORDS << 2);
+  word(CODEX_WORD_LENGTH, words);
+  out = record + (<usize>words << 2);
 }
 
 /**
@@ -429,7 +552,7 @@ export function scanCodex(chunk: usize, from: usize, to: usize, final: bool, rec
   codexFull = false;
   let start = from;
   while (start < to) {
-    if (out + (<usize>CODEX_RECORD_WORDS << 2) > outLimit) {
+    if (out + (<usize>CODEX_MAX_WORDS << 2) > outLimit) {
       codexFull = true;
       break;
     }

@@ -2,8 +2,9 @@
  * The Codex reader's lines from the WebAssembly scanner (src/scan/, assembly/codex.ts), for a
  * read that only measures text (ReadOptions.textLengthsOnly) of a plain file large enough to pay
  * for loading it (claude-code-scanned.ts scannedFile). The scanner reads the lines that hold most
- * of a rollout's bytes (tool outputs, reasoning items, session_meta with the agent's
- * instructions, the events the reader ignores) and writes what the reader takes of each; here
+ * of a rollout's bytes and lines (tool outputs and calls, reasoning items, session_meta with the
+ * agent's instructions, token counts, turn contexts, the events the reader ignores) and writes what
+ * the reader takes of each; here
  * each record becomes the value the reader's line visitor (codex.ts) would get from JSON.parse,
  * trimmed to the keys it reads, with a text it only measures as a stand-in of the same UTF-16
  * length. Lines the scanner leaves to JavaScript are parsed as the JavaScript reader parses them,
@@ -44,6 +45,32 @@ const OUTPUT_TYPES: Record<number, string> = {
   [layout.CODEX_OUTPUT_SHELL]: 'local_shell_call_output',
 };
 
+/** A count of the record (two words, low first). */
+function countAt(words: Int32Array, at: number): number {
+  return words[at + 1]! * 0x100000000 + (words[at]! >>> 0);
+}
+
+/** codex.ts totalsKey's counts, in the order the scanner writes them. */
+const USAGE_KEYS = ['input_tokens', 'cached_input_tokens', 'cache_write_input_tokens', 'output_tokens', 'reasoning_output_tokens'] as const;
+
+/** A token_count's usage object: the counts its bits say are there, from word `from`. */
+function usageAt(words: Int32Array, from: number, bits: number, first: number): Record<string, number> {
+  const usage: Record<string, number> = {};
+  for (let index = 0; index < USAGE_KEYS.length; index++) if ((bits & (1 << (first + index))) !== 0) usage[USAGE_KEYS[index]!] = countAt(words, from + 2 * index);
+  return usage;
+}
+
+/** A token_count's `info`, when it was an object. */
+function infoAt(words: Int32Array, at: number): Record<string, unknown> | undefined {
+  const bits = words[at + layout.CODEX_COUNT_BITS]!;
+  if ((bits & layout.CODEX_HAS_INFO) === 0) return undefined;
+  const info: Record<string, unknown> = {};
+  if ((bits & layout.CODEX_HAS_LAST) !== 0) info['last_token_usage'] = usageAt(words, at + layout.CODEX_LAST, bits, layout.CODEX_LAST_BIT);
+  if ((bits & layout.CODEX_HAS_TOTAL) !== 0) info['total_token_usage'] = usageAt(words, at + layout.CODEX_TOTAL, bits, layout.CODEX_TOTAL_BIT);
+  if ((bits & layout.CODEX_HAS_WINDOW) !== 0) info['model_context_window'] = countAt(words, at + layout.CODEX_WINDOW);
+  return info;
+}
+
 /** The line a record stands for, as much of it as the reader reads (see the header). */
 function recordValue(words: Int32Array, at: number, chunk: Buffer): unknown {
   const head = words[at]!;
@@ -52,6 +79,21 @@ function recordValue(words: Int32Array, at: number, chunk: Buffer): unknown {
   switch (head & 0xff) {
     case layout.CODEX_KIND_OUTPUT: {
       const payload = { type: OUTPUT_TYPES[head & layout.CODEX_OUTPUT_KIND], call_id: stringAt(chunk, words, at + layout.CODEX_CALL_ID), output: standIn(words[at + layout.CODEX_UNITS]!) };
+      return { type: 'response_item', payload, ...stamp };
+    }
+    case layout.CODEX_KIND_TOKENS: {
+      const info = infoAt(words, at);
+      return { type: 'event_msg', payload: info === undefined ? { type: 'token_count' } : { type: 'token_count', info }, ...stamp };
+    }
+    case layout.CODEX_KIND_CONTEXT: {
+      const payload: Record<string, unknown> = {};
+      const model = stringAt(chunk, words, at + layout.CODEX_MODEL);
+      if (model !== undefined) payload['model'] = model;
+      if ((words[at + layout.CODEX_COUNT_BITS]! & layout.CODEX_HAS_WINDOW) !== 0) payload['model_context_window'] = countAt(words, at + layout.CODEX_WINDOW);
+      return { type: 'turn_context', payload, ...stamp };
+    }
+    case layout.CODEX_KIND_CALL: {
+      const payload = { type: 'function_call', call_id: stringAt(chunk, words, at + layout.CODEX_CALL_ID), name: stringAt(chunk, words, at + layout.CODEX_NAME), arguments: stringAt(chunk, words, at + layout.CODEX_ARGUMENTS) };
       return { type: 'response_item', payload, ...stamp };
     }
     case layout.CODEX_KIND_REASONING:
@@ -102,7 +144,7 @@ export function scanCodexLines(file: string, scanner: ClaudeScanner, visit: Line
       const scan = scanner.scanCodex(from, filled, end === 'end', lines);
       visited += scan.values;
       const { words, chunk } = scan;
-      for (let at = 0; at < words.length; at += layout.CODEX_RECORD_WORDS) {
+      for (let at = 0; at < words.length; at += words[at + layout.CODEX_WORD_LENGTH]!) {
         const head = words[at]!;
         const line = words[at + layout.CODEX_WORD_LINE]!;
         if ((head & 0xff) === layout.CODEX_KIND_RAW) {
