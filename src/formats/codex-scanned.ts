@@ -3,18 +3,17 @@
  * read that only measures text (ReadOptions.textLengthsOnly) of a plain file large enough to pay
  * for loading it (claude-code-scanned.ts scannedFile). The scanner reads the lines that hold most
  * of a rollout's bytes and lines (tool outputs and calls, reasoning items, session_meta with the
- * agent's instructions, token counts, turn contexts, the events the reader ignores) and writes what
- * the reader takes of each; here
- * each record becomes the value the reader's line visitor (codex.ts) would get from JSON.parse,
- * trimmed to the keys it reads, with a text it only measures as a stand-in of the same UTF-16
- * length. Lines the scanner leaves to JavaScript are parsed as the JavaScript reader parses them,
- * with its errors and warnings, at their place among the others.
+ * agent's instructions, token counts, turn contexts, the events the reader ignores) and writes
+ * what the reader takes of each; here each record becomes the line's type, time and payload as
+ * the reader (codex.ts readItem) would get them from JSON.parse and its schema, the payload
+ * trimmed to the keys it reads, a text it only measures a stand-in of the same UTF-16 length.
+ * Lines the scanner leaves to JavaScript are parsed as the JavaScript reader parses them, with
+ * its errors and warnings, at their place among the others.
  */
 import { InputError } from '../errors.js';
 import * as layout from '../scan/codex-layout.js';
 import type { ClaudeScanner } from '../scan/scanner.js';
 import type { Diagnostic } from '../session/model.js';
-import type { LineVisitor } from './json/jsonl-lines.js';
 import { parseRawLine } from './json/jsonl-lines.js';
 import { measuredText } from './json/json-walk.js';
 import type { ChunkRoom } from './json/line-scan.js';
@@ -71,33 +70,45 @@ function infoAt(words: Int32Array, at: number): Record<string, unknown> | undefi
   return info;
 }
 
-/** The line a record stands for, as much of it as the reader reads (see the header). */
-function recordValue(words: Int32Array, at: number, chunk: Buffer): unknown {
+/** Where scanned lines go: codex.ts's reader. */
+export interface ScannedRollout {
+  /** A line the scanner left to JavaScript, as JSON.parse gives it. */
+  value(value: unknown, line: number): void;
+  /** A scanned line: its type and time, and its payload as far as the reader reads it (schema checked by the scanner). */
+  item(type: string, payload: Record<string, unknown>, timestamp: string | undefined, line: number): void;
+}
+
+/** The line a record stands for, as much of it as the reader reads (see the header), to `reader`. */
+function readRecord(words: Int32Array, at: number, chunk: Buffer, reader: ScannedRollout, line: number): void {
+  const { type, payload } = recordItem(words, at, chunk);
+  reader.item(type, payload, stringAt(chunk, words, at + layout.CODEX_TIMESTAMP), line);
+}
+
+/** The line's type and payload a record stands for. */
+function recordItem(words: Int32Array, at: number, chunk: Buffer): { type: string; payload: Record<string, unknown> } {
   const head = words[at]!;
-  const timestamp = stringAt(chunk, words, at + layout.CODEX_TIMESTAMP);
-  const stamp = timestamp === undefined ? {} : { timestamp };
   switch (head & 0xff) {
     case layout.CODEX_KIND_OUTPUT: {
       const payload = { type: OUTPUT_TYPES[head & layout.CODEX_OUTPUT_KIND], call_id: stringAt(chunk, words, at + layout.CODEX_CALL_ID), output: standIn(words[at + layout.CODEX_UNITS]!) };
-      return { type: 'response_item', payload, ...stamp };
+      return { type: 'response_item', payload };
     }
     case layout.CODEX_KIND_TOKENS: {
       const info = infoAt(words, at);
-      return { type: 'event_msg', payload: info === undefined ? { type: 'token_count' } : { type: 'token_count', info }, ...stamp };
+      return { type: 'event_msg', payload: info === undefined ? { type: 'token_count' } : { type: 'token_count', info } };
     }
     case layout.CODEX_KIND_CONTEXT: {
       const payload: Record<string, unknown> = {};
       const model = stringAt(chunk, words, at + layout.CODEX_MODEL);
       if (model !== undefined) payload['model'] = model;
       if ((words[at + layout.CODEX_COUNT_BITS]! & layout.CODEX_HAS_WINDOW) !== 0) payload['model_context_window'] = countAt(words, at + layout.CODEX_WINDOW);
-      return { type: 'turn_context', payload, ...stamp };
+      return { type: 'turn_context', payload };
     }
     case layout.CODEX_KIND_CALL: {
       const payload = { type: 'function_call', call_id: stringAt(chunk, words, at + layout.CODEX_CALL_ID), name: stringAt(chunk, words, at + layout.CODEX_NAME), arguments: stringAt(chunk, words, at + layout.CODEX_ARGUMENTS) };
-      return { type: 'response_item', payload, ...stamp };
+      return { type: 'response_item', payload };
     }
     case layout.CODEX_KIND_REASONING:
-      return { type: 'response_item', payload: { type: 'reasoning', summary: standIn(words[at + layout.CODEX_UNITS]!) }, ...stamp };
+      return { type: 'response_item', payload: { type: 'reasoning', summary: standIn(words[at + layout.CODEX_UNITS]!) } };
     case layout.CODEX_KIND_META: {
       const payload: Record<string, string> = {};
       const id = stringAt(chunk, words, at + layout.CODEX_ID);
@@ -106,11 +117,11 @@ function recordValue(words: Int32Array, at: number, chunk: Buffer): unknown {
       if (id !== undefined) payload['id'] = id;
       if (cwd !== undefined) payload['cwd'] = cwd;
       if (parent !== undefined) payload['forked_from_id'] = parent;
-      return { type: 'session_meta', payload, ...stamp };
+      return { type: 'session_meta', payload };
     }
     default:
       // A line the reader only notes the time of: an event without a type it reads.
-      return { type: 'event_msg', payload: {}, ...stamp };
+      return { type: 'event_msg', payload: {} };
   }
 }
 
@@ -118,7 +129,7 @@ function recordValue(words: Int32Array, at: number, chunk: Buffer): unknown {
  * Every line of a plain file to `visit`, scanned; returns the warnings of the lines parsed here
  * (as forEachJsonLine does, and the same "empty file" error).
  */
-export function scanCodexLines(file: string, scanner: ClaudeScanner, visit: LineVisitor): Diagnostic[] {
+export function scanCodexLines(file: string, scanner: ClaudeScanner, reader: ScannedRollout): Diagnostic[] {
   const warnings: Diagnostic[] = [];
   const warn = (warning: Diagnostic) => warnings.push(warning);
   let lines = 0;
@@ -127,7 +138,7 @@ export function scanCodexLines(file: string, scanner: ClaudeScanner, visit: Line
     const parsed = parseRawLine({ bytes, line, terminated }, file, warn);
     if (!parsed) return;
     visited++;
-    visit(parsed.value, line);
+    reader.value(parsed.value, line);
   };
   const room: ChunkRoom = {
     get bytes() {
@@ -150,7 +161,7 @@ export function scanCodexLines(file: string, scanner: ClaudeScanner, visit: Line
         if ((head & 0xff) === layout.CODEX_KIND_RAW) {
           const offset = words[at + layout.CODEX_RAW_OFFSET]!;
           raw(chunk.subarray(offset, offset + words[at + layout.CODEX_RAW_BYTES]!), line, (head & layout.CODEX_TERMINATED) !== 0);
-        } else visit(recordValue(words, at, chunk), line);
+        } else readRecord(words, at, chunk, reader, line);
       }
       lines = scan.lines;
       if (!scan.full) return scan.end;

@@ -528,11 +528,14 @@ function eventMessage(builder: RolloutBuilder, payload: Record<string, unknown>,
   }
 }
 
-/** One line of a rollout, as JSON.parse gave it (or as codex-scanned.ts stands for it), into the builder. */
+/** One line of a rollout, as JSON.parse gave it, into the builder. */
 function readLine(builder: RolloutBuilder, value: unknown, line: number, file: string): void {
   const parsed = parseLine(lineSchema, value, file, line);
-  const { type, payload } = parsed;
-  const timestamp = typeof parsed['timestamp'] === 'string' ? parsed['timestamp'] : undefined;
+  readItem(builder, parsed.type, parsed.payload, typeof parsed['timestamp'] === 'string' ? parsed['timestamp'] : undefined, line, file);
+}
+
+/** A line's type, payload and time (a parsed line's, or what codex-scanned.ts makes of a scanned one) into the builder. */
+function readItem(builder: RolloutBuilder, type: string, payload: Record<string, unknown>, timestamp: string | undefined, line: number, file: string): void {
   builder.replay.line(timestamp);
   if (type === 'session_meta') {
     builder.replay.meta(payload, timestamp);
@@ -571,7 +574,7 @@ export async function readCodexWith(file: string, options: (ReadOptions & { read
   if (scanner) {
     const release = await holdInput(file);
     try {
-      readWarnings = scanCodexLines(file, scanner, visit);
+      readWarnings = scanCodexLines(file, scanner, { value: visit, item: (type, payload, timestamp, line) => readItem(builder, type, payload, timestamp, line, file) });
     } finally {
       release();
     }
