@@ -35,6 +35,9 @@
  *
  * Codex lines carry no ids: messages get stable line-based ids (`L<line>`). Each message goes to
  * ReadOptions.keep as soon as it is final, so the lean read never holds a whole rollout.
+ * A read that only measures text, of a file large enough, takes its lines from the WebAssembly
+ * scanner (codex-scanned.ts): the lines it reads reach readItem as their type, time and the keys
+ * read here; the others are parsed here as always.
  */
 import * as z from 'zod';
 import { InputError } from '../errors.js';
