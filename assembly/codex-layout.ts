@@ -22,6 +22,8 @@ export const CODEX_KIND_TOKENS: i32 = 6;
 export const CODEX_KIND_CONTEXT: i32 = 7;
 /** A function_call item: its call id, name and arguments (all strings). */
 export const CODEX_KIND_CALL: i32 = 8;
+/** A message item: its role when a string, its text's UTF-16 length (partsText's), known to be no review's outcome. */
+export const CODEX_KIND_MESSAGE: i32 = 9;
 
 /** A raw line ended by a newline. */
 export const CODEX_TERMINATED: i32 = 1 << 8;
@@ -49,6 +51,7 @@ export const CODEX_ID: i32 = 5;
 export const CODEX_CWD: i32 = 7;
 export const CODEX_FORKED_FROM: i32 = 9;
 export const CODEX_MODEL: i32 = 5;
+export const CODEX_ROLE: i32 = 5;
 export const CODEX_NAME: i32 = 7;
 export const CODEX_ARGUMENTS: i32 = 9;
 /** A text's UTF-16 length. */

@@ -11,14 +11,14 @@
  * reads it as before, with its errors and warnings.
  */
 import {
-  at, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, limit, moveTo, newlineFrom, OPEN_BRACE, OPEN_BRACKET, peek, QUOTE, scanLiteral, scanString,
+  at, BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, limit, moveTo, newlineFrom, OPEN_BRACE, OPEN_BRACKET, peek, QUOTE, scanLiteral, scanString,
   setCursor, skipValue, textFlags, textFrom, textIs, textTo, textUnits, blank, NEWLINE, hashStart, ESCAPED, WIDE, literalValue, scanNumber,
   numberIsCount, numberValue,
 } from './json';
 import {
   CODEX_ARGUMENTS, CODEX_COUNT_BITS, CODEX_CONTEXT_WORDS, CODEX_HAS_INFO, CODEX_HAS_LAST, CODEX_HAS_TOTAL, CODEX_HAS_WINDOW, CODEX_KIND_CALL,
   CODEX_KIND_CONTEXT, CODEX_KIND_TOKENS, CODEX_LAST, CODEX_LAST_BIT, CODEX_MAX_WORDS, CODEX_MODEL, CODEX_NAME, CODEX_TOKEN_WORDS, CODEX_TOTAL,
-  CODEX_TOTAL_BIT, CODEX_WINDOW, CODEX_CALL_ID, CODEX_CWD, CODEX_FORKED_FROM, CODEX_ID, CODEX_KIND_META, CODEX_KIND_OUTPUT, CODEX_KIND_RAW, CODEX_KIND_REASONING,
+  CODEX_TOTAL_BIT, CODEX_WINDOW, CODEX_KIND_MESSAGE, CODEX_ROLE, CODEX_CALL_ID, CODEX_CWD, CODEX_FORKED_FROM, CODEX_ID, CODEX_KIND_META, CODEX_KIND_OUTPUT, CODEX_KIND_RAW, CODEX_KIND_REASONING,
   CODEX_KIND_SKIP, CODEX_OUTPUT_CUSTOM, CODEX_OUTPUT_FUNCTION, CODEX_OUTPUT_SHELL, CODEX_RAW_BYTES, CODEX_RAW_OFFSET, CODEX_RECORD_WORDS,
   CODEX_STRING_BYTES, CODEX_STRING_ESCAPED, CODEX_STRING_WIDE, CODEX_TERMINATED, CODEX_TIMESTAMP, CODEX_UNITS, CODEX_WORD_LENGTH, CODEX_WORD_LINE,
 } from './codex-layout';
@@ -86,7 +86,13 @@ const TASK_COMPLETE = new Name('task_complete');
 const TURN_ABORTED = new Name('turn_aborted');
 const ENTERED_REVIEW_MODE = new Name('entered_review_mode');
 const EXITED_REVIEW_MODE = new Name('exited_review_mode');
-const ITEM_COMPLETED = new Name('item_completed');
+const ITEM_COMPLETED_TYPE = new Name('item_completed');
+const ENTERED_REVIEW_ITEM = new Name('EnteredReviewMode');
+const EXITED_REVIEW_ITEM = new Name('ExitedReviewMode');
+const MESSAGE = new Name('message');
+const CONTENT = new Name('content');
+const ROLE = new Name('role');
+const ITEM = new Name('item');
 /** convert.ts partsText's text part types. */
 const INPUT_TEXT = new Name('input_text');
 const OUTPUT_TEXT = new Name('output_text');
@@ -123,11 +129,15 @@ const ITEM_READ: i32 = 5;
 const ITEM_OTHER: i32 = 6;
 const ITEM_TOKEN_COUNT: i32 = 7;
 const ITEM_FUNCTION_CALL: i32 = 8;
+const ITEM_MESSAGE: i32 = 9;
+const ITEM_COMPLETED: i32 = 10;
 let itemType: i32 = ITEM_NONE;
 
-/** The payload's `output` is a string (its units in the record), and `summary`'s text was measured. */
+/** The payload's `output` is a string (its units in the record), `summary`'s text was measured, `content` was left unread. */
 let outputString: bool = false;
 let summaryKnown: bool = false;
+let summaryUnits: u32 = 0;
+let contentSkipped: bool = false;
 
 @inline
 function word(index: i32, value: i32): void {
@@ -280,35 +290,75 @@ function itemOf(): i32 {
     if (is(LOCAL_SHELL_CALL_OUTPUT)) return ITEM_SHELL_OUTPUT;
     if (is(REASONING)) return ITEM_REASONING;
     if (is(FUNCTION_CALL)) return ITEM_FUNCTION_CALL;
+    if (is(MESSAGE)) return ITEM_MESSAGE;
     return ITEM_READ;
   }
   if (lineType == LINE_EVENT) {
     if (is(TOKEN_COUNT)) return ITEM_TOKEN_COUNT;
-    if (is(TASK_STARTED) || is(TASK_COMPLETE) || is(TURN_ABORTED) || is(ENTERED_REVIEW_MODE) || is(EXITED_REVIEW_MODE) || is(ITEM_COMPLETED)) return ITEM_READ;
+    if (is(ITEM_COMPLETED_TYPE)) return ITEM_COMPLETED;
+    if (is(TASK_STARTED) || is(TASK_COMPLETE) || is(TURN_ABORTED) || is(ENTERED_REVIEW_MODE) || is(EXITED_REVIEW_MODE)) return ITEM_READ;
   }
   return ITEM_OTHER;
 }
 
+/** Codex's record of a review's outcome (codex.ts REVIEW_OUTCOME), its first byte after a '<'. */
+const USER_ACTION = new Name('<user_action>');
+
 /**
- * A summary part as partsText reads it: a string, or an object whose `text` is a string and whose
- * `type` is absent or a string (a text part's type: its text counts). Adds its units to `summaryUnits`
- * and counts it in `summaryParts` when its text counts; false for anything else (a refusal, a
- * `text` of another kind): the line is left to JavaScript.
+ * Whether a text (its bytes [from, to) in a JSON string) certainly does not start with
+ * `<user_action>` once trimmed at its start, as codex.ts tests a message in a review: its first
+ * byte is printable ASCII and no space or escape, and, when it is '<', the bytes part from
+ * `<user_action>` before an escape could hide the difference. An empty text is not certain (the
+ * next part's text follows the newline that joins them).
  */
-let summaryUnits: u32 = 0;
-let summaryParts: u32 = 0;
-function summaryPart(): bool {
+function safeStart(from: usize, to: usize): bool {
+  if (from >= to) return false;
+  const first = <u32>load<u8>(from);
+  if (first <= 0x20 || first >= 0x7f || first == BACKSLASH) return false;
+  if (first != 0x3c) return true;
+  for (let index: usize = 1; index < USER_ACTION.length; index++) {
+    // Shorter: the newline joining the next part breaks the prefix.
+    if (from + index >= to) return true;
+    const byte = <u32>load<u8>(from + index);
+    if (byte != <u32>load<u8>(USER_ACTION.at + index)) return byte != BACKSLASH;
+  }
+  return false;
+}
+
+/**
+ * What partsText makes of the last value read with partsLength: its text's UTF-16 units, how many
+ * texts it joined, and whether its start is certainly no review outcome (safeStart).
+ */
+let partsUnits: u32 = 0;
+let partsCount: u32 = 0;
+let partsSafe: bool = true;
+
+/** A text partsText keeps: its units, and for the first, whether its start is safe. */
+function keptText(units: u32, from: usize, to: usize): void {
+  if (partsCount == 0) partsSafe = safeStart(from, to);
+  partsUnits += units;
+  partsCount++;
+}
+
+/**
+ * A part of a list as partsText reads it: a string, or an object without a `refusal` whose `text`
+ * is a string or absent and whose `type` is absent or a string (its text counts when the type is a
+ * text part's or absent). False for anything else (a `text` of another kind, a type written with
+ * an escape): the line is left to JavaScript.
+ */
+function part(): bool {
   const c = peek();
   if (c == <i32>QUOTE) {
     if (!scanString(false, hashStart())) return false;
-    summaryUnits += textUnits;
-    summaryParts++;
+    keptText(textUnits, textFrom, textTo);
     return true;
   }
   if (c != <i32>OPEN_BRACE) return false;
   if (!openObject()) return false;
   let seen = 0;
   let units: u32 = 0;
+  let from: usize = 0;
+  let to: usize = 0;
   let counts = true;
   while (!ended) {
     if (!key() || is(PROTO) || is(REFUSAL)) return false;
@@ -321,25 +371,25 @@ function summaryPart(): bool {
       if ((seen & 2) != 0 || v != <i32>QUOTE || !scanString(false, hashStart())) return false;
       seen |= 2;
       units = textUnits;
+      from = textFrom;
+      to = textTo;
     } else if (!skipValue()) return false;
     if (!nextMember()) return false;
   }
-  if ((seen & 2) == 0) return false;
-  if (counts) {
-    summaryUnits += units;
-    summaryParts++;
-  }
+  // Without a text (an image) the part adds nothing.
+  if ((seen & 2) != 0 && counts) keptText(units, from, to);
   return true;
 }
 
-/** A reasoning item's `summary`: absent or null (no text), a string, or a list of parts. */
-function summary(c: i32): bool {
-  summaryUnits = 0;
-  summaryParts = 0;
+/** A value partsText reads (a reasoning's `summary`, a message's `content`): null (no text), a string, or a list of parts. */
+function partsLength(c: i32): bool {
+  partsUnits = 0;
+  partsCount = 0;
+  partsSafe = true;
   if (c == 0x6e) return scanLiteral(<u32>c) && literalValue == -1;
   if (c == <i32>QUOTE) {
     if (!scanString(false, hashStart())) return false;
-    summaryUnits = textUnits;
+    keptText(textUnits, textFrom, textTo);
     return true;
   }
   if (c != <i32>OPEN_BRACKET) return false;
@@ -350,7 +400,7 @@ function summary(c: i32): bool {
     return true;
   }
   while (true) {
-    if (!summaryPart()) return false;
+    if (!part()) return false;
     next = peek();
     if (next == <i32>COMMA) {
       moveTo(at + 1);
@@ -359,11 +409,36 @@ function summary(c: i32): bool {
     if (next == <i32>CLOSE_BRACKET) {
       moveTo(at + 1);
       // partsText joins the parts' texts with newlines.
-      if (summaryParts > 1) summaryUnits += summaryParts - 1;
+      if (partsCount > 1) partsUnits += partsCount - 1;
       return true;
     }
     return false;
   }
+}
+
+/** A message's `content` as read (its units, and whether its start is safe), and an `item_completed` that enters or leaves a review. */
+let contentUnits: u32 = 0;
+let contentSafe: bool = false;
+let reviewItem: bool = false;
+
+/** An `item_completed`'s `item`: when an object, its `type` must be certain (review mode is read in JavaScript). */
+function completedItem(c: i32): bool {
+  if (c != <i32>OPEN_BRACE) return skipValue();
+  if (!openObject()) return false;
+  let seen = false;
+  while (!ended) {
+    if (!key() || is(PROTO)) return false;
+    if (is(TYPE)) {
+      if (seen) return false;
+      seen = true;
+      if (peek() == <i32>QUOTE) {
+        if (!scanString(false, hashStart()) || (textFlags & ESCAPED) != 0) return false;
+        reviewItem = is(ENTERED_REVIEW_ITEM) || is(EXITED_REVIEW_ITEM);
+      } else if (!skipValue()) return false;
+    } else if (!skipValue()) return false;
+    if (!nextMember()) return false;
+  }
+  return true;
 }
 
 /** The line's `payload` object (cursor on its brace), its top-level type known. */
@@ -406,8 +481,26 @@ function payload(): bool {
       } else if (!skipValue()) return false;
     } else if (lineType == LINE_ITEM && is(SUMMARY)) {
       bit = 64;
-      if (!summary(c)) return false;
+      if (!partsLength(c)) return false;
       summaryKnown = true;
+      summaryUnits = partsUnits;
+    } else if (lineType == LINE_ITEM && itemType == ITEM_MESSAGE && is(CONTENT)) {
+      // Read only once the item is known to be a message (a reasoning's content is no text of it).
+      bit = 4096;
+      if (!partsLength(c)) return false;
+      contentUnits = partsUnits;
+      contentSafe = partsSafe;
+    } else if (lineType == LINE_ITEM && is(CONTENT)) {
+      // Before the type, or in another item: not read, and a message's is then JavaScript's.
+      bit = 4096;
+      contentSkipped = true;
+      if (!skipValue()) return false;
+    } else if (lineType == LINE_ITEM && is(ROLE)) {
+      bit = 8192;
+      if (c != <i32>QUOTE || !scanString(false, hashStart()) || !putString(CODEX_ROLE)) return false;
+    } else if (lineType == LINE_EVENT && is(ITEM)) {
+      bit = 16384;
+      if (!completedItem(c)) return false;
     } else if (lineType == LINE_ITEM && is(NAME)) {
       bit = 128;
       if (c != <i32>QUOTE || !scanString(false, hashStart()) || !putString(CODEX_NAME)) return false;
@@ -433,15 +526,26 @@ function payload(): bool {
   // An item must say its type before this scan can read it; a tool output must name its call.
   if (lineType == LINE_ITEM) {
     if (itemType == ITEM_REASONING) {
-      if (!summaryKnown) word(CODEX_UNITS, 0);
-      else word(CODEX_UNITS, <i32>summaryUnits);
+      word(CODEX_UNITS, summaryKnown ? <i32>summaryUnits : 0);
       return true;
     }
     if (itemType == ITEM_FUNCTION_OUTPUT || itemType == ITEM_CUSTOM_OUTPUT || itemType == ITEM_SHELL_OUTPUT) return outputString && (seen & 16) != 0;
     // A call with its id, name and arguments all strings (else its `id`, or String() of a name, is JavaScript's).
     if (itemType == ITEM_FUNCTION_CALL) return (seen & (16 | 128 | 256)) == (16 | 128 | 256);
+    // A message whose text was read (absent: no text) and whose start is no review's outcome.
+    if (itemType == ITEM_MESSAGE) {
+      if ((seen & 4096) == 0) {
+        contentUnits = 0;
+        contentSafe = true;
+      }
+      if (!contentSafe || contentSkipped) return false;
+      word(CODEX_UNITS, <i32>contentUnits);
+      return true;
+    }
     return false;
   }
+  // An item_completed entering or leaving a review: JavaScript reads it.
+  if (itemType == ITEM_COMPLETED && reviewItem) return false;
   word(CODEX_COUNT_BITS, countBits);
   return true;
 }
@@ -513,6 +617,11 @@ function startRecord(): void {
   itemType = ITEM_NONE;
   outputString = false;
   summaryKnown = false;
+  summaryUnits = 0;
+  contentSkipped = false;
+  contentUnits = 0;
+  contentSafe = false;
+  reviewItem = false;
   countBits = 0;
 }
 
@@ -528,6 +637,7 @@ function settle(): void {
     kind = CODEX_KIND_TOKENS;
     words = CODEX_TOKEN_WORDS;
   } else if (itemType == ITEM_FUNCTION_CALL) kind = CODEX_KIND_CALL;
+  else if (itemType == ITEM_MESSAGE) kind = CODEX_KIND_MESSAGE;
   else if (itemType == ITEM_REASONING) kind = CODEX_KIND_REASONING;
   else if (itemType == ITEM_FUNCTION_OUTPUT) kind = CODEX_KIND_OUTPUT | CODEX_OUTPUT_FUNCTION;
   else if (itemType == ITEM_CUSTOM_OUTPUT) kind = CODEX_KIND_OUTPUT | CODEX_OUTPUT_CUSTOM;

@@ -2,8 +2,8 @@
  * The Codex reader's lines from the WebAssembly scanner (src/scan/, assembly/codex.ts), for a
  * read that only measures text (ReadOptions.textLengthsOnly) of a plain file large enough to pay
  * for loading it (claude-code-scanned.ts scannedFile). The scanner reads the lines that hold most
- * of a rollout's bytes and lines (tool outputs and calls, reasoning items, session_meta with the
- * agent's instructions, token counts, turn contexts, the events the reader ignores) and writes
+ * of a rollout's bytes and lines (tool outputs and calls, reasoning items, messages, session_meta
+ * with the agent's instructions, token counts, turn contexts, the events the reader ignores) and writes
  * what the reader takes of each; here each record becomes the line's type, time and payload as
  * the reader (codex.ts readItem) would get them from JSON.parse and its schema, the payload
  * trimmed to the keys it reads, a text it only measures a stand-in of the same UTF-16 length.
@@ -106,6 +106,11 @@ function recordItem(words: Int32Array, at: number, chunk: Buffer): { type: strin
     case layout.CODEX_KIND_CALL: {
       const payload = { type: 'function_call', call_id: stringAt(chunk, words, at + layout.CODEX_CALL_ID), name: stringAt(chunk, words, at + layout.CODEX_NAME), arguments: stringAt(chunk, words, at + layout.CODEX_ARGUMENTS) };
       return { type: 'response_item', payload };
+    }
+    case layout.CODEX_KIND_MESSAGE: {
+      const role = stringAt(chunk, words, at + layout.CODEX_ROLE);
+      const content = standIn(words[at + layout.CODEX_UNITS]!);
+      return { type: 'response_item', payload: role === undefined ? { type: 'message', content } : { type: 'message', role, content } };
     }
     case layout.CODEX_KIND_REASONING:
       return { type: 'response_item', payload: { type: 'reasoning', summary: standIn(words[at + layout.CODEX_UNITS]!) } };

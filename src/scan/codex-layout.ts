@@ -22,6 +22,8 @@ export const CODEX_KIND_TOKENS = 6;
 export const CODEX_KIND_CONTEXT = 7;
 /** A function_call item: its call id, name and arguments (all strings). */
 export const CODEX_KIND_CALL = 8;
+/** A message item: its role when a string, its text's UTF-16 length (partsText's), known to be no review's outcome. */
+export const CODEX_KIND_MESSAGE = 9;
 
 /** A raw line ended by a newline. */
 export const CODEX_TERMINATED = 1 << 8;
@@ -49,6 +51,7 @@ export const CODEX_ID = 5;
 export const CODEX_CWD = 7;
 export const CODEX_FORKED_FROM = 9;
 export const CODEX_MODEL = 5;
+export const CODEX_ROLE = 5;
 export const CODEX_NAME = 7;
 export const CODEX_ARGUMENTS = 9;
 /** A text's UTF-16 length. */

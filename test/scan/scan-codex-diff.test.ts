@@ -130,7 +130,7 @@ describe('the scanned Codex reader against the JavaScript reader', () => {
       { numRuns: 1000 },
     );
     const total = [...kinds.values()].reduce((sum, count) => sum + count, 0);
-    for (const kind of [layout.CODEX_KIND_OUTPUT, layout.CODEX_KIND_REASONING, layout.CODEX_KIND_META, layout.CODEX_KIND_SKIP, layout.CODEX_KIND_TOKENS, layout.CODEX_KIND_CONTEXT, layout.CODEX_KIND_CALL]) expect(kinds.get(kind)! / total, `kind ${kind}`).toBeGreaterThan(0.01);
+    for (const kind of [layout.CODEX_KIND_OUTPUT, layout.CODEX_KIND_REASONING, layout.CODEX_KIND_META, layout.CODEX_KIND_SKIP, layout.CODEX_KIND_TOKENS, layout.CODEX_KIND_CONTEXT, layout.CODEX_KIND_CALL, layout.CODEX_KIND_MESSAGE]) expect(kinds.get(kind)! / total, `kind ${kind}`).toBeGreaterThan(0.01);
     expect(kinds.get(layout.CODEX_KIND_RAW)! / total).toBeGreaterThan(0.1);
     // An error ends a read: many files must be read to their end, for their later lines to count.
     expect(read / run).toBeGreaterThan(0.35);
@@ -164,16 +164,23 @@ const tokenUsage = fc.record(
   { input_tokens: count, cached_input_tokens: count, cache_write_input_tokens: count, output_tokens: count, reasoning_output_tokens: count, total_tokens: count },
   { requiredKeys: [] },
 );
+/** A message's text: now and then Codex's record of a review's outcome, or text that only looks like its start. */
+const messageText = fc.oneof(
+  { weight: 4, arbitrary: text },
+  { weight: 1, arbitrary: fc.constantFrom('<user_action>\n<context>done</context>', '  <user_action> x', '\n<user_action>', '<user_acti', '<user_action', '<environment_context>', '\u00a0<user_action>', '<USER_action>', '\t<user_action>', '\ufeff<user_action>') },
+);
 const part = (type: string) =>
   fc.oneof(
-    { weight: 6, arbitrary: fc.record({ type: fc.constant(type), text }) },
+    { weight: 6, arbitrary: fc.record({ type: fc.constant(type), text: type === 'input_text' ? messageText : text }) },
     { weight: 1, arbitrary: fc.record({ type: fc.constantFrom('reasoning_text', 'input_image', 'text', 'output_text'), text }) },
     { weight: 1, arbitrary: fc.constantFrom<unknown>({ text: 'untyped' }, { type: 'refusal', refusal: 'no' }, { type: 'summary_text', text: null }, 'plain', 3, { type: 7, text: 'x' }, { type: 'input_image', image_url: 'data:' }) },
   );
-const parts = (type: string) => mostly(fc.oneof({ weight: 6, arbitrary: fc.array(part(type), { maxLength: 3 }) }, { weight: 1, arbitrary: text }, { weight: 1, arbitrary: fc.constant(null) }));
+const parts = (type: string) => mostly(fc.oneof({ weight: 6, arbitrary: fc.array(part(type), { maxLength: 3 }) }, { weight: 1, arbitrary: type === 'input_text' ? messageText : text }, { weight: 1, arbitrary: fc.constant(null) }));
 
 const responseItem = fc.oneof(
   { weight: 3, arbitrary: fc.record({ type: fc.constant('message'), role: mostly(fc.constantFrom('user', 'assistant', 'developer')), content: parts('input_text') }) },
+  // The same, its keys in another order (the type last: the scanner must not read the text as nothing).
+  { weight: 1, arbitrary: fc.record({ content: parts('input_text'), role: mostly(fc.constantFrom('user', 'assistant')), type: fc.constant('message') }) },
   { weight: 4, arbitrary: fc.record({ type: fc.constant('reasoning'), summary: parts('summary_text'), content: fc.constant(null), encrypted_content: fc.oneof(text, fc.constant('gAAAA'.repeat(200))) }, { requiredKeys: ['type'] }) },
   { weight: 3, arbitrary: fc.record({ type: fc.constant('function_call'), name: mostly(fc.constantFrom('shell', 'apply_patch')), arguments: mostly(fc.oneof(text, fc.constant('{"command":["ls","-la"]}'))), call_id: callId }, { requiredKeys: ['type', 'call_id'] }) },
   {
@@ -195,7 +202,8 @@ const eventMessage = fc.oneof(
   { weight: 4, arbitrary: fc.record({ type: fc.constant('token_count'), info: mostly(fc.record({ total_token_usage: mostly(tokenUsage), last_token_usage: mostly(tokenUsage), model_context_window: count }, { requiredKeys: [] })), rate_limits: fc.constant({ primary: { used_percent: 1.5 } }) }) },
   { weight: 2, arbitrary: fc.record({ type: fc.constantFrom('agent_message', 'user_message', 'agent_reasoning', 'exec_command_end'), message: text, aggregated_output: text }, { requiredKeys: ['type'] }) },
   { weight: 1, arbitrary: fc.record({ type: fc.constantFrom('task_started', 'task_complete', 'turn_aborted', 'entered_review_mode', 'exited_review_mode'), model_context_window: count, reason: fc.constantFrom('interrupted', '') }, { requiredKeys: ['type'] }) },
-  { weight: 1, arbitrary: fc.record({ type: fc.constant('item_completed'), item: fc.record({ type: fc.constantFrom('EnteredReviewMode', 'ExitedReviewMode', 'AgentMessage') }) }) },
+  { weight: 1, arbitrary: fc.constantFrom({ type: 'entered_review_mode' }, { type: 'exited_review_mode' }) },
+  { weight: 1, arbitrary: fc.record({ type: fc.constant('item_completed'), item: mostly(fc.record({ type: fc.constantFrom('EnteredReviewMode', 'ExitedReviewMode', 'AgentMessage'), text: text }, { requiredKeys: ['type'] })) }) },
   { weight: 1, arbitrary: fc.constantFrom<unknown>({}, { type: 5 }, { type: 'token_count', info: null }, { [PROTO_KEY]: { type: 'token_count' } }) },
 );
 
