@@ -45,12 +45,12 @@ import type { AbortedTurn, AnyMessage, ContentBlock, Diagnostic, Message, OffCon
 import { ForkReplay } from './codex-fork.js';
 import { reviewRolloutsOf } from './codex-reviews.js';
 import { asRecord, callKeyOf, lastModel, lineId, nonZeroUsage, outputText, parseLine, partsText, toolArguments, tokenCount } from './convert.js';
-import { scannedFile } from './claude-code-scanned.js';
+import { READY_BYTES } from './claude-code-scanned.js';
 import { scanCodexLines } from './codex-scanned.js';
-import { holdInput } from './json/input-source.js';
+import { holdInput, inputShape } from './json/input-source.js';
 import { forEachJsonLine } from './json/jsonl-lines.js';
 import type { ClaudeScanner } from '../scan/scanner.js';
-import { borrowScanner, returnScanner } from '../scan/scanner.js';
+import { borrowScanner, returnScanner, scannerReady } from '../scan/scanner.js';
 import type { FormatReader, ReadOptions } from './reader.js';
 
 const ROLLOUT_TYPES = new Set(['session_meta', 'response_item', 'event_msg', 'turn_context', 'compacted', 'world_state', 'token_usage_record']);
@@ -556,9 +556,31 @@ function readItem(builder: RolloutBuilder, type: string, payload: Record<string,
   else if (type === 'compacted' && !builder.inReview) builder.compacted(payload, line, timestamp);
 }
 
+/**
+ * A rollout this large is read with the scanner whatever this thread read before. A smaller one
+ * (down to claude-code-scanned.ts's READY_BYTES) only once the thread has the scanner loaded, or
+ * has read WARM_BYTES of rollouts without it (a bulk read: the scanner then pays for its start).
+ * In a process that reads one rollout the scanner's start is not paid back below a few MB: the
+ * scanner runs its first lines unoptimized while JSON.parse is at full speed from the start (a
+ * 341 KB rollout read with it cost 1.12× the CPU, a 9 MB one 1.01×).
+ */
+const SCANNED_ROLLOUT_BYTES = 8 << 20;
+const WARM_BYTES = 2 << 20;
+/** Bytes of rollouts this thread read without the scanner (module state: a hint for the next read, nothing more). */
+let unscannedBytes = 0;
+
+/** Whether a read that only measures text reads `file` with the scanner (see SCANNED_ROLLOUT_BYTES). */
+function scannedRollout(file: string): boolean {
+  const { plain } = inputShape(file);
+  if (plain === null) return false;
+  if (plain.size >= SCANNED_ROLLOUT_BYTES || (plain.size >= READY_BYTES && (scannerReady() || unscannedBytes >= WARM_BYTES))) return true;
+  unscannedBytes += plain.size;
+  return false;
+}
+
 export async function readCodex(file: string, options?: ReadOptions & { readonly reviews?: boolean }): Promise<Session<AnyMessage>> {
   // A read that only measures text, of a file large enough, scans its lines (codex-scanned.ts).
-  const scanner = options?.textLengthsOnly === true && options.keep !== undefined && scannedFile(file) ? borrowScanner() : null;
+  const scanner = options?.textLengthsOnly === true && options.keep !== undefined && scannedRollout(file) ? borrowScanner() : null;
   try {
     return await readCodexWith(file, options, scanner);
   } finally {
