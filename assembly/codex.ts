@@ -11,7 +11,7 @@
  * reads it as before, with its errors and warnings.
  */
 import {
-  at, BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, limit, moveTo, newlineFrom, OPEN_BRACE, OPEN_BRACKET, peek, QUOTE, scanLiteral, scanString,
+  at, BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, moveTo, newlineFrom, OPEN_BRACE, OPEN_BRACKET, peek, QUOTE, scanLiteral, scanString,
   setCursor, skipValue, textFlags, textFrom, textIs, textTo, textUnits, blank, NEWLINE, hashStart, ESCAPED, WIDE, literalValue, scanNumber,
   numberIsCount, numberValue,
 } from './json';
@@ -112,9 +112,9 @@ const LINE_NONE: i32 = 0;
 const LINE_META: i32 = 1;
 const LINE_ITEM: i32 = 2;
 const LINE_EVENT: i32 = 3;
+const LINE_CONTEXT: i32 = 4;
 /** A type the reader knows nothing of. */
 const LINE_OTHER: i32 = 5;
-const LINE_CONTEXT: i32 = 6;
 let lineType: i32 = LINE_NONE;
 
 /** The payload's `type`, as far as it matters. */
@@ -142,11 +142,6 @@ let contentSkipped: bool = false;
 @inline
 function word(index: i32, value: i32): void {
   store<i32>(record + (<usize>index << 2), value);
-}
-
-@inline
-function wordAt(index: i32): i32 {
-  return load<i32>(record + (<usize>index << 2));
 }
 
 /** The string just scanned into the record's string slot (two words: offset, length with flags). */
