@@ -12,7 +12,7 @@ import { availableParallelism } from 'node:os';
 import type { CommandModule } from 'yargs';
 import { compactBatchTask } from '../compact/batch.js';
 import { isOffline } from '../compact/job.js';
-import type { CompactOutcome } from '../compact/outcome.js';
+import type { CompactOutcome } from '../compact/job.js';
 import { compactLine, compactRecord, tallyOf, tallyText } from '../compact/render.js';
 import { compactSession } from '../compact/session.js';
 import { isStdin } from '../formats/json/input-source.js';

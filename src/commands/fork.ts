@@ -11,7 +11,7 @@ import type { CommandModule } from 'yargs';
 import { UsageError } from '../errors.js';
 import { isStdin } from '../formats/json/input-source.js';
 import { forkCompacted } from '../compact/fork.js';
-import type { ForkOutcome } from '../compact/outcome.js';
+import type { ForkOutcome } from '../compact/job.js';
 import { forkLine, forkRecord } from '../compact/render.js';
 import { runBatch } from '../pipeline/batch.js';
 import type { CompactArgs } from './compact-job.js';

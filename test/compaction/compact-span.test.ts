@@ -1,5 +1,5 @@
 /**
- * `compact` reads lean, then in full only what its compaction reads (compact/read.ts, read/).
+ * `compact` reads lean, then in full only what its compaction reads (compact/session.ts, read/).
  * On every real and format fixture, with and without a sidecar already there, with each offline
  * strategy (and the summarizer, through a fake server on 127.0.0.1), the two reads give exactly
  * the plan and sidecar state the full read gives; the messages outside what the compaction reads
@@ -10,8 +10,8 @@ import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CompactRead } from '../../src/compact/read.js';
-import { readForCompaction } from '../../src/compact/read.js';
+import type { CompactRead } from '../../src/compact/session.js';
+import { readForCompaction } from '../../src/compact/session.js';
 import type { PolicyChoice } from '../../src/compact/job.js';
 import { loadSession } from '../../src/read/index.js';
 import { currentContextTokens, runCompaction, runGuardedCompaction } from '../../src/compaction/compact.js';
