@@ -28,7 +28,8 @@ import type { CompactionPlan, CompactionSubject, GuardedCompaction, RunnableSubj
 import { planCompaction, previousFor, runGuardedCompaction, subjectView } from '../compaction/compact.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
 import type { CompactionStrategy } from '../compaction/strategy.js';
-import { readsTextOf, textReads } from '../compaction/text-reads.js';
+import type { CompactionState } from '../compaction/state.js';
+import { textReads } from '../compaction/text-reads.js';
 import { policyFor } from '../config/policy.js';
 import { describeError, stopsBatch } from '../errors.js';
 import { inputShape, isStdin, withHeldInput } from '../formats/json/input-source.js';
@@ -43,6 +44,7 @@ import { allFull } from '../session/model.js';
 import { assertViewRules } from '../session/view-rules.js';
 import type { LockAttempt } from '../sidecar/lock.js';
 import { lockSidecar } from '../sidecar/lock.js';
+import { heldSubject, loadPrevious, sidecarReading } from '../sidecar/previous.js';
 import { commitSidecars, sidecarPath, stageSidecars } from '../sidecar/store.js';
 import { truncateFallback } from '../strategies/fallback.js';
 import type { TextCounter } from '../tokens/estimate.js';
@@ -233,11 +235,13 @@ async function policyOf(session: Session<AnyMessage>, choice: PolicyChoice): Pro
   return { policy: policyFor(choice.values, window.tokens), window };
 }
 
-async function planned<M extends AnyMessage>(loaded: LoadedSession<M>, strategy: CompactionStrategy, choice: PolicyChoice) {
-  const { subject, discarded } = previousFor(loaded.subject, strategy);
+/** A read planned: its sidecar (`state`, loaded before the read) held against it, and the plan. */
+async function planned<M extends AnyMessage>(path: string, loaded: LoadedSession<M>, state: CompactionState | null, strategy: CompactionStrategy, options: CompactReadOptions, choice: PolicyChoice) {
+  const held = heldSubject(path, loaded, state, { strict: options.strict });
+  const { subject, discarded } = previousFor(held.subject, strategy);
   const { policy, window } = await policyOf(loaded.session, choice);
   const plan = planCompaction(subject, policy);
-  return { warnings: loaded.warnings, subject, discarded, plan, policy, window };
+  return { warnings: held.warnings, subject, discarded, plan, policy, window };
 }
 
 /**
@@ -263,10 +267,13 @@ export function readForCompaction(source: SessionSource, options: CompactReadOpt
 }
 
 async function readHeld(source: SessionSource, options: CompactReadOptions, shape: ReturnType<typeof inputShape>, strategy: CompactionStrategy, policy: PolicyChoice): Promise<CompactRead> {
-  const common = { withSidecar: true, strict: options.strict, ...(options.count ? { count: options.count } : {}) };
+  const { path } = sessionInput(source);
+  // The sidecar is loaded once, for every read of the session below.
+  const state = await loadPrevious(path);
+  const common = { sidecar: sidecarReading(state), ...(options.count ? { count: options.count } : {}) };
   // After the lean read, `format` is the one it found: the file is not detected again.
   const inFull = async (format = options.format): Promise<CompactRead> => ({
-    ...(await planned(await loadSession(source, { ...common, format }), strategy, policy)),
+    ...(await planned(path, await loadSession(source, { ...common, format }), state, strategy, options, policy)),
     read: 'full',
   });
   // A pipe (stdin, a FIFO) is read once, in full: its bytes are held, not its messages, and a
@@ -276,7 +283,7 @@ async function readHeld(source: SessionSource, options: CompactReadOptions, shap
   if (options.inFull) return inFull();
   if (!options.dryRun && (shape.onlyOnce || (shape.plain !== null && shape.plain.size < (options.smallFileBytes ?? SMALL_SESSION_BYTES)))) return inFull();
   const loaded = await loadSession(source, { ...common, format: options.format, messages: 'lean' });
-  const lean = await planned(loaded, strategy, policy);
+  const lean = await planned(path, loaded, state, strategy, options, policy);
   const { subject, plan } = lean;
   const { format } = loaded;
   if (options.dryRun || plan.kind === 'skip') return { ...lean, read: 'lean' };
@@ -287,8 +294,8 @@ async function readHeld(source: SessionSource, options: CompactReadOptions, shap
   // The second read keeps and hashes by position, in the order the reader hands messages over:
   // a reader that left messages out or moved them (a Claude Code branch) is read in full.
   if (!loaded.leanInOrder) return inFull(format);
-  const reads = textReads(subject, plan, strategy);
-  const partial = await readAgainInPart(source, loaded, (index) => readsTextOf(reads, index), plan.cut.index);
+  // The compaction room says which messages it reads the text of; the read takes that as data.
+  const partial = await readAgainInPart(source, loaded, textReads(subject, plan, strategy), plan.cut.index);
   if (!partial) return inFull(format);
   return { ...lean, subject: { ...subject, messages: partial.messages, prefixHashes: partial.prefixHashes }, read: 'partial' };
 }

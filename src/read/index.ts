@@ -2,23 +2,20 @@
  * Reading a session for a command: the one module commands (and the pipeline's stages) read a
  * session through. It returns plain values: the session's messages, full (`Message`) or slim
  * (`SlimMessage`, read/slim.ts) as the read asked, their estimates, the format the file is in,
- * the prefix hashes taken while reading, and the sidecar beside it when one exists and still
- * matches (loaded and held against the session by the sidecar room: sidecar/previous.ts). Nothing is remembered between reads: what one read learns (the format, the hashes)
- * travels as a field of its result.
+ * the prefix hashes taken while reading. Nothing is remembered between reads: what one read
+ * learns (the format, the hashes) travels as a field of its result. The sidecar beside the
+ * session is not this module's: the sidecar room loads it, says what a read must take of it (a
+ * plain SidecarReading) and holds it against the session read (sidecar/previous.ts).
  *
  * Commands that need no message text ask for the lean read: slim messages with estimates and
  * prefix hashes taken from each full message as the reader hands it over, so memory follows the
  * number of messages, not the size of the file. `compact` then reads again, in part
- * (readAgainInPart): full messages only where its compaction reads text. The registry
+ * (readAgainInPart): full messages only at the places it names. The registry
  * (formats/index.ts) says which reader a file needs; the reader is called from here, and parses
  * (formats/); planning and compacting are the core's (compaction/).
  */
 import { lazyCrypto } from '../lazy-builtins.js';
-import { basename } from 'node:path';
-import type { CompactionSubject } from '../compaction/compact.js';
-import { livePrevious } from '../compaction/compact.js';
-import type { CompactionState } from '../compaction/state.js';
-import { InputError } from '../errors.js';
+import { failOnWarnings } from '../errors.js';
 import { readerByName, readerFor, readSession, withNestingCheck, withSharedChecks } from '../formats/index.js';
 import { renamedSource } from '../formats/convert.js';
 import { withHeldInput } from '../formats/json/input-source.js';
@@ -27,8 +24,6 @@ import type { PrefixHashes } from '../session/hash.js';
 import { digestOf, prefixHashesOf, updateMessageHash } from '../session/hash.js';
 import type { AnyMessage, Diagnostic, Message, Session } from '../session/model.js';
 import { allFull } from '../session/model.js';
-import { loadPrevious, previousCompaction } from '../sidecar/previous.js';
-import { sidecarPath } from '../sidecar/store.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import { blockLengths, estimateAll, estimateFromLengths, estimateMessageTokens, heuristicCounter } from '../tokens/estimate.js';
 import type { SessionInput, SessionSource } from './input.js';
@@ -43,8 +38,7 @@ export interface LoadedSession<M extends AnyMessage = Message> {
   /** The format the file was read in (`auto` resolved): a second read uses it, not detecting again. */
   readonly format: string;
   readonly tokens: readonly number[];
-  /** The subject the compaction core works on (previous = a fresh sidecar). */
-  readonly subject: CompactionSubject<M>;
+  /** The reader's warnings (under --strict, none: the first fails the read). */
   readonly warnings: readonly Diagnostic[];
   /**
    * Digests of the message prefixes: every one for full messages (taken when asked); for a lean
@@ -58,17 +52,21 @@ export interface LoadedSession<M extends AnyMessage = Message> {
   readonly leanInOrder: boolean;
 }
 
+/**
+ * What a read takes of the sidecar beside the session, as plain data (sidecar/previous.ts
+ * sidecarReading): the message whose prefix the sidecar is checked by, and whether the session
+ * must be read in full (a prune sidecar's saving is sized from each pruned message's text).
+ */
+export interface SidecarReading {
+  readonly firstKeptId: string;
+  readonly inFull: boolean;
+}
+
 export interface LoadOptions {
   readonly format: string;
   readonly count?: TextCounter;
-  /** Whether to read the sidecar (commands that report the raw session do not). */
-  readonly withSidecar: boolean;
-  /**
-   * A sidecar that no longer matches the session: `recompact` (default), a warning that the
-   * compaction starts from scratch; `fail`, the session's one error (`context`, which only shows
-   * the sidecar's view, has nothing to fall back on).
-   */
-  readonly staleSidecar?: 'recompact' | 'fail';
+  /** The sidecar the read is to be held against, or null/absent (none, or not asked for). */
+  readonly sidecar?: SidecarReading | null;
   /**
    * `full` (default): messages as read. `lean`: slim messages, for what needs no text (estimate,
    * inspect, compact's planning read; compact reads again in part what it compacts).
@@ -106,14 +104,6 @@ export interface MessageObserver {
 
 /** A fresh observer for each read: a lean read that must start over in full starts a new one. */
 export type ObserverFactory<Observer extends MessageObserver> = () => Observer;
-
-/** Under --strict the first warning becomes the session's one-line error. */
-function failOnWarnings(warnings: readonly Diagnostic[]): void {
-  const first = warnings[0];
-  if (!first) return;
-  const more = warnings.length > 1 ? `, and ${warnings.length - 1} more warning${warnings.length > 2 ? 's' : ''}` : '';
-  throw new InputError(`${first.message} (--strict${more})`, first.file, first.line);
-}
 
 /** Digests known at some prefix ends only (a lean or partial read hashed while reading). */
 function knownDigests(digests: ReadonlyMap<number, string>): PrefixHashes {
@@ -208,21 +198,17 @@ function fullRead(session: Session, count: TextCounter): ReadMessages<Message> {
 async function readWithEstimates<Observer extends MessageObserver>(
   input: SessionInput,
   options: LoadOptions,
-  sidecar: CompactionState | null,
   newObserver: ObserverFactory<Observer> | null,
 ): Promise<ReadMessages<AnyMessage> & { readonly format: string; readonly observer: Observer | null }> {
   const count = options.count ?? heuristicCounter;
-  // A prune sidecar's saving is each pruned message's estimate before minus after
-  // (compaction/prune.ts pruningSavings): what stays of the message is sized from its text, so
-  // such a session is read in full.
-  const pruned = (sidecar?.pruned_outputs?.length ?? 0) > 0;
-  const mode = pruned ? 'full' : (options.messages ?? 'full');
+  const { sidecar } = options;
+  const mode = sidecar?.inFull ? 'full' : (options.messages ?? 'full');
   // A lean read may have to read again in full: the format is detected once for both.
   const reader = await readerFor(input.path, options.format, input.sniffed);
   const format = reader.name;
   if (mode !== 'full') {
     const observer = newObserver?.() ?? null;
-    const lean = await readLean(input, reader, count, sidecar?.first_kept_message_id ?? null, observer);
+    const lean = await readLean(input, reader, count, sidecar?.firstKeptId ?? null, observer);
     if (lean && 'tokens' in lean) return { ...lean, format, observer };
     // A reader that does not take the hook gave every message in full.
     const messages = lean?.messages;
@@ -243,6 +229,21 @@ function observeAll<Observer extends MessageObserver>(session: Session, newObser
   return observer;
 }
 
+/**
+ * The messages a second read keeps in full, by place, as plain data (compact's: the messages its
+ * compaction reads the text of, compaction/text-reads.ts): [from, to), and the places in `calls`.
+ */
+export interface FullPlaces {
+  readonly from: number;
+  readonly to: number;
+  readonly calls: ReadonlySet<number>;
+}
+
+/** Whether the message at `index` is kept in full. */
+export function keptInFull(places: FullPlaces, index: number): boolean {
+  return (index >= places.from && index < places.to) || places.calls.has(index);
+}
+
 /** What a second read gives: the messages, and the prefix hashes it took while reading. */
 export interface PartialRead {
   readonly messages: readonly AnyMessage[];
@@ -252,7 +253,7 @@ export interface PartialRead {
 
 /**
  * Reads a session again after a lean read (in the format that read found, so the file is not
- * detected twice), keeping full messages where `full(index)` says and slim copies elsewhere:
+ * detected twice), keeping full messages at the places `full` names and slim copies elsewhere:
  * compact's second read, of only the messages its compaction reads the text of
  * (compaction/text-reads.ts). Estimates, sidecar and warnings stay the lean read's, so the file
  * must give the same session, message for message in the order the hook saw them; otherwise (a
@@ -265,7 +266,7 @@ export interface PartialRead {
 export async function readAgainInPart(
   source: SessionSource,
   lean: Pick<LoadedSession<AnyMessage>, 'format' | 'session'>,
-  full: (index: number) => boolean,
+  full: FullPlaces,
   hashFrom: number,
 ): Promise<PartialRead | null> {
   const input = sessionInput(source);
@@ -275,7 +276,7 @@ export async function readAgainInPart(
   const slim = slimmer();
   const keep = (message: Message): AnyMessage => {
     const index = kept.length;
-    const stored = full(index) ? message : slim(message);
+    const stored = keptInFull(full, index) ? message : slim(message);
     kept.push(stored);
     if (index >= hashFrom) digests.set(index, digestOf(hash.copy()));
     updateMessageHash(hash, message);
@@ -363,29 +364,7 @@ async function loadHeld<Observer extends MessageObserver>(
   options: LoadOptions,
   newObserver: ObserverFactory<Observer> | null,
 ): Promise<LoadedSession<AnyMessage> & { readonly observer: Observer | null }> {
-  const { path } = input;
-  // The sidecar room loads the previous compaction and holds it against the session read.
-  const state = options.withSidecar ? await loadPrevious(path) : null;
-  const { session, format, tokens, observer, inOrder, prefixHashes } = await readWithEstimates(input, options, state, newObserver);
-  const warnings: Diagnostic[] = [...session.warnings];
-  let previous: CompactionSubject['previous'] = null;
-  if (state) {
-    const held = previousCompaction(path, state, session.messages, prefixHashes, options.staleSidecar ?? 'recompact');
-    previous = held.previous;
-    if (held.warning) warnings.push(held.warning);
-  }
-  // No prefix hashes in the subject: a lean read's reach only the sidecar's first kept message,
-  // and full messages hash themselves; compact's second read brings its own (RunnableSubject).
-  const subject: CompactionSubject<AnyMessage> = {
-    sessionName: basename(path),
-    messages: session.messages,
-    tokens,
-    previous,
-    recorded: session.recordedCompactions,
-  };
-  if (previous && !livePrevious(subject)) {
-    warnings.push({ file: sidecarPath(path), message: 'the agent compacted the session past this sidecar; starting from its compaction' });
-  }
-  if (options.strict) failOnWarnings(warnings);
-  return { session, format, tokens, observer, subject, warnings, prefixHashes, leanInOrder: inOrder };
+  const { session, format, tokens, observer, inOrder, prefixHashes } = await readWithEstimates(input, options, newObserver);
+  if (options.strict) failOnWarnings(session.warnings);
+  return { session, format, tokens, observer, warnings: session.warnings, prefixHashes, leanInOrder: inOrder };
 }
