@@ -140,15 +140,13 @@ function humanReport(path: string, format: string, messages: number, audits: rea
 export const auditCommand: CommandModule<object, AuditArgs> = {
   command: 'audit [inputs..]',
   describe: 'Measure what compactions lost: files, commands, errors and user directives kept',
-  // `as never`: yargs types the flags as parsed, before normalizeArgs (options.ts) gives the handler
-  // its args type (inputs from `--` and positionals, defaults filled in); the handler's type is the truth.
   builder: (yargs) =>
     withSummaryBudget(withPolicy(withInputs(yargs, 'audit')))
       .option('strategy', {
         describe: `also simulate these strategies (comma-separated: ${STRATEGY_NAMES.join(', ')}) under the policy`,
         type: 'string',
       })
-      .option('show-missing', { describe: 'missing facts listed for the latest compaction of each strategy', type: 'number', default: 5 }) as never,
+      .option('show-missing', { describe: 'missing facts listed for the latest compaction of each strategy', type: 'number', default: 5 }),
   handler: async (args) => {
     const settings = await runSettings(args, 'audit');
     // Validated here rather than in a yargs coerce, which would turn the UsageError into exit 1.

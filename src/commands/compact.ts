@@ -31,7 +31,7 @@ import type { Jobs } from '../pipeline/sessions.js';
 import type { SessionInput } from '../read/index.js';
 import type { CompactArgs } from './compact-job.js';
 import { prepareCompaction } from './compact-job.js';
-import { jobsFromArgs, settingFlag, withAllowNoGain, withInputs, withPolicy } from './options.js';
+import { jobsFromArgs, withAllowNoGain, withInputs, withPolicy, withSettings } from './options.js';
 import { withSummarizer } from './summarizer.js';
 
 export type { CompactArgs } from './compact-job.js';
@@ -75,16 +75,14 @@ export const compactCommand: CommandModule<object, CompactArgs> = {
   command: 'compact [inputs..]',
   describe: 'Write a compaction sidecar beside each session',
   builder: (yargs) =>
-    withSummarizer(withAllowNoGain(withPolicy(withInputs(yargs, 'compact'))), 'compact')
-      .option(...settingFlag('strategy', 'compact'))
-      .option(...settingFlag('relevance', 'compact'))
+    withSettings(withSummarizer(withAllowNoGain(withPolicy(withInputs(yargs, 'compact'))), 'compact'), ['strategy', 'relevance'], 'compact')
       .option('dry-run', { describe: 'decide and report, write nothing', type: 'boolean', default: false })
       .option('redact', { describe: 'mask secrets in what is summarized and stored (default: on for remote endpoints)', type: 'boolean' })
       .option('log-format', {
         describe: 'stderr: text (compactor: lines; compaction events with --verbose) or json (one JSON event a line, compaction events always)',
         choices: LOG_FORMATS,
         default: 'text' as LogFormat,
-      }) as never,
+      }),
   handler: async (args) => {
     configureLog(args['log-format'], args.verbose);
     const { job, tools, concurrency, sweep } = await prepareCompaction(args);

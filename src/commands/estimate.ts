@@ -96,9 +96,7 @@ function sharedFolder(paths: readonly string[]): string {
 export const estimateCommand: CommandModule<object, CommonArgs & PolicyArgs> = {
   command: 'estimate [inputs..]',
   describe: 'Estimate tokens and the cut compaction would take',
-  // `as never`: yargs types the flags as parsed, before normalizeArgs (options.ts) gives the handler
-  // its args type (inputs from `--` and positionals, defaults filled in); the handler's type is the truth.
-  builder: (yargs) => withPolicy(withInputs(yargs, 'estimate')) as never,
+  builder: (yargs) => withPolicy(withInputs(yargs, 'estimate')),
   handler: async (args) => {
     // Every setting is read and checked up front, before any session is read.
     const settings = await runSettings(args, 'estimate');
