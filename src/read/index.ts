@@ -16,10 +16,9 @@
  */
 import { lazyCrypto } from '../lazy-builtins.js';
 import { failOnWarnings } from '../errors.js';
-import { readerByName, readerFor, readSession, withNestingCheck, withSharedChecks } from '../formats/index.js';
+import { readerByName, readSessionFile, withNestingCheck } from '../formats/index.js';
 import { renamedSource } from '../formats/convert.js';
 import { withHeldInput } from '../formats/json/input-source.js';
-import type { FormatReader } from '../formats/reader.js';
 import type { PrefixHashes } from '../session/hash.js';
 import { digestOf, prefixHashesOf, updateMessageHash } from '../session/hash.js';
 import type { AnyMessage, Diagnostic, Message, Session } from '../session/model.js';
@@ -120,20 +119,22 @@ interface ReadMessages<M extends AnyMessage> {
 }
 
 /**
- * Reads slim messages, estimating and hashing each full message as the reader hands it over.
- * Returns the reader's full session when the reader does not take the `keep` hook, and null
- * when it changed what the hook returned (then the caller reads again in full). A reader may hand
+ * Reads slim messages, estimating and hashing each full message as the reader hands it over, in
+ * one call to formats/ (readSessionFile: the reader found, the read, the shared checks), which
+ * says the format it found. The read is the reader's full session when the reader does not take
+ * the `keep` hook, and null when it changed what the hook returned (then the caller reads again
+ * in full). A reader may hand
  * over messages the session then leaves out or orders otherwise (the Claude Code reader, before
  * it knows the parent chain): estimates follow each message; prefix hashes need the exact order.
  */
 async function readLean(
   input: SessionInput,
-  reader: FormatReader,
+  format: string,
   count: TextCounter,
   /** The sidecar's first kept message: the prefix before it is hashed to check the sidecar. */
   hashAt: string | null,
   observer: MessageObserver | null,
-): Promise<ReadMessages<AnyMessage> | Session<AnyMessage> | null> {
+): Promise<{ readonly format: string; readonly read: ReadMessages<AnyMessage> | Session<AnyMessage> | null }> {
   const kept: AnyMessage[] = [];
   /** Each kept message's estimate, at its place in `kept` (a column, not a map: 8 bytes a message). */
   const keptTokens: number[] = [];
@@ -164,13 +165,14 @@ async function readLean(
   };
   // Only lengths are read of the text when estimates are chars/4, nothing is hashed, and the observer says so.
   const textLengthsOnly = hash === null && count === heuristicCounter && (observer === null || observer.textLengthsOnly === true);
-  const session = withSharedChecks(input.path, await reader.read(input.path, { keep, textLengthsOnly }));
-  if (kept.length === 0) return session;
+  const found = await readSessionFile(input.path, format, { keep, textLengthsOnly }, input.sniffed);
+  const { session } = found;
+  if (kept.length === 0) return { format: found.format, read: session };
   const inOrder = session.messages.length === kept.length && session.messages.every((message, index) => message === kept[index]);
-  if (inOrder) return { session, tokens: keptTokens, prefixHashes: knownDigests(digests), inOrder };
+  if (inOrder) return { format: found.format, read: { session, tokens: keptTokens, prefixHashes: knownDigests(digests), inOrder } };
   // Prefix hashes follow the order `keep` saw: a reader that dropped or reordered messages (a
   // Claude Code branch) is then read again in full.
-  if (hash !== null) return null;
+  if (hash !== null) return { format: found.format, read: null };
   // Otherwise each message's estimate is found by its place in `kept`, and an observer's facts
   // are put in session order. A copy renamed for a repeated id (withUniqueIds) has its source's
   // estimate (an id is no text); an observer saw the source's id, so then the read starts over.
@@ -182,12 +184,12 @@ async function readLean(
       const source = renamedSource(message);
       if (source !== undefined) index = position.get(source);
     }
-    if (index === undefined) return null;
+    if (index === undefined) return { format: found.format, read: null };
     order.push(index);
   }
   const tokens = order.map((index) => keptTokens[index]!);
   observer?.select(order);
-  return { session, tokens, prefixHashes: NO_DIGESTS, inOrder };
+  return { format: found.format, read: { session, tokens, prefixHashes: NO_DIGESTS, inOrder } };
 }
 
 /** A session read in full: every message as the reader built it, and its prefix hashes on demand. */
@@ -203,22 +205,24 @@ async function readWithEstimates<Observer extends MessageObserver>(
   const count = options.count ?? heuristicCounter;
   const { sidecar } = options;
   const mode = sidecar?.inFull ? 'full' : (options.messages ?? 'full');
-  // A lean read may have to read again in full: the format is detected once for both.
-  const reader = await readerFor(input.path, options.format, input.sniffed);
-  const format = reader.name;
+  let format = options.format;
   if (mode !== 'full') {
     const observer = newObserver?.() ?? null;
-    const lean = await readLean(input, reader, count, sidecar?.firstKeptId ?? null, observer);
-    if (lean && 'tokens' in lean) return { ...lean, format, observer };
+    const lean = await readLean(input, format, count, sidecar?.firstKeptId ?? null, observer);
+    // A lean read redone in full takes the format it found: the file is not detected twice.
+    format = lean.format;
+    const { read } = lean;
+    if (read && 'tokens' in read) return { ...read, format, observer };
     // A reader that does not take the hook gave every message in full.
-    const messages = lean?.messages;
-    if (lean && messages && allFull(messages)) {
-      const session = { ...lean, messages };
+    const messages = read?.messages;
+    if (read && messages && allFull(messages)) {
+      const session = { ...read, messages };
       return { ...fullRead(session, count), format, observer: observeAll(session, newObserver) };
     }
   }
-  const session = await readSession(input.path, format);
-  return { ...fullRead(session, count), format, observer: observeAll(session, newObserver) };
+  const full = await readSessionFile(input.path, format, undefined, input.sniffed);
+  const { session } = full;
+  return { ...fullRead(session, count), format: full.format, observer: observeAll(session, newObserver) };
 }
 
 /** A new observer shown every message of a session read in full. */
