@@ -32,7 +32,7 @@ import type { CompactionState } from '../compaction/state.js';
 import { textReads } from '../compaction/text-reads.js';
 import { policyFor } from '../config/policy.js';
 import { describeError, stopsBatch } from '../errors.js';
-import { inputShape, isStdin, withHeldInput } from '../formats/json/input-source.js';
+import { holdInput, inputShape, isStdin } from '../formats/json/input-source.js';
 import { SummarizerError } from '../llm/client.js';
 import type { LogEvent, LogFields } from '../pipeline/log.js';
 import type { ContextWindow } from '../pricing/window.js';
@@ -257,13 +257,18 @@ export const SMALL_SESSION_BYTES = 256 << 10;
  * follows: whether it can be read twice, its size, the hold, and whether the format its walk
  * sniffed still holds (the size and mtime the sniff saw), so the read does not detect it again.
  */
-export function readForCompaction(source: SessionSource, options: CompactReadOptions, strategy: CompactionStrategy, policy: PolicyChoice): Promise<CompactRead> {
+export async function readForCompaction(source: SessionSource, options: CompactReadOptions, strategy: CompactionStrategy, policy: PolicyChoice): Promise<CompactRead> {
   const { path, sniffed } = sessionInput(source);
   const shape = inputShape(path);
   const { plain } = shape;
   const format = options.format === 'auto' && sniffed && plain && plain.size === sniffed.size && plain.mtimeMs === sniffed.mtimeMs ? sniffed.format : options.format;
   // Both reads of a compressed file take its bytes from memory (input-source.ts).
-  return withHeldInput(path, () => readHeld(source, { ...options, format }, shape, strategy, policy), plain !== null);
+  const release = await holdInput(path, plain !== null);
+  try {
+    return await readHeld(source, { ...options, format }, shape, strategy, policy);
+  } finally {
+    release();
+  }
 }
 
 async function readHeld(source: SessionSource, options: CompactReadOptions, shape: ReturnType<typeof inputShape>, strategy: CompactionStrategy, policy: PolicyChoice): Promise<CompactRead> {
