@@ -78,4 +78,4 @@ export { compactFile, forkFile, type CompactFileOptions } from './compact/file.j
 export type { ForkPlace } from './compact/fork.js';
 export type { CompactOutcome, ForkOutcome, CompactStatus, OutcomeOf, Measured, Tried } from './compact/job.js';
 export type { CompactJob, PolicyChoice, OfflineStrategyName } from './compact/job.js';
-export { compactRecord, compactLine, forkRecord, forkLine } from './compact/render.js';
+export { compactRecord, compactLine, forkRecord, forkLine, outcomeReason } from './compact/render.js';

@@ -18,6 +18,7 @@ import { jobsFromArgs, runSettings, withInputs, withPolicy } from './options.js'
 import { refusalReason } from '../compact/render.js';
 import type { PolicyValues } from '../config/policy.js';
 import { policyFor } from '../config/policy.js';
+import { triggerCeiling } from '../compaction/policy.js';
 import { sessionWindow } from '../pricing/window.js';
 import type { ReadTaskOptions } from '../pipeline/sessions.js';
 import { earlyStart, runSessions } from '../pipeline/sessions.js';
@@ -80,7 +81,7 @@ export const estimateSessionTask = sessionTask('estimate', async (input: Session
     would_thrash: wouldThrash,
     compacted_before: subject.previous !== null,
     cut: cutJson(plan, loaded.session.messages),
-    ...(plan.kind === 'skip' ? { reason: wouldThrash ? refusalReason('would-thrash', plan.contextTokens, null, policy) : plan.reason } : {}),
+    ...(plan.kind === 'skip' ? { reason: wouldThrash ? refusalReason({ kind: 'would-thrash', tokensBefore: plan.contextTokens, tokensAfter: null, triggerCeiling: triggerCeiling(policy) }) : plan.reason } : {}),
   };
   return { record, warnings };
 });

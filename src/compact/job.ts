@@ -120,7 +120,11 @@ export type CompactOutcome = Carried &
          * the context over the trigger. Neither writes a sidecar, and neither is a failure.
          */
         readonly status: 'no-gain' | 'would-thrash';
-        readonly reason: string;
+        /**
+         * The largest context the policy's trigger allows, in tokens (null: no trigger), which a
+         * would-thrash could not get under; the reason is rendered from it (render.ts).
+         */
+        readonly triggerCeiling: number | null;
         /** Null when no compaction was run (the plan found no cut that gets under the trigger). */
         readonly tried: Tried | null;
       })

@@ -3,20 +3,39 @@
  * JSON record per session, the refusal reasons, and the tally after a batch. The record's fields
  * and their order are compact's documented JSON (docs/json.md); nothing reads them back.
  */
-import type { Refusal } from '../compaction/compact.js';
-import type { CompactionPolicy } from '../compaction/policy.js';
-import { MIN_GAIN_PERCENT, triggerCeiling } from '../compaction/policy.js';
+import { MIN_GAIN_PERCENT } from '../compaction/policy.js';
 import { formatTokens, printable } from '../report/format.js';
-import type { CompactOutcome, CompactStatus, ForkOutcome, Measured } from './job.js';
+import type { CompactOutcome, CompactStatus, ForkOutcome, Measured, OutcomeOf } from './job.js';
+
+/** What a refused compaction measured: its kind, the context before and after (null: no cut was tried) and the trigger's ceiling. */
+export interface RefusalFigures {
+  readonly kind: 'no-gain' | 'would-thrash';
+  readonly tokensBefore: number;
+  readonly tokensAfter: number | null;
+  readonly triggerCeiling: number | null;
+}
 
 /**
  * Why a compaction was not written, for compact's and estimate's records: it would not pay, or
- * no valid cut brings the context under the trigger. `after` is null when no cut was tried.
+ * no valid cut brings the context under the trigger.
  */
-export function refusalReason(kind: Refusal, before: number, after: number | null, policy: CompactionPolicy): string {
+export function refusalReason(refusal: RefusalFigures): string {
+  const { tokensBefore: before, tokensAfter: after } = refusal;
   const sizes = after === null ? `${formatTokens(before)} tokens` : `${formatTokens(before)} -> ${formatTokens(after)} tokens`;
-  if (kind === 'no-gain') return `${sizes}: the compaction would not pay, taking less than ${MIN_GAIN_PERCENT}% of the context off (--allow-no-gain writes it)`;
-  return `${sizes}: no valid cut brings the context under the trigger (${formatTokens(triggerCeiling(policy) ?? 0)} tokens)`;
+  if (refusal.kind === 'no-gain') return `${sizes}: the compaction would not pay, taking less than ${MIN_GAIN_PERCENT}% of the context off (--allow-no-gain writes it)`;
+  return `${sizes}: no valid cut brings the context under the trigger (${formatTokens(refusal.triggerCeiling ?? 0)} tokens)`;
+}
+
+/** A refused outcome's reason. */
+function refusedReason(outcome: OutcomeOf<'no-gain' | 'would-thrash'>): string {
+  return refusalReason({ kind: outcome.status, tokensBefore: outcome.tokensBefore, tokensAfter: outcome.tried?.tokensAfter ?? null, triggerCeiling: outcome.triggerCeiling });
+}
+
+/** An outcome's reason in words, for the statuses that have one. */
+export function outcomeReason(outcome: CompactOutcome): string | null {
+  if (outcome.status === 'skipped' || outcome.status === 'up-to-date') return outcome.reason;
+  if (outcome.status === 'no-gain' || outcome.status === 'would-thrash') return refusedReason(outcome);
+  return null;
 }
 
 /** The fields every read session's record opens with. */
@@ -44,7 +63,7 @@ export function compactRecord(outcome: Exclude<CompactOutcome, { status: 'failed
       return {
         ...measuredRecord(outcome),
         status: outcome.status,
-        reason: outcome.reason,
+        reason: refusedReason(outcome),
         ...(outcome.tried
           ? {
               tokens_after: outcome.tried.tokensAfter,
@@ -90,9 +109,10 @@ export function compactLine(outcome: Exclude<CompactOutcome, { status: 'failed' 
     }
     case 'skipped':
     case 'up-to-date':
+      return `${outcome.status.padEnd(10)} ${printable(outcome.session)} (${outcome.reason})`;
     case 'no-gain':
     case 'would-thrash':
-      return `${outcome.status.padEnd(10)} ${printable(outcome.session)} (${outcome.reason})`;
+      return `${outcome.status.padEnd(10)} ${printable(outcome.session)} (${refusedReason(outcome)})`;
     case 'would-compact':
       return (
         `would compact ${printable(outcome.session)}: ${outcome.messagesSummarized} message${outcome.messagesSummarized === 1 ? '' : 's'}, ` +
@@ -144,7 +164,7 @@ export function forkRecord(outcome: Exclude<ForkOutcome, { status: 'failed' }>):
 export function forkLine(outcome: Exclude<ForkOutcome, { status: 'failed' }>): string {
   if (outcome.status === 'not-forked') {
     const { compaction } = outcome;
-    const reason = 'reason' in compaction ? compaction.reason : compactLine(compaction);
+    const reason = outcomeReason(compaction) ?? compactLine(compaction);
     return `not forked ${printable(compaction.session)}: ${compaction.status}, nothing to fork (${reason})`;
   }
   const { fork } = outcome;

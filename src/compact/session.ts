@@ -30,6 +30,7 @@ import type { CompactionPolicy } from '../compaction/policy.js';
 import type { CompactionStrategy } from '../compaction/strategy.js';
 import type { CompactionState } from '../compaction/state.js';
 import { textReads } from '../compaction/text-reads.js';
+import { triggerCeiling } from '../compaction/policy.js';
 import { policyFor } from '../config/policy.js';
 import { describeError, stopsBatch } from '../errors.js';
 import { holdInput, inputShape, isStdin } from '../formats/json/input-source.js';
@@ -49,7 +50,6 @@ import { commitSidecars, sidecarPath, stageSidecars } from '../sidecar/store.js'
 import { truncateFallback } from '../strategies/fallback.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import type { CompactJob, CompactOutcome, CompactTools, Measured, OutcomeOf, PolicyChoice } from './job.js';
-import { refusalReason } from './render.js';
 
 /** The outcome of a session another compactor holds. */
 export function lockedOutcome(path: string, attempt: Extract<LockAttempt, { kind: 'locked' }>): OutcomeOf<'locked'> {
@@ -123,7 +123,7 @@ export async function decideCompaction(source: SessionSource, given: CompactJob,
     };
     if (plan.kind === 'skip') {
       if (plan.status === 'would-thrash') {
-        return done({ ...measured, status: 'would-thrash', reason: refusalReason('would-thrash', plan.contextTokens, null, policy), tried: null });
+        return done({ ...measured, status: 'would-thrash', triggerCeiling: triggerCeiling(policy), tried: null });
       }
       if (plan.status === 'up-to-date') return done({ ...measured, status: 'up-to-date', reason: plan.reason });
       return done({ ...measured, status: 'skipped', reason: plan.reason, absorbed: null });
@@ -157,9 +157,8 @@ export async function decideCompaction(source: SessionSource, given: CompactJob,
     }
     if (outcome.kind !== 'compacted') {
       ended({ status: outcome.kind, tokens_after: outcome.tokensAfter });
-      const reason = refusalReason(outcome.kind, outcome.tokensBefore, outcome.tokensAfter, policy);
       const tried = { tokensAfter: outcome.tokensAfter, firstKeptMessageId: outcome.state.first_kept_message_id, usage: outcome.state.usage };
-      return done({ ...measured, status: outcome.kind, reason, tried });
+      return done({ ...measured, status: outcome.kind, triggerCeiling: triggerCeiling(policy), tried });
     }
     const { state } = outcome;
     // The view this sidecar defines must be one the provider accepts; if not, nothing is written.
