@@ -243,7 +243,7 @@ export function readSession(path: string, format?: string): Promise<Session>;
 /** With `keep`: the session holds what `keep` returned (a lean read's slim messages), or full messages. */
 export function readSession(path: string, format: string, options: ReadOptions, sniffed?: SniffedFormat | null): Promise<Session<AnyMessage>>;
 export async function readSession(path: string, format = 'auto', options?: ReadOptions, sniffed?: SniffedFormat | null): Promise<Session<AnyMessage>> {
-  return withHeldInput(path, () => withNestingCheck(path, async () => (await readSessionFile(path, format, options, sniffed)).session));
+  return withHeldInput(path, async () => (await readSessionFile(path, format, options, sniffed)).session);
 }
 
 /**
@@ -256,8 +256,26 @@ export function readSessionFile(path: string, format: string, options: undefined
 /** With `keep`: the session holds what `keep` returned (a lean read's slim messages), or full messages. */
 export function readSessionFile(path: string, format: string, options?: ReadOptions, sniffed?: SniffedFormat | null): Promise<{ readonly session: Session<AnyMessage>; readonly format: string }>;
 export async function readSessionFile(path: string, format: string, options?: ReadOptions, sniffed?: SniffedFormat | null): Promise<{ readonly session: Session<AnyMessage>; readonly format: string }> {
-  const reader = await readerFor(path, format, sniffed);
-  return { session: withSharedChecks(path, await reader.read(path, options)), format: reader.name };
+  try {
+    const reader = await readerFor(path, format, sniffed);
+    return { session: withSharedChecks(path, await reader.read(path, options)), format: reader.name };
+  } catch (error) {
+    throw nestingError(path, error);
+  }
+}
+
+/**
+ * A session file read again by the reader a first read found (`format`, a reader's name: the file
+ * is not detected again), with `options` (the caller's keep hook). The reader's session as it
+ * is: the shared checks were the first read's.
+ */
+export async function readAgain(path: string, format: string, options: ReadOptions): Promise<Session<AnyMessage>> {
+  const reader = readerByName(format);
+  try {
+    return await reader.read(path, options);
+  } catch (error) {
+    throw nestingError(path, error);
+  }
 }
 
 /** A session as a reader returned it, with the checks every format shares (tool pairing) added to its warnings. */
@@ -267,17 +285,13 @@ export function withSharedChecks<M extends AnyMessage>(path: string, session: Se
 }
 
 /**
- * `work` on a session, with a value nested too deeply for a recursive walk (JSON.stringify, a
- * hash: V8's stack gives out a few thousand levels down, where JSON.parse does not) reported as
- * bad input at the line where it is, instead of "Maximum call stack size exceeded". Call it
- * while the session's input is held (input-source.ts): the line is found by reading it again.
+ * A value nested too deeply for a recursive walk (JSON.stringify, a hash: V8's stack gives out a
+ * few thousand levels down, where JSON.parse does not) as bad input at the line where it is,
+ * instead of "Maximum call stack size exceeded"; any other error as it is. Call it while the
+ * session's input is held (input-source.ts): the line is found by reading it again.
  */
-export async function withNestingCheck<T>(path: string, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (!(error instanceof RangeError) || !/call stack/i.test(error.message)) throw error;
-    const { line, depth } = deepestNesting(path);
-    throw new InputError(`a JSON value nested ${depth.toLocaleString('en-US')} levels deep, too deep to process`, path, line > 0 ? line : undefined);
-  }
+export function nestingError(path: string, error: unknown): unknown {
+  if (!(error instanceof RangeError) || !/call stack/i.test(error.message)) return error;
+  const { line, depth } = deepestNesting(path);
+  return new InputError(`a JSON value nested ${depth.toLocaleString('en-US')} levels deep, too deep to process`, path, line > 0 ? line : undefined);
 }

@@ -10,15 +10,16 @@
  * Commands that need no message text ask for the lean read: slim messages with estimates and
  * prefix hashes taken from each full message as the reader hands it over, so memory follows the
  * number of messages, not the size of the file. `compact` then reads again, in part
- * (readAgainInPart): full messages only at the places it names. The registry
- * (formats/index.ts) says which reader a file needs; the reader is called from here, and parses
- * (formats/); planning and compacting are the core's (compaction/).
+ * (readAgainInPart): full messages only at the places it names. Each read is one call into
+ * formats/index.ts (readSessionFile, readAgain: the reader found and run, the nesting check,
+ * the shared checks), handed plain options and the keep hook; planning and compacting are the
+ * core's (compaction/).
  */
 import { lazyCrypto } from '../lazy-builtins.js';
 import { failOnWarnings } from '../errors.js';
-import { readerByName, readSessionFile, withNestingCheck } from '../formats/index.js';
+import { nestingError, readAgain, readSessionFile } from '../formats/index.js';
 import { renamedSource } from '../formats/convert.js';
-import { withHeldInput } from '../formats/json/input-source.js';
+import { holdInput } from '../formats/json/input-source.js';
 import type { PrefixHashes } from '../session/hash.js';
 import { digestOf, prefixHashesOf, updateMessageHash } from '../session/hash.js';
 import type { AnyMessage, Diagnostic, Message, Session } from '../session/model.js';
@@ -287,8 +288,7 @@ export async function readAgainInPart(
     return stored;
   };
   // The reader the lean read found, by name: the file is not detected again.
-  const reader = readerByName(lean.format);
-  const { messages } = await withNestingCheck(input.path, () => reader.read(input.path, { keep }));
+  const { messages } = await readAgain(input.path, lean.format, { keep });
   const before = lean.session.messages;
   const same =
     messages.length === before.length &&
@@ -337,9 +337,8 @@ export async function readAgainInOrder(
     visit(message, index);
     return leanMessages?.[index] ?? slim(message);
   };
-  const reader = readerByName(lean.format);
   try {
-    await withNestingCheck(input.path, () => reader.read(input.path, { keep }));
+    await readAgain(input.path, lean.format, { keep });
   } catch (error) {
     if (error !== READ_ENOUGH) throw error;
   }
@@ -360,7 +359,15 @@ export async function loadSession<Observer extends MessageObserver>(
 ): Promise<unknown> {
   const input = sessionInput(source);
   // A lean read may be redone in full: a pipe's bytes are held for both (input-source.ts).
-  return withHeldInput(input.path, () => withNestingCheck(input.path, () => loadHeld(input, options, newObserver ?? null)));
+  const release = await holdInput(input.path);
+  try {
+    return await loadHeld(input, options, newObserver ?? null);
+  } catch (error) {
+    // Estimates and hashes taken after the read walk the values too.
+    throw nestingError(input.path, error);
+  } finally {
+    release();
+  }
 }
 
 async function loadHeld<Observer extends MessageObserver>(
