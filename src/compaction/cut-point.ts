@@ -15,7 +15,7 @@ import { isToolResultMessage, isTurnStart } from '../session/model.js';
 import type { SpanSums } from '../tokens/range-sums.js';
 import { scannedSums } from '../tokens/range-sums.js';
 import type { CutSiteIndex, CutSites } from './cut-sites.js';
-import { isValidCutPoint, scannedCutSites } from './cut-sites.js';
+import { scannedCutSites } from './cut-sites.js';
 import type { CutRule } from './policy.js';
 import { FORCE_KEEP_MESSAGES, MIN_TURN_PREFIX_MESSAGES } from './policy.js';
 
@@ -107,11 +107,11 @@ export function findCutPoint(
   const { start, end } = range;
   const { keepRecentTokens, force = false, forcePastPreviousCut = false, cutRule = 'conservative' } = options;
   const needed = Math.max(0, options.minSummarizedTokens ?? 0);
-  const sums = isCounts(tokens) ? scannedSums(tokens) : tokens;
   const sites = index?.forRule(cutRule) ?? scannedCutSites(messages, cutRule);
+  const sums = isCounts(tokens) ? scannedSums(tokens) : tokens;
   const describe = (cut: number, how: { forced?: boolean; pastKeepBudget?: boolean }) =>
     describeCut(messages, sums, start, end, cut, how.forced ?? false, how.pastKeepBudget ?? false);
-  const walked = walkBack(messages, sums, sites, keepRecentTokens, start, end, cutRule);
+  const walked = walkBack(sums, sites, keepRecentTokens, start, end);
   if (typeof walked === 'number' && sums.sum(start, walked) >= needed) return describe(walked, {});
   // After a compaction of ours force takes only the budget's cut, or a second `compact --force`
   // would summarize a little more each time it ran.
@@ -141,22 +141,14 @@ function earliestValidCut(sums: SpanSums, sites: CutSites, start: number, end: n
 }
 
 /** The rule-based walk. Returns the cut index, or why there is none. */
-function walkBack(
-  messages: readonly AnyMessage[],
-  sums: SpanSums,
-  sites: CutSites,
-  keep: number,
-  start: number,
-  end: number,
-  rule: CutRule,
-): number | NoCutReason {
+function walkBack(sums: SpanSums, sites: CutSites, keep: number, start: number, end: number): number | NoCutReason {
   // The budget is reached at i: keep i and everything after, moving back to a valid cut.
   const reached = sums.reachBack(start, end, keep);
   if (reached < start) return 'fits';
   const cut = sites.latest(start, reached);
   if (cut >= 0) return cut;
   if (reached === start) return 'fits';
-  return start > 0 && isValidCutPoint(messages[start]!, rule) ? 'at-previous-cut' : 'no-valid-cut';
+  return start > 0 && sites.point(start) ? 'at-previous-cut' : 'no-valid-cut';
 }
 
 /**

@@ -58,6 +58,8 @@ export function isValidCutPoint(message: AnyMessage, rule: CutRule = 'conservati
 export interface CutSites {
   /** Whether cutting at `index` separates a tool pair (insideToolPairs). */
   inside(index: number): boolean;
+  /** Whether the message at `index` is a valid cut point under the rule, tool pairs apart (isValidCutPoint). */
+  point(index: number): boolean;
   /** The latest valid cut in (after, at], or -1. */
   latest(after: number, at: number): number;
   /** The earliest valid cut in [from, end), or -1. */
@@ -69,6 +71,7 @@ export function scannedCutSites(messages: readonly AnyMessage[], rule: CutRule, 
   const valid = (index: number) => isValidCutPoint(messages[index]!, rule) && inside[index] !== 1;
   return {
     inside: (index) => inside[index] === 1,
+    point: (index) => isValidCutPoint(messages[index]!, rule),
     latest(after, at) {
       for (let index = Math.min(at, messages.length - 1); index > Math.max(after, -1); index--) if (valid(index)) return index;
       return -1;
@@ -125,6 +128,7 @@ export class CutSiteIndex {
     const cuts = found.slice(0, count);
     return {
       inside: (index) => pairs[index] === 1,
+      point: (index) => isValidCutPoint(messages[index]!, rule),
       latest(after, at) {
         const next = firstAtOrAbove(cuts, at + 1);
         const found = next > 0 ? cuts[next - 1]! : -1;
