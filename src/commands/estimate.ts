@@ -17,9 +17,8 @@ import type { CommonArgs, PolicyArgs } from './options.js';
 import { jobsFromArgs, runSettings, withInputs, withPolicy } from './options.js';
 import { refusalReason } from '../compact/render.js';
 import type { PolicyValues } from '../config/policy.js';
-import { policyFor } from '../config/policy.js';
+import { sessionPolicy } from '../config/policy.js';
 import { triggerCeiling } from '../compaction/policy.js';
-import { sessionWindow } from '../pricing/window.js';
 import type { ReadTaskOptions } from '../pipeline/sessions.js';
 import { earlyStart, runSessions } from '../pipeline/sessions.js';
 import { runSessionCommand } from '../pipeline/session-command.js';
@@ -65,8 +64,7 @@ export const estimateSessionTask = sessionTask('estimate', async (input: Session
   const state = await loadPrevious(path);
   const loaded = await loadSession(input, { format: options.format, sidecar: sidecarReading(state), count, messages: 'lean' });
   const { subject, warnings } = heldSubject(path, loaded, state, { strict: options.strict });
-  const window = await sessionWindow(loaded.session, { flag: options.policy.context_limit ?? undefined });
-  const policy = policyFor(options.policy, window.tokens);
+  const { policy, window } = await sessionPolicy({ kind: 'settings', values: options.policy }, loaded.session);
   const plan = planCompaction(subject, policy);
   const wouldThrash = plan.kind === 'skip' && plan.status === 'would-thrash';
   const record = {

@@ -9,27 +9,20 @@
  * print or return it (render.ts turns it into a line or a JSON record); a worker sends it back
  * whole.
  */
-import type { CompactionPolicy } from '../compaction/policy.js';
 import type { CompactionState, SummarizerUsage } from '../compaction/state.js';
 import type { CompactionStrategy } from '../compaction/strategy.js';
-import type { PolicyValues } from '../config/policy.js';
+import type { PolicyChoice } from '../config/policy.js';
 import type { OnError } from '../config/settings.js';
 import type { ForkNoGain, ForkResult } from '../fork/index.js';
 import type { LogEvent } from '../pipeline/log.js';
-import type { ContextWindow, WindowSource } from '../pricing/window.js';
+import type { WindowSource } from '../pricing/window.js';
 import type { Diagnostic } from '../session/model.js';
 import type { LockHolder } from '../sidecar/lock.js';
 import type { StrategyName, StrategyOptions } from '../strategies/index.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import type { TokenizerName } from '../tokens/tokenizers.js';
 
-/**
- * The policy a session is planned with: the settings, taken at each session's own window
- * (pricing/window.ts) unless they name one; or one policy at one window for every session.
- */
-export type PolicyChoice =
-  | { readonly kind: 'settings'; readonly values: PolicyValues }
-  | { readonly kind: 'fixed'; readonly policy: CompactionPolicy; readonly window: ContextWindow };
+export type { PolicyChoice } from '../config/policy.js';
 
 export interface CompactJob {
   /** A format name, or `auto`. */

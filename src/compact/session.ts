@@ -31,13 +31,12 @@ import type { CompactionStrategy } from '../compaction/strategy.js';
 import type { CompactionState } from '../compaction/state.js';
 import { textReads } from '../compaction/text-reads.js';
 import { triggerCeiling } from '../compaction/policy.js';
-import { policyFor } from '../config/policy.js';
+import { sessionPolicy } from '../config/policy.js';
 import { describeError, stopsBatch } from '../errors.js';
 import { holdInput, inputShape, isStdin } from '../formats/json/input-source.js';
 import { SummarizerError } from '../llm/client.js';
 import type { LogEvent, LogFields } from '../pipeline/log.js';
 import type { ContextWindow } from '../pricing/window.js';
-import { sessionWindow } from '../pricing/window.js';
 import type { LoadedSession, SessionSource } from '../read/index.js';
 import { loadSession, readAgainInPart, sessionInput } from '../read/index.js';
 import type { AnyMessage, Diagnostic, Session } from '../session/model.js';
@@ -227,18 +226,12 @@ export type CompactRead = ReadAndPlanned &
     | { readonly read: 'partial' | 'full'; readonly subject: RunnableSubject }
   );
 
-/** The policy for a session once it is read, and the window it was taken at. */
-async function policyOf(session: Session<AnyMessage>, choice: PolicyChoice): Promise<{ readonly policy: CompactionPolicy; readonly window: ContextWindow }> {
-  if (choice.kind === 'fixed') return { policy: choice.policy, window: choice.window };
-  const window = await sessionWindow(session, { flag: choice.values.context_limit ?? undefined });
-  return { policy: policyFor(choice.values, window.tokens), window };
-}
-
 /** A read planned: its sidecar (`state`, loaded before the read) held against it, and the plan. */
 async function planned<M extends AnyMessage>(path: string, loaded: LoadedSession<M>, state: CompactionState | null, strategy: CompactionStrategy, options: CompactReadOptions, choice: PolicyChoice) {
+  // The policy needs only the session; the sidecar is held against it after.
+  const { policy, window } = await sessionPolicy(choice, loaded.session);
   const held = heldSubject(path, loaded, state, { strict: options.strict });
   const { subject, discarded } = previousFor(held.subject, strategy);
-  const { policy, window } = await policyOf(loaded.session, choice);
   const plan = planCompaction(subject, policy);
   return { warnings: held.warnings, subject, discarded, plan, policy, window };
 }

@@ -3,10 +3,14 @@
  * from every source (flags > COMPACTOR_* variables > config file > the table's defaults) into
  * plain data that crosses to worker threads as it is, then made a CompactionPolicy at each
  * session's window (policyFor), and echoed by `--json` under the table's names (policyJson).
- * Pure; reading the sources is sources.ts's, what a policy does is compaction/policy.ts's.
+ * Pure but for sessionPolicy, which asks pricing/ for a session's window (the catalog); reading
+ * the sources is sources.ts's, what a policy does is compaction/policy.ts's.
  */
 import type { CompactionPolicy } from '../compaction/policy.js';
 import { DEFAULT_CONTEXT_LIMIT } from '../compaction/policy.js';
+import type { ContextWindow } from '../pricing/window.js';
+import { sessionWindow } from '../pricing/window.js';
+import type { AnyMessage, Session } from '../session/model.js';
 import type { Amount, GroupKey, ResolvedValue, SettingsLayer, SourcedKey } from './settings.js';
 import { defaultOf, echoOf, settingsOf, SOURCED_KEYS, yieldsTo } from './settings.js';
 import type { SettingsSources } from './sources.js';
@@ -63,6 +67,21 @@ export function policyFor(values: PolicyValues, window = DEFAULT_CONTEXT_LIMIT):
         ? { kind: 'percent', percent: values.trigger_percent }
         : { kind: 'reserve', tokens: amountIn(values.reserve, contextLimit) },
   };
+}
+
+/**
+ * The policy a session is planned with: the settings, taken at each session's own window
+ * (pricing/window.ts) unless they name one; or one policy at one window for every session.
+ */
+export type PolicyChoice =
+  | { readonly kind: 'settings'; readonly values: PolicyValues }
+  | { readonly kind: 'fixed'; readonly policy: CompactionPolicy; readonly window: ContextWindow };
+
+/** The policy for a session once it is read, and the window it was taken at. */
+export async function sessionPolicy(choice: PolicyChoice, session: Session<AnyMessage>): Promise<{ readonly policy: CompactionPolicy; readonly window: ContextWindow }> {
+  if (choice.kind === 'fixed') return { policy: choice.policy, window: choice.window };
+  const window = await sessionWindow(session, { flag: choice.values.context_limit ?? undefined });
+  return { policy: policyFor(choice.values, window.tokens), window };
 }
 
 /**
