@@ -11,7 +11,7 @@ import { headOf, subagentTranscript } from './claude-code-subagents.js';
 import { codexReader } from './codex.js';
 import { reviewParent } from './codex-reviews.js';
 import { geminiCliReader } from './gemini-cli.js';
-import { withHeldInput } from './json/input-source.js';
+import { holdInput } from './json/input-source.js';
 import type { DocumentHead } from './json/json-document.js';
 import { peekDocumentHead } from './json/json-document.js';
 import type { JsonLine } from './json/jsonl-lines.js';
@@ -243,24 +243,30 @@ export function readSession(path: string, format?: string): Promise<Session>;
 /** With `keep`: the session holds what `keep` returned (a lean read's slim messages), or full messages. */
 export function readSession(path: string, format: string, options: ReadOptions, sniffed?: SniffedFormat | null): Promise<Session<AnyMessage>>;
 export async function readSession(path: string, format = 'auto', options?: ReadOptions, sniffed?: SniffedFormat | null): Promise<Session<AnyMessage>> {
-  return withHeldInput(path, async () => (await readSessionFile(path, format, options, sniffed)).session);
+  return (await readSessionFile(path, format, options, sniffed)).session;
 }
 
 /**
- * One whole read of a session file, for a caller that holds its input and reads it more than
- * once (read/index.ts): the reader the format names (as readerFor), the read with `options` (a
- * lean read's keep hook), and the checks every format shares. The reader's name comes back with
- * the session: a second read names it, and the file is not detected again.
+ * One whole read of a session file, in one call (read/index.ts reads through it): the input held
+ * for detection and the read, the reader the format names (as readerFor), the read with
+ * `options` (a lean read's keep hook), a too-deep value reported where it is (nestingError), and
+ * the checks every format shares. The reader's name comes back with the session: a second read
+ * names it, and the file is not detected again. A caller that reads again holds the input
+ * across its reads itself (nested holds share one).
  */
 export function readSessionFile(path: string, format: string, options: undefined, sniffed?: SniffedFormat | null): Promise<{ readonly session: Session; readonly format: string }>;
 /** With `keep`: the session holds what `keep` returned (a lean read's slim messages), or full messages. */
 export function readSessionFile(path: string, format: string, options?: ReadOptions, sniffed?: SniffedFormat | null): Promise<{ readonly session: Session<AnyMessage>; readonly format: string }>;
 export async function readSessionFile(path: string, format: string, options?: ReadOptions, sniffed?: SniffedFormat | null): Promise<{ readonly session: Session<AnyMessage>; readonly format: string }> {
+  // Detection and the read each read the file: a pipe's bytes are held for both (input-source.ts).
+  const release = await holdInput(path);
   try {
     const reader = await readerFor(path, format, sniffed);
     return { session: withSharedChecks(path, await reader.read(path, options)), format: reader.name };
   } catch (error) {
     throw nestingError(path, error);
+  } finally {
+    release();
   }
 }
 
