@@ -161,7 +161,8 @@ export async function decideCompaction(source: SessionSource, given: CompactJob,
     }
     const { state } = outcome;
     // The view this sidecar defines must be one the provider accepts; if not, nothing is written.
-    assertViewRules(subjectView(runnable, state), 'the compacted view');
+    const view = subjectView(runnable, state);
+    assertViewRules(view, 'the compacted view');
     // The read has just checked the sidecar's path under the lock (a symlink or a non-file is
     // refused there), so the write does not ask again.
     return {

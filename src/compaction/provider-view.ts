@@ -67,7 +67,10 @@ export function buildProviderContext<M extends AnyMessage>(
   repair: ViewRepair = planViewRepair(messages),
 ): (M | Message)[] {
   const cut = cutView(messages, state, repair);
-  if (!cut) return applyViewRepair(applyPruning(messages, state!.pruned_outputs!), 0, repair);
+  if (!cut) {
+    const pruned = applyPruning(messages, state!.pruned_outputs!);
+    return applyViewRepair(pruned, 0, repair);
+  }
   if (cut.from === 0 && cut.summary.length === 0) return applyViewRepair(messages, 0, repair);
   return [...cut.summary, ...applyViewRepair(messages.slice(cut.from), cut.from, repair)];
 }
