@@ -124,6 +124,12 @@ describe('the scanned reader against the JavaScript reader', () => {
       }),
       { numRuns: 300 },
     );
+    // Ids as words and as strings (uppercase, escaped, other ids), parents as words.
+    const ids = kinds.get(UUID_WORDS)! + kinds.get(UUID_STRING)!;
+    expect(kinds.get(UUID_WORDS)! / ids).toBeGreaterThan(0.3);
+    expect(kinds.get(UUID_STRING)! / ids).toBeGreaterThan(0.1);
+    expect(kinds.get(PARENT_WORDS)! / ids).toBeGreaterThan(0.3);
+    for (const mark of [UUID_WORDS, UUID_STRING, PARENT_WORDS]) kinds.delete(mark);
     const total = [...kinds.values()].reduce((sum, count) => sum + count, 0);
     expect(kinds.get(layout.KIND_CHAT)! / total).toBeGreaterThan(0.2);
     expect(kinds.get(layout.KIND_LINK)! / total).toBeGreaterThan(0.05);
@@ -153,13 +159,27 @@ describe('the scanned reader against the JavaScript reader', () => {
 });
 
 /** The kind of each record the scanner writes for `bytes` (one scan of the whole file). */
+/** recordKinds' marks beside the kinds: a line's uuid read as words or as a string; its parent as words. */
+const UUID_WORDS = 100;
+const UUID_STRING = 101;
+const PARENT_WORDS = 102;
+
+/** The kind of each record the scanner writes for `bytes`, and (UUID_WORDS…) how it gave a line's ids. */
 function recordKinds(bytes: Buffer): number[] {
   if (scanner!.input.length < bytes.length) scanner!.growInput(bytes.length, 0);
   scanner!.input.set(bytes);
   const kinds: number[] = [];
   for (let from = 0; from < bytes.length; ) {
     const scan = scanner!.scan(from, bytes.length, true, 0);
-    for (let at = 0; at < scan.words.length; at += scan.words[at + layout.WORD_LENGTH]!) kinds.push(scan.words[at]! & 0xff);
+    for (let at = 0; at < scan.words.length; at += scan.words[at + layout.WORD_LENGTH]!) {
+      const head = scan.words[at]!;
+      kinds.push(head & 0xff);
+      // Links and chat lines whose ids came as the scanner's words, and as strings.
+      if ((head & 0xff) !== layout.KIND_RAW) {
+        kinds.push((head & layout.FLAG_UUID_WORDS) !== 0 ? UUID_WORDS : UUID_STRING);
+        if ((head & layout.FLAG_PARENT_WORDS) !== 0) kinds.push(PARENT_WORDS);
+      }
+    }
     if (!scan.full) break;
     from = scan.end;
   }
@@ -320,11 +340,34 @@ const extraFields = fc.oneof(
   },
 );
 
+/**
+ * The uuid of the line at `index`: mostly in the usual spelling (lowercase hex, which the scanner
+ * gives as words), now and then uppercase, not hex, or another id (given as strings).
+ */
+function uuidOf(index: number): string {
+  const tail = index.toString(16).padStart(12, '0');
+  switch (index % 7) {
+    case 3:
+      return `A0B1C2D3-0000-4000-8000-${tail}`;
+    case 5:
+      return `g0b1c2d3-0000-4000-8000-${tail}`;
+    case 6:
+      return `id-${tail}`;
+    default:
+      return `a0b1c2d3-e4f5-4000-8000-${tail}`;
+  }
+}
+
 /** One line, as a value: what a Claude Code file holds, sometimes not quite. */
 function lineValue(index: number) {
-  const uuid = `00000000-0000-4000-8000-${String(index).padStart(12, '0')}`;
-  const parent = index > 0 ? `00000000-0000-4000-8000-${String(index - 1).padStart(12, '0')}` : null;
-  const links = fc.oneof({ weight: 24, arbitrary: fc.constant({ uuid, parentUuid: parent }) }, { weight: 1, arbitrary: fc.record({ uuid: fc.oneof(fc.constant(uuid), odd), parentUuid: fc.oneof(fc.constant(parent), odd, fc.constant('missing-parent')) }) });
+  const uuid = uuidOf(index);
+  const parent = index > 0 ? uuidOf(index - 1) : null;
+  const links = fc.oneof(
+    { weight: 24, arbitrary: fc.constant({ uuid, parentUuid: parent }) },
+    { weight: 1, arbitrary: fc.record({ uuid: fc.oneof(fc.constant(uuid), odd), parentUuid: fc.oneof(fc.constant(parent), odd, fc.constant('missing-parent')) }) },
+    // A uuid repeated, a line its own parent, a parent named before it is read, one spelled otherwise.
+    { weight: 1, arbitrary: fc.constantFrom({ uuid: parent, parentUuid: parent }, { uuid, parentUuid: uuid }, { uuid, parentUuid: uuidOf(index + 1) }, { uuid, parentUuid: parent?.toUpperCase() ?? null }) },
+  );
   const chat = fc.record({
     type: fc.constantFrom<'user' | 'assistant'>('user', 'assistant', 'assistant'),
     links,
