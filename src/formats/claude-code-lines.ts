@@ -116,15 +116,15 @@ function summaryText(blocks: readonly ContentBlock[]): string {
 
 /** What the chain keeps of a parsed chat line (the blocks go to the assembler). */
 function chatFacts(chat: ChatLine): ChatFacts {
-  return {
-    role: chat.role,
-    responseKey: chat.responseKey,
-    synthetic: chat.model === SYNTHETIC_MODEL,
-    ...(chat.compactSummary ? { summary: summaryText(chat.blocks) } : {}),
-    unknownTypes: chat.unknownTypes.length > 0 ? chat.unknownTypes : NONE,
-    calls: toolIds(chat.blocks, 'tool_request'),
-    answers: toolIds(chat.blocks, 'tool_result'),
-  };
+  const role = chat.role;
+  const responseKey = chat.responseKey;
+  const synthetic = chat.model === SYNTHETIC_MODEL;
+  const unknownTypes = chat.unknownTypes.length > 0 ? chat.unknownTypes : NONE;
+  const calls = toolIds(chat.blocks, 'tool_request');
+  const answers = toolIds(chat.blocks, 'tool_result');
+  // Two literals, not a spread of the rare summary: a spread made each line's facts a copy.
+  if (chat.compactSummary) return { role, responseKey, synthetic, summary: summaryText(chat.blocks), unknownTypes, calls, answers };
+  return { role, responseKey, synthetic, unknownTypes, calls, answers };
 }
 
 /** A chat line's call, for the spend: an assistant line's, unless synthetic. */
