@@ -24,7 +24,7 @@ import {
   KIND_CHAT, KIND_LINK, KIND_RAW, LINK_WORDS, RAW_BYTES, RAW_OFFSET, RAW_WORDS, STRING_BYTES, STRING_ESCAPED, STRING_FORKED_FROM,
   STRING_MESSAGE_ID, STRING_MODEL, STRING_PARENT, STRING_REQUEST, STRING_TIMESTAMP, STRING_UUID, STRING_WIDE, USAGE_CACHE_READ,
   USAGE_CACHE_WRITE, USAGE_INPUT, USAGE_OUTPUT, USAGE_SPLIT, USAGE_WRITE_1H, USAGE_WRITE_5M, WORD_BLOCKS, WORD_LENGTH, WORD_LINE,
-  WORD_USAGE_BITS, WORD_USAGE_COUNTS, WORDS_UUID, WORDS_PARENT, FLAG_UUID_WORDS, FLAG_PARENT_WORDS,
+  WORD_USAGE_BITS, WORD_USAGE_COUNTS, WORDS_UUID, WORDS_PARENT, FLAG_UUID_WORDS, FLAG_PARENT_WORDS, FLAG_COMPACT_SUMMARY,
 } from './layout';
 
 // ---- names, as UTF-8 bytes -------------------------------------------------------------------
@@ -115,6 +115,8 @@ let boundary: bool = false;
 /** A value a user or assistant line cannot have where the JavaScript reader checks it (its schema decides). */
 let odd: bool = false;
 let compactSummary: bool = false;
+/** A tool result's output is a list of parts: its joined text is no one string of the line (a summary's texts are read whole). */
+let joinedOutput: bool = false;
 let messageObject: bool = false;
 let blockCount: i32 = 0;
 
@@ -578,6 +580,7 @@ function block(): bool {
       if (!putText(record, BLOCK_TEXT_STRING, contentText)) return false;
     } else {
       // Null, or parts: their joined text has no one string (a short one was refused in `parts`).
+      if (content == PARTS) joinedOutput = true;
       const units = content == PARTS ? partsUnits : 0;
       store<i32>(record + (<usize>BLOCK_UNITS << 2), <i32>units);
       store<u64>(record + (<usize>BLOCK_HASH << 2), content == PARTS ? partsHash : hashStart());
@@ -817,6 +820,7 @@ function startRecord(): void {
   boundary = false;
   odd = false;
   compactSummary = false;
+  joinedOutput = false;
   messageObject = false;
   blockCount = 0;
 }
@@ -825,10 +829,12 @@ function startRecord(): void {
 function settle(): bool {
   const flags = wordAt(0) & ~0xff;
   if (lineType == TYPE_USER || lineType == TYPE_ASSISTANT) {
-    if (odd || compactSummary || !messageObject) return false;
+    if (odd || !messageObject) return false;
+    // A compaction's summary is read with its texts whole, each from its one string of the line.
+    if (compactSummary && joinedOutput) return false;
     // A chat line's uuid, when given, is not empty (the schema's rule).
     if (wordAt(STRING_UUID + 1) == 0) return false;
-    word(0, KIND_CHAT | flags | (lineType == TYPE_ASSISTANT ? FLAG_ASSISTANT : 0));
+    word(0, KIND_CHAT | flags | (lineType == TYPE_ASSISTANT ? FLAG_ASSISTANT : 0) | (compactSummary ? FLAG_COMPACT_SUMMARY : 0));
     word(WORD_BLOCKS, blockCount);
     word(WORD_LENGTH, CHAT_WORDS + blockCount * BLOCK_WORDS);
     out = record + (<usize>(CHAT_WORDS + blockCount * BLOCK_WORDS) << 2);

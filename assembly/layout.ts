@@ -52,6 +52,8 @@ export const FLAG_USAGE: i32 = 1 << 11;
 /** WORDS_UUID, WORDS_PARENT hold the uuid's, the parent's words. */
 export const FLAG_UUID_WORDS: i32 = 1 << 12;
 export const FLAG_PARENT_WORDS: i32 = 1 << 13;
+/** A compaction's summary (`isCompactSummary`): its texts are read whole, not as stand-ins. */
+export const FLAG_COMPACT_SUMMARY: i32 = 1 << 14;
 
 /** Usage counts in their order, and their bits in WORD_USAGE_BITS. */
 export const USAGE_INPUT: i32 = 0;

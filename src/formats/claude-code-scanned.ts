@@ -184,12 +184,17 @@ class ChatRecord implements ScannedChat, ScannedIds {
     };
   }
 
-  /** A block's text: itself under four units (decoded from the chunk), else a stand-in of its length. */
+  /** A compaction's summary: its texts are read whole (the JavaScript reader gives them no stand-ins). */
+  private get compactSummary(): boolean {
+    return (this.head & layout.FLAG_COMPACT_SUMMARY) !== 0;
+  }
+
+  /** A block's text: itself under four units or in a summary (decoded from the chunk), else a stand-in of its length. */
   private text(block: number): string {
     const { words } = this;
     const units = words[block + layout.BLOCK_UNITS]!;
     if (units === 0) return '';
-    if (units < 4) return stringAt(this.chunk, words[block + layout.BLOCK_TEXT_STRING]!, words[block + layout.BLOCK_TEXT_STRING + 1]!)!;
+    if (units < 4 || this.compactSummary) return stringAt(this.chunk, words[block + layout.BLOCK_TEXT_STRING]!, words[block + layout.BLOCK_TEXT_STRING + 1]!)!;
     return this.assistant ? standIn(units, words[block + layout.BLOCK_HASH]!, words[block + layout.BLOCK_HASH + 1]!) : spaces(units);
   }
 
@@ -232,7 +237,7 @@ class ChatRecord implements ScannedChat, ScannedIds {
       model: this.string(layout.STRING_MODEL),
       usage: this.usage(),
       final: (this.head & layout.FLAG_FINAL) !== 0,
-      compactSummary: false,
+      compactSummary: this.compactSummary,
       timestamp: this.string(layout.STRING_TIMESTAMP),
       copiedFrom: this.string(layout.STRING_FORKED_FROM),
       unknownTypes: [],

@@ -54,6 +54,8 @@ export const FLAG_USAGE = 1 << 11;
 /** WORDS_UUID, WORDS_PARENT hold the uuid's, the parent's words. */
 export const FLAG_UUID_WORDS = 1 << 12;
 export const FLAG_PARENT_WORDS = 1 << 13;
+/** A compaction's summary (`isCompactSummary`): its texts are read whole, not as stand-ins. */
+export const FLAG_COMPACT_SUMMARY = 1 << 14;
 
 /** Usage counts in their order, and their bits in WORD_USAGE_BITS. */
 export const USAGE_INPUT = 0;

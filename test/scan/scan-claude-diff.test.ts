@@ -129,7 +129,8 @@ describe('the scanned reader against the JavaScript reader', () => {
     expect(kinds.get(UUID_WORDS)! / ids).toBeGreaterThan(0.3);
     expect(kinds.get(UUID_STRING)! / ids).toBeGreaterThan(0.1);
     expect(kinds.get(PARENT_WORDS)! / ids).toBeGreaterThan(0.3);
-    for (const mark of [UUID_WORDS, UUID_STRING, PARENT_WORDS]) kinds.delete(mark);
+    expect(kinds.get(SUMMARY)).toBeGreaterThan(10);
+    for (const mark of [UUID_WORDS, UUID_STRING, PARENT_WORDS, SUMMARY]) kinds.delete(mark);
     const total = [...kinds.values()].reduce((sum, count) => sum + count, 0);
     expect(kinds.get(layout.KIND_CHAT)! / total).toBeGreaterThan(0.2);
     expect(kinds.get(layout.KIND_LINK)! / total).toBeGreaterThan(0.05);
@@ -156,13 +157,30 @@ describe('the scanned reader against the JavaScript reader', () => {
     expect(statSync(path).size).toBeGreaterThan(4 << 20);
     await expectSameRead(path);
   });
+
+  it('reads a compaction summary with its texts whole, and leaves one whose tool output is a list of parts to JavaScript', async () => {
+    const path = join(dir, 'summaries.jsonl');
+    const summary = (index: number, content: unknown) => ({ type: 'user', isCompactSummary: true, uuid: uuidOf(index), parentUuid: uuidOf(index - 1), message: { role: 'user', content } });
+    const lines = [
+      { type: 'user', uuid: uuidOf(0), parentUuid: null, message: { role: 'user', content: 'hello there' } },
+      summary(1, [{ type: 'text', text: 'This session is being continued. The summary: caf\u00e9 → done' }]),
+      summary(2, [
+        { type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'part one' }, { type: 'text', text: 'part two' }] },
+        { type: 'text', text: 'the second summary' },
+      ]),
+    ];
+    const bytes = Buffer.from(`${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
+    writeFileSync(path, bytes);
+    expect(recordKinds(bytes)).toEqual([layout.KIND_CHAT, UUID_WORDS, layout.KIND_CHAT, UUID_WORDS, PARENT_WORDS, SUMMARY, layout.KIND_RAW]);
+    await expectSameRead(path);
+  });
 });
 
-/** The kind of each record the scanner writes for `bytes` (one scan of the whole file). */
-/** recordKinds' marks beside the kinds: a line's uuid read as words or as a string; its parent as words. */
+/** recordKinds' marks beside the kinds: a line's uuid read as words or as a string; its parent as words; a compaction's summary read. */
 const UUID_WORDS = 100;
 const UUID_STRING = 101;
 const PARENT_WORDS = 102;
+const SUMMARY = 103;
 
 /** The kind of each record the scanner writes for `bytes`, and (UUID_WORDS…) how it gave a line's ids. */
 function recordKinds(bytes: Buffer): number[] {
@@ -178,6 +196,7 @@ function recordKinds(bytes: Buffer): number[] {
       if ((head & 0xff) !== layout.KIND_RAW) {
         kinds.push((head & layout.FLAG_UUID_WORDS) !== 0 ? UUID_WORDS : UUID_STRING);
         if ((head & layout.FLAG_PARENT_WORDS) !== 0) kinds.push(PARENT_WORDS);
+        if ((head & layout.FLAG_COMPACT_SUMMARY) !== 0) kinds.push(SUMMARY);
       }
     }
     if (!scan.full) break;
@@ -323,6 +342,8 @@ function chatLine(type: 'user' | 'assistant', links: Links, fields: { content: u
 
 const extraFields = fc.oneof(
   { weight: 20, arbitrary: fc.record({ toolUseResult: fc.oneof(fc.record({ stdout: text, stderr: text }), text) }, { requiredKeys: [] }) },
+  // A compaction's summary, otherwise plain: the scanner reads it (its texts whole) unless a tool result's output is a list of parts.
+  { weight: 2, arbitrary: fc.constant({ isCompactSummary: true }) },
   {
     weight: 2,
     arbitrary: fc.record(
