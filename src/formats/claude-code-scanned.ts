@@ -36,16 +36,23 @@ import { readChunks } from './json/line-scan.js';
 /**
  * A file this large is read with the scanner, which is loaded for it if this thread has none yet:
  * loading it (compiling the module, mapping its memory) costs about what reading this much
- * faster saves. A smaller file is read with it only when it is loaded already (`scannerReady`),
- * down to READY_BYTES, under which starting a scan costs more than it saves.
+ * faster saves. A smaller file is read with it when it is loaded already (`scannerReady`), or
+ * when this thread's reads have come to SCANNED_BYTES already (a batch of small sessions: the
+ * loading is paid once for all the files still to come), down to READY_BYTES, under which
+ * starting a scan costs more than it saves.
  */
 export const SCANNED_BYTES = 256 << 10;
 export const READY_BYTES = 8 << 10;
 
+/** The bytes of the files this thread asked scannedFile about: what its reads have come to. */
+let bytesAsked = 0;
+
 /** Whether the file is read with the scanner (see SCANNED_BYTES): a plain file, large enough; `loaded`: a scanner is at hand. */
 export function scannedFile(file: string, loaded = scannerReady()): boolean {
   const { plain } = inputShape(file);
-  return plain !== null && (plain.size >= SCANNED_BYTES || (plain.size >= READY_BYTES && loaded));
+  if (plain === null) return false;
+  bytesAsked += plain.size;
+  return plain.size >= SCANNED_BYTES || (plain.size >= READY_BYTES && (loaded || bytesAsked >= SCANNED_BYTES));
 }
 
 /** A string of the record: its place in the chunk and its length word (-1: absent or null). */
