@@ -11,7 +11,6 @@ import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CompactionState } from '../../src/compaction/state.js';
 import { DEFAULT_POLICY } from '../../src/compaction/policy.js';
-import { loadSession } from '../../src/read/index.js';
 import { customPolicy, presetPolicy } from '../../src/replay/presets.js';
 import type { ReplayPolicy } from '../../src/replay/presets.js';
 import { replayResultJson } from '../../src/replay/json.js';
@@ -19,6 +18,7 @@ import { replayReport, replaySession, withoutStates } from '../../src/replay/sim
 import { isSlim } from '../../src/session/model.js';
 import { createStrategy } from '../../src/strategies/index.js';
 import { FIXTURES, ROOT } from '../helpers/cli.js';
+import { loadHeld } from '../helpers/held-read.js';
 
 const FILES = fg.sync(['bug.jsonl', 'real/**/*.jsonl', 'audit/*.jsonl', 'formats/*.jsonl'], { cwd: FIXTURES, absolute: true }).sort();
 
@@ -47,7 +47,7 @@ function stateFacts(state: CompactionState) {
 async function replayBothWays(path: string, policy: ReplayPolicy) {
   const strategy = createStrategy('truncate', {});
   const run = async (messages: 'full' | 'lean') => {
-    const loaded = await loadSession(path, { format: 'auto', withSidecar: false, messages });
+    const loaded = await loadHeld(path, { format: 'auto', messages }, false);
     const { session, tokens, subject } = loaded;
     const input = { sessionName: subject.sessionName, messages: session.messages, tokens, policy, strategy, recorded: session.recordedCompactions };
     const result = await replaySession(input);
