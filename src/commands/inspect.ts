@@ -289,8 +289,21 @@ async function pricedTurns(
   return { pricing, ledgers, turnCosts, spend: spend.spend() };
 }
 
-/** What the task sends back besides the printed report. */
-type Audited = Omit<InspectResult, 'printed'> & { readonly inspection: Inspection };
+/**
+ * What the task sends back besides the printed report: the inspection when the session's own
+ * report is made (--json, or its text report), else none (the archive view reads the row alone).
+ */
+type Audited = Omit<InspectResult, 'printed'> & { readonly inspection: Inspection | null };
+
+/**
+ * Whether the session's own report is made: with --json its record, or the text report of one
+ * session or --detail. Over several sessions without them the archive view shows the row and the
+ * spend only, so the report's parts (growth attribution, largest outputs, repeated reads, the
+ * recorded compactions' effects, the turns' costs) are not worked out at all.
+ */
+function reported(options: InspectOptions): boolean {
+  return options.json || options.detail;
+}
 
 /**
  * One session read and audited. Its messages, calls and turns live in here only: the report is
@@ -298,12 +311,11 @@ type Audited = Omit<InspectResult, 'printed'> & { readonly inspection: Inspectio
  */
 async function auditSession(input: SessionInput, options: InspectOptions): Promise<Audited> {
   const { path } = input;
+  const report = reported(options);
   const count = await loadTextCounter(options.tokenizer);
-  const loaded = await loadSession(
-    input,
-    { format: options.format, withSidecar: false, count, strict: options.strict, messages: 'lean' },
-    () => new GrowthFacts(heuristicCounter),
-  );
+  const readOptions = { format: options.format, withSidecar: false, count, strict: options.strict, messages: 'lean' } as const;
+  // Growth attribution's facts are gathered as the messages are read, for a report only.
+  const loaded = report ? await loadSession(input, readOptions, () => new GrowthFacts(heuristicCounter)) : { ...(await loadSession(input, readOptions)), observer: null };
   const session = withCallsBilledElsewhere(loaded.session, new Map(Object.entries(options.billedIn ?? {})));
   const { messages, recordedCompactions } = session;
   const calls = providerCalls(messages, loaded.tokens, recordedCompactions);
@@ -322,22 +334,25 @@ async function auditSession(input: SessionInput, options: InspectOptions): Promi
     { baseline: maxBaseline(turns), inputTokens: gated.inputTokens, costUsd: options.limits.maxCostUsd === undefined ? null : gated.pricedCost.total },
     options.limits,
   );
-  const inspection: Inspection = {
-    format: session.format,
-    model: session.model ?? null,
-    messages: messages.length,
-    turns,
-    // The report shows the --top heaviest outputs.
-    growth: growthFromFacts(messages, loaded.observer, groups, calls, options.top),
-    pricing,
-    turnCosts,
-    ledgers,
-    overhead: stablePrefixTokens(calls, loaded.tokens),
-    breaches,
-    recorded: recordedCompactionEffects(messages, loaded.tokens, recordedCompactions, calls),
-    policy: policyFor(options.policy, pricing.window.tokens),
-    warnings: [...loaded.warnings, ...pricingWarnings(pricing), ...gateWarnings],
-  };
+  const warnings = [...loaded.warnings, ...pricingWarnings(pricing), ...gateWarnings];
+  const inspection: Inspection | null = loaded.observer
+    ? {
+        format: session.format,
+        model: session.model ?? null,
+        messages: messages.length,
+        turns,
+        // The report shows the --top heaviest outputs.
+        growth: growthFromFacts(messages, loaded.observer, groups, calls, options.top),
+        pricing,
+        turnCosts,
+        ledgers,
+        overhead: stablePrefixTokens(calls, loaded.tokens),
+        breaches,
+        recorded: recordedCompactionEffects(messages, loaded.tokens, recordedCompactions, calls),
+        policy: policyFor(options.policy, pricing.window.tokens),
+        warnings,
+      }
+    : null;
   const total = sessionTotal(spend);
   const row: SessionRow = {
     session: path,
@@ -351,9 +366,9 @@ async function auditSession(input: SessionInput, options: InspectOptions): Promi
     peakTokens: maxBaseline(turns),
     windowTokens: pricing.window.tokens,
     inputTokens: total.inputTokens,
-    recordedCompactions: inspection.recorded.length,
+    recordedCompactions: recordedCompactions.length,
   };
-  return { inspection, breaches, warnings: inspection.warnings, spendKeys: options.batch ? spendCallKeys(session) : [], spend, row };
+  return { inspection, breaches, warnings, spendKeys: options.batch ? spendCallKeys(session) : [], spend, row };
 }
 
 /**
@@ -364,7 +379,7 @@ async function auditSession(input: SessionInput, options: InspectOptions): Promi
 export const inspectSessionTask = sessionTask('inspect', async (input: SessionInput, options: InspectOptions): Promise<InspectResult> => {
   const { inspection, ...rest } = await auditSession(input, options);
   // Over several sessions without --detail, the text report is not made at all: only the row and the spend are.
-  const printed = options.json ? printedJson(inspectJson(input.path, inspection, options.top)) : options.detail ? humanReport(input.path, inspection, options) : '';
+  const printed = inspection === null ? '' : options.json ? printedJson(inspectJson(input.path, inspection, options.top)) : humanReport(input.path, inspection, options);
   return { printed, ...rest };
 });
 
