@@ -86,7 +86,7 @@ interface InspectArgs extends CommonArgs, PolicyArgs, PricingArgs, GateArgs, Tot
  * What the report says of one session: no message is kept (a long session's slim messages are
  * garbage before the record is built).
  */
-interface Inspection {
+export interface Inspection {
   readonly format: string;
   readonly model: string | null;
   /** How many messages the session has. */
@@ -172,7 +172,8 @@ function humanReport(path: string, inspection: Inspection, args: Pick<InspectOpt
   return `${lines.join('\n')}\n`;
 }
 
-function inspectJson(path: string, inspection: Inspection, top: number) {
+/** The --json record of one session (exported for scripts/bench/inspect-parts.js, which times its making). */
+export function inspectJson(path: string, inspection: Inspection, top: number) {
   const { turns, growth, turnCosts, ledgers } = inspection;
   const totals = totalUsage(turns);
   const cost = ledgers.context.cost;
@@ -215,7 +216,7 @@ function inspectJson(path: string, inspection: Inspection, top: number) {
   };
 }
 
-interface InspectOptions extends ReadTaskOptions {
+export interface InspectOptions extends ReadTaskOptions {
   readonly model: string | undefined;
   readonly overrides: PriceOverrides;
   readonly limits: GateLimits;
@@ -239,7 +240,7 @@ interface InspectOptions extends ReadTaskOptions {
 }
 
 /** What crosses back from a worker: the rendered report, not the session. */
-interface InspectResult {
+export interface InspectResult {
   /** The record's JSON text with --json, else the human report (CommandOutput.rendered). */
   readonly printed: Printed;
   readonly breaches: readonly Breach[];
@@ -293,7 +294,7 @@ async function pricedTurns(
  * What the task sends back besides the printed report: the inspection when the session's own
  * report is made (--json, or its text report), else none (the archive view reads the row alone).
  */
-type Audited = Omit<InspectResult, 'printed'> & { readonly inspection: Inspection | null };
+export type Audited = Omit<InspectResult, 'printed'> & { readonly inspection: Inspection | null };
 
 /**
  * Whether the session's own report is made: with --json its record, or the text report of one
@@ -307,9 +308,9 @@ function reported(options: InspectOptions): boolean {
 
 /**
  * One session read and audited. Its messages, calls and turns live in here only: the report is
- * built from what this returns, once they are garbage.
+ * built from what this returns, once they are garbage. Exported for scripts/bench/inspect-parts.js.
  */
-async function auditSession(input: SessionInput, options: InspectOptions): Promise<Audited> {
+export async function auditSession(input: SessionInput, options: InspectOptions): Promise<Audited> {
   const { path } = input;
   const report = reported(options);
   const count = await loadTextCounter(options.tokenizer);
