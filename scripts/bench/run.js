@@ -27,6 +27,8 @@
  * tools/agents/install.js, which installs it once into the tools cache outside the project.
  * --real sizes the second Claude Code corpus, the repository's real sessions copied under fresh
  * ids (real-corpus.js): the rows that set us against ccusage run on it as on the synthetic one.
+ * On each Claude Code corpus, `inspect` with no session's report and inspect-parts.js's rows say
+ * what inspect's per-session extras cost (issue 33 item 3).
  * --archive N (off by default: 100,000 sessions take minutes a run) times the archive view,
  * `inspect` over N small sessions, paired with `estimate` over the same tree, with its peak RSS.
  */
