@@ -95,6 +95,11 @@ export interface MessageObserver {
   /** True when `observe` reads nothing of text, thinking and tool output but its length (ReadOptions.textLengthsOnly). */
   readonly textLengthsOnly?: boolean;
   /**
+   * True when `observe` reads nothing of a message's id: a copy renamed for a repeated id
+   * (withUniqueIds) then has its source's facts, and the lean read need not start over.
+   */
+  readonly idBlind?: boolean;
+  /**
    * Keeps only the observed messages at `order` (positions in observation order), in that
    * order: the session a reader settled, when it handed over messages it then dropped or moved.
    */
@@ -175,12 +180,12 @@ async function readLean(
   if (hash !== null) return { format: found.format, read: null };
   // Otherwise each message's estimate is found by its place in `kept`, and an observer's facts
   // are put in session order. A copy renamed for a repeated id (withUniqueIds) has its source's
-  // estimate (an id is no text); an observer saw the source's id, so then the read starts over.
+  // estimate (an id is no text); an observer that read the source's id starts the read over.
   const position = new Map(kept.map((message, index) => [message, index]));
   const order: number[] = [];
   for (const message of session.messages) {
     let index = position.get(message);
-    if (index === undefined && observer === null) {
+    if (index === undefined && (observer === null || observer.idBlind === true)) {
       const source = renamedSource(message);
       if (source !== undefined) index = position.get(source);
     }

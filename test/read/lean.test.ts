@@ -14,6 +14,12 @@ import { truncateStrategy } from '../../src/strategies/truncate.js';
 import { loadTextCounter } from '../../src/tokens/tokenizers.js';
 import { scratchCopy } from '../helpers/cli.js';
 import { loadHeld } from '../helpers/held-read.js';
+import { GrowthFacts, growthFromFacts } from '../../src/growth/attribution.js';
+import { groupTurns } from '../../src/growth/turns.js';
+import { SkeletonObserver } from '../../src/read/skeleton.js';
+import type { Message } from '../../src/session/model.js';
+import { heuristicCounter } from '../../src/tokens/estimate.js';
+import { providerCalls } from '../../src/tokens/provider-calls.js';
 
 const BUG = 'fixtures/bug.jsonl';
 const policy = { ...DEFAULT_POLICY, contextLimit: 80_000 };
@@ -53,6 +59,27 @@ describe('lean read', () => {
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.some((id) => /^L\d/.test(id))).toBe(true);
     expect(planCompaction(lean.subject, { ...policy, force: true })).toEqual(planCompaction(full.subject, { ...policy, force: true }));
+  });
+
+  it('stays lean on repeated message ids with growth facts observed (they read no message id), and an id-reading observer starts over', async () => {
+    const path = 'fixtures/real/claude-code/agent-sessions_claude_small_schema-fixture.jsonl';
+    const options = { format: 'auto', messages: 'lean' } as const;
+    const full = await load('full', path);
+    const observed = await loadSession(path, options, () => new GrowthFacts(heuristicCounter));
+    expect(observed.session.messages.every(isSlim)).toBe(true);
+    expect(observed.tokens).toEqual(full.tokens);
+    const growthOf = (loaded: Pick<typeof full, 'session' | 'tokens'>, facts: GrowthFacts) => {
+      const calls = providerCalls(loaded.session.messages, loaded.tokens, loaded.session.recordedCompactions);
+      const turns = groupTurns(loaded.session.messages, calls, loaded.session.abortedTurns);
+      return growthFromFacts(loaded.session.messages, facts, turns, calls);
+    };
+    const fullFacts = new GrowthFacts(heuristicCounter);
+    for (const message of full.session.messages) fullFacts.observe(message as Message);
+    expect(growthOf(observed, observed.observer)).toEqual(growthOf(full, fullFacts));
+    // A skeleton holds the message's id: the read starts over in full for it.
+    const skeletons = await loadSession(path, options, () => new SkeletonObserver());
+    expect(skeletons.session.messages.some(isSlim)).toBe(false);
+    expect(skeletons.observer.skeletons.map((skeleton) => skeleton.id)).toEqual(full.session.messages.map((m) => m.id));
   });
 
   it('gives the same exact-tokenizer estimates', async () => {
