@@ -11,7 +11,7 @@ import type { CompactionPlan, CompactionSubject, RunnableSubject } from '../comp
 import { planCompaction, previousFor } from '../compaction/compact.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
 import type { CompactionStrategy } from '../compaction/strategy.js';
-import { readsTextOf, textReads } from '../compaction/text-reads.js';
+import { textReads } from '../compaction/text-reads.js';
 import { policyFor } from '../config/policy.js';
 import { inputShape, withHeldInput } from '../formats/json/input-source.js';
 import type { ContextWindow } from '../pricing/window.js';
@@ -122,7 +122,7 @@ async function readHeld(source: SessionSource, options: CompactReadOptions, shap
   // a reader that left messages out or moved them (a Claude Code branch) is read in full.
   if (!loaded.leanInOrder) return inFull(format);
   const reads = textReads(subject, plan, strategy);
-  const partial = await readAgainInPart(source, loaded, (index) => readsTextOf(reads, index), plan.cut.index);
+  const partial = await readAgainInPart(source, loaded, reads, plan.cut.index);
   if (!partial) return inFull(format);
-  return { ...lean, subject: { ...subject, messages: partial.messages, prefixHashes: partial.prefixHashes }, read: 'partial' };
+  return { ...lean, subject: { ...subject, messages: partial.messages, prefixHashes: partial.prefixHashes, text: partial.text }, read: 'partial' };
 }

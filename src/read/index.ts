@@ -18,6 +18,7 @@ import { basename } from 'node:path';
 import type { CompactionSubject } from '../compaction/compact.js';
 import { livePrevious } from '../compaction/compact.js';
 import type { CompactionState } from '../compaction/state.js';
+import type { TextReads } from '../compaction/text-reads.js';
 import { InputError } from '../errors.js';
 import { readerByName, readerFor, readSession, withNestingCheck, withSharedChecks } from '../formats/index.js';
 import { renamedSource } from '../formats/convert.js';
@@ -25,7 +26,7 @@ import { withHeldInput } from '../formats/json/input-source.js';
 import type { FormatReader } from '../formats/reader.js';
 import type { PrefixHashes } from '../session/hash.js';
 import { digestOf, prefixHashesOf, updateMessageHash } from '../session/hash.js';
-import type { AnyMessage, Diagnostic, Message, Session } from '../session/model.js';
+import type { AnyMessage, Diagnostic, Message, Session, TextSpan } from '../session/model.js';
 import { allFull } from '../session/model.js';
 import { loadPrevious, previousCompaction } from '../sidecar/previous.js';
 import { sidecarPath } from '../sidecar/store.js';
@@ -243,16 +244,18 @@ function observeAll<Observer extends MessageObserver>(session: Session, newObser
   return observer;
 }
 
-/** What a second read gives: the messages, and the prefix hashes it took while reading. */
+/** What a second read gives: the messages, those it kept in full, and the prefix hashes it took while reading. */
 export interface PartialRead {
   readonly messages: readonly AnyMessage[];
+  /** Messages [reads.from, reads.to), in full. */
+  readonly text: TextSpan;
   /** The digest of every prefix [0, end) for end from the read's `hashFrom` to the last message. */
   readonly prefixHashes: PrefixHashes;
 }
 
 /**
  * Reads a session again after a lean read (in the format that read found, so the file is not
- * detected twice), keeping full messages where `full(index)` says and slim copies elsewhere:
+ * detected twice), keeping full messages where `reads` says and slim copies elsewhere:
  * compact's second read, of only the messages its compaction reads the text of
  * (compaction/text-reads.ts). Estimates, sidecar and warnings stay the lean read's, so the file
  * must give the same session, message for message in the order the hook saw them; otherwise (a
@@ -265,17 +268,20 @@ export interface PartialRead {
 export async function readAgainInPart(
   source: SessionSource,
   lean: Pick<LoadedSession<AnyMessage>, 'format' | 'session'>,
-  full: (index: number) => boolean,
+  reads: TextReads,
   hashFrom: number,
 ): Promise<PartialRead | null> {
   const input = sessionInput(source);
   const kept: AnyMessage[] = [];
+  const text: Message[] = [];
   const digests = new Map<number, string>();
   const hash = lazyCrypto().createHash('sha256');
   const slim = slimmer();
   const keep = (message: Message): AnyMessage => {
     const index = kept.length;
-    const stored = full(index) ? message : slim(message);
+    const inSpan = index >= reads.from && index < reads.to;
+    if (inSpan) text.push(message);
+    const stored = inSpan || reads.calls.has(index) ? message : slim(message);
     kept.push(stored);
     if (index >= hashFrom) digests.set(index, digestOf(hash.copy()));
     updateMessageHash(hash, message);
@@ -290,7 +296,7 @@ export async function readAgainInPart(
     messages.every((message, index) => message === kept[index] && message.id === before[index]!.id && message.line === before[index]!.line);
   if (!same) return null;
   if (kept.length >= hashFrom) digests.set(kept.length, digestOf(hash));
-  return { messages, prefixHashes: knownDigests(digests) };
+  return { messages, text: { from: reads.from, messages: text }, prefixHashes: knownDigests(digests) };
 }
 
 /** Thrown through the reader by readAgainInOrder's hook once the caller has what it needs. */

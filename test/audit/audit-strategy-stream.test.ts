@@ -29,7 +29,7 @@ const POLICY: CompactionPolicy = { contextLimit: 8_000, keepRecentTokens: 300, f
 const simulate = async (loaded: LoadedSession<AnyMessage>) => [
   {
     strategy: 'truncate',
-    compactions: await replayCompactions({ sessionName: loaded.subject.sessionName, messages: loaded.session.messages, tokens: loaded.tokens, policy: POLICY, strategy: truncateStrategy }),
+    compactions: await replayCompactions({ read: 'lean', sessionName: loaded.subject.sessionName, messages: loaded.session.messages, tokens: loaded.tokens, policy: POLICY, strategy: truncateStrategy }),
   },
 ];
 

@@ -11,13 +11,16 @@ import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CompactionState } from '../../src/compaction/state.js';
 import { DEFAULT_POLICY } from '../../src/compaction/policy.js';
+import type { LoadedSession } from '../../src/read/index.js';
 import { loadSession } from '../../src/read/index.js';
 import { customPolicy, presetPolicy } from '../../src/replay/presets.js';
 import type { ReplayPolicy } from '../../src/replay/presets.js';
 import { replayResultJson } from '../../src/replay/json.js';
+import type { ReplayInput } from '../../src/replay/simulate.js';
 import { replayReport, replaySession, withoutStates } from '../../src/replay/simulate.js';
+import type { AnyMessage } from '../../src/session/model.js';
 import { isSlim } from '../../src/session/model.js';
-import { createStrategy } from '../../src/strategies/index.js';
+import { truncateStrategy } from '../../src/strategies/truncate.js';
 import { FIXTURES, ROOT } from '../helpers/cli.js';
 
 const FILES = fg.sync(['bug.jsonl', 'real/**/*.jsonl', 'audit/*.jsonl', 'formats/*.jsonl'], { cwd: FIXTURES, absolute: true }).sort();
@@ -45,16 +48,23 @@ function stateFacts(state: CompactionState) {
 }
 
 async function replayBothWays(path: string, policy: ReplayPolicy) {
-  const strategy = createStrategy('truncate', {});
-  const run = async (messages: 'full' | 'lean') => {
-    const loaded = await loadSession(path, { format: 'auto', withSidecar: false, messages });
-    const { session, tokens, subject } = loaded;
-    const input = { sessionName: subject.sessionName, messages: session.messages, tokens, policy, strategy, recorded: session.recordedCompactions };
+  const strategy = truncateStrategy;
+  const run = async (read: 'full' | 'lean') => {
+    const options = { format: 'auto', withSidecar: false } as const;
+    const common = (loaded: LoadedSession<AnyMessage>) => ({ sessionName: loaded.subject.sessionName, tokens: loaded.tokens, policy, strategy, recorded: loaded.session.recordedCompactions });
+    let input: ReplayInput;
+    if (read === 'full') {
+      const loaded = await loadSession(path, { ...options, messages: 'full' });
+      input = { ...common(loaded), messages: loaded.session.messages };
+    } else {
+      const loaded = await loadSession(path, { ...options, messages: 'lean' });
+      input = { ...common(loaded), read: 'lean', messages: loaded.session.messages };
+    }
     const result = await replaySession(input);
     // The report that keeps no state is the full result without its states, field for field.
     expect(await replayReport(input)).toEqual(withoutStates(result));
     const states = result.turns.flatMap((turn) => turn.compactions.map((event) => stateFacts(event.state)));
-    return { slim: session.messages.some(isSlim), json: replayResultJson(withoutStates(result)), states };
+    return { slim: input.messages.some(isSlim), json: replayResultJson(withoutStates(result)), states };
   };
   return { full: await run('full'), lean: await run('lean') };
 }
