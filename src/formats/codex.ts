@@ -547,7 +547,7 @@ export async function readCodex(file: string, options?: ReadOptions & { readonly
   });
   const messages = builder.finish();
   if (options?.reviews !== false && builder.threadId) {
-    for (const review of reviewRolloutsOf(file, builder.threadId)) builder.offContext.push(...(await reviewSpend(review, builder.warnings)));
+    for (const review of options?.companions?.reviewRollouts ?? reviewRolloutsOf(file, builder.threadId)) builder.offContext.push(...(await reviewSpend(review, builder.warnings)));
   }
   const model = lastModel(messages, builder.model);
   return {

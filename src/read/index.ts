@@ -23,7 +23,7 @@ import { InputError } from '../errors.js';
 import { readerByName, readerFor, readSession, withNestingCheck, withSharedChecks } from '../formats/index.js';
 import { renamedSource } from '../formats/convert.js';
 import { withHeldInput } from '../formats/json/input-source.js';
-import type { FormatReader } from '../formats/reader.js';
+import type { Companions, FormatReader } from '../formats/reader.js';
 import type { PrefixHashes } from '../session/hash.js';
 import { digestOf, prefixHashesOf, updateMessageHash } from '../session/hash.js';
 import type { AnyMessage, Diagnostic, Message, Session, TextSpan } from '../session/model.js';
@@ -175,7 +175,7 @@ async function readLean(
   };
   // Only lengths are read of the text when estimates are chars/4, nothing is hashed, and the observer says so.
   const textLengthsOnly = hash === null && count === heuristicCounter && (observer === null || observer.textLengthsOnly === true);
-  const session = withSharedChecks(input.path, await reader.read(input.path, { keep, textLengthsOnly }));
+  const session = withSharedChecks(input.path, await reader.read(input.path, { keep, textLengthsOnly, ...companionsOf(input) }));
   if (kept.length === 0) return session;
   const inOrder = session.messages.length === kept.length && session.messages.every((message, index) => message === kept[index]);
   if (inOrder) return { session, tokens: keptTokens, prefixHashes: knownDigests(digests), inOrder };
@@ -232,8 +232,13 @@ async function readWithEstimates<Observer extends MessageObserver>(
       return { ...fullRead(session, count), format, observer: observeAll(session, newObserver) };
     }
   }
-  const session = await readSession(input.path, format);
+  const session = await readSession(input.path, format, companionsOf(input));
   return { ...fullRead(session, count), format, observer: observeAll(session, newObserver) };
+}
+
+/** The read option that hands a reader what the walk found beside the session (formats/companions.ts). */
+function companionsOf(input: SessionInput): { readonly companions?: Companions } {
+  return input.companions ? { companions: input.companions } : {};
 }
 
 /** A new observer shown every message of a session read in full. */
@@ -289,7 +294,7 @@ export async function readAgainInPart(
   };
   // The reader the lean read found, by name: the file is not detected again.
   const reader = readerByName(lean.format);
-  const { messages } = await withNestingCheck(input.path, () => reader.read(input.path, { keep }));
+  const { messages } = await withNestingCheck(input.path, () => reader.read(input.path, { keep, ...companionsOf(input) }));
   const before = lean.session.messages;
   const same =
     messages.length === before.length &&
@@ -340,7 +345,7 @@ export async function readAgainInOrder(
   };
   const reader = readerByName(lean.format);
   try {
-    await withNestingCheck(input.path, () => reader.read(input.path, { keep }));
+    await withNestingCheck(input.path, () => reader.read(input.path, { keep, ...companionsOf(input) }));
   } catch (error) {
     if (error !== READ_ENOUGH) throw error;
   }
