@@ -341,11 +341,20 @@ interface DroppedChain {
   built: readonly DroppedOutput[] | null;
 }
 
-const droppedChains = new WeakMap<StateRecord, DroppedChain>();
+/**
+ * Where a state made here keeps its chain: a property of its own under a symbol, not enumerable,
+ * so JSON, a spread copy and a worker's structured clone never see it (a copy reads its list).
+ */
+const DROPPED_CHAIN: unique symbol = Symbol('dropped outputs chain');
 
-/** The chain `state`'s list is read from: its own, or (a state read from a sidecar) its list as stored. */
+/** The chain `state`'s list is read from: its own, or (a state read from a sidecar, or a copy) its list as stored. */
 function chainOf(state: CompactionState): DroppedChain {
-  return droppedChains.get(state) ?? { own: [], before: null, built: state.dropped_outputs };
+  const chain: unknown = Reflect.get(state, DROPPED_CHAIN);
+  return isDroppedChain(chain) ? chain : { own: [], before: null, built: state.dropped_outputs };
+}
+
+function isDroppedChain(value: unknown): value is DroppedChain {
+  return typeof value === 'object' && value !== null && 'own' in value && 'before' in value;
 }
 
 /**
@@ -427,7 +436,7 @@ function withLazyFields(fields: Omit<StateRecord, LazyKey>, lazy: LazyFields): S
     created_at: fields.created_at,
     tool_version: fields.tool_version,
   };
-  droppedChains.set(made, lazy.dropped);
+  Object.defineProperty(made, DROPPED_CHAIN, { value: lazy.dropped });
   return made;
 }
 
