@@ -74,6 +74,8 @@ function stagingGroupFor(jobs: Jobs): number {
 export const compactCommand: CommandModule<object, CompactArgs> = {
   command: 'compact [inputs..]',
   describe: 'Write a compaction sidecar beside each session',
+  // `as never`: yargs types the flags as parsed, before normalizeArgs (options.ts) gives the handler
+  // its args type (inputs from `--` and positionals, defaults filled in); the handler's type is the truth.
   builder: (yargs) =>
     withSummarizer(withAllowNoGain(withPolicy(withInputs(yargs, 'compact'))), 'compact')
       .option(...settingFlag('strategy', 'compact'))

@@ -27,6 +27,8 @@ type ForkArgs = CompactArgs & { out?: string };
 export const forkCommand: CommandModule<object, ForkArgs> = {
   command: 'fork [inputs..]',
   describe: 'Compact each session and write a new session file its agent resumes compacted',
+  // `as never`: yargs types the flags as parsed, before normalizeArgs (options.ts) gives the handler
+  // its args type (inputs from `--` and positionals, defaults filled in); the handler's type is the truth.
   builder: (yargs) =>
     withSummarizer(withAllowNoGain(withPolicy(withInputs(yargs, 'fork'))), 'fork')
       .option(...settingFlag('strategy', 'fork'))
