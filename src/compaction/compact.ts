@@ -34,7 +34,8 @@ export const TOOL_VERSION = 'session-compactor@0.1.0';
 /**
  * A session ready for compaction: messages with their estimates, and any previous state.
  * Planning reads only structure, so its messages may be slim (`AnyMessage`, a lean read's);
- * running a compaction needs full messages, or a read's own prefix hashes (RunnableSubject).
+ * running a compaction needs the text where it reads it, and the prefix hashes of slim messages
+ * taken by their read (RunnableSubject, StructureSubject).
  */
 export interface CompactionSubject<M extends AnyMessage = Message> {
   readonly sessionName: string;
