@@ -268,9 +268,9 @@ function repairOne<M extends AnyMessage>(
   const head = { id: answersMessageId(message), role: 'user', line: message.line } as const;
   if (full) emit({ ...head, content: full }, index);
   else if (slimSource) {
-    const answers: SlimMessage = { ...head, content: blocks, [TEXT_LEFT_OUT]: true };
+    const results: SlimMessage = { ...head, content: blocks, [TEXT_LEFT_OUT]: true };
     // A slim message of the span (slimSource) is an M: so M takes a slim one.
-    emit(answers as M, index);
+    emit(results as M, index);
   }
 }
 
