@@ -5,7 +5,7 @@
  * the sidecar stores. Reading files and writing sidecars are left to the callers.
  */
 import type { PrefixHashes } from '../session/hash.js';
-import { prefixHashesOf } from '../session/hash.js';
+import { hashMessages } from '../session/hash.js';
 import type { AnyMessage, Message, RecordedCompaction, TextSpan } from '../session/model.js';
 import { windowStartAt } from '../session/model.js';
 import { buildProviderContext, summaryMessages } from './provider-view.js';
@@ -441,12 +441,19 @@ function withLazyFields(fields: Omit<StateRecord, LazyKey>, lazy: LazyFields): S
   return made;
 }
 
-/** The digest of messages [0, cut): from the prefix hashes the read took, or (full messages without them) hashed here. */
+/** The digest of messages [0, cut): from the prefix hashes the read took, or (full messages) hashed here when it took none there. */
 function prefixDigest(run: CompactionRun, cut: number): () => string {
+  if (run.reads === 'structure') return takenDigest(run.subject.prefixHashes, cut);
   const { subject } = run;
-  const hashes = run.reads === 'text' && run.subject.text === undefined ? (run.subject.prefixHashes ?? prefixHashesOf(run.subject.messages)) : subject.prefixHashes;
+  if (subject.text !== undefined) return takenDigest(subject.prefixHashes, cut);
+  const { messages, prefixHashes } = subject;
+  return () => prefixHashes?.at(cut) ?? hashMessages(messages, 0, cut);
+}
+
+/** The digest a read of slim messages took: one at every cut the compaction may make (read/index.ts). */
+function takenDigest(hashes: PrefixHashes, cut: number): () => string {
   return () => {
-    const digest = hashes?.at(cut);
+    const digest = hashes.at(cut);
     if (digest === undefined) throw new Error(`internal: the read took no prefix hash at message ${cut}`);
     return digest;
   };
