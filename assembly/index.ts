@@ -1,9 +1,11 @@
 /**
- * The scanner's entry (src/scan/ loads it): the Claude Code line scanner, the layout of its
- * records, and where JavaScript may put its buffers (above the scanner's own static data).
+ * The scanner's entry (src/scan/ loads it): the Claude Code and Codex line scanners, the layout of
+ * their records, and where JavaScript may put its buffers (above the scanner's own static data).
  */
 export { full, lineNumber, recordsEnd, scanClaude, valueLines } from './claude';
 export * from './layout';
+export { codexFull, codexLineNumber, codexRecordsEnd, codexValueLines, scanCodex } from './codex';
+export * from './codex-layout';
 
 /** Room of `bytes` for JavaScript's buffers (input and records), 16-byte aligned; memory grows to fit. */
 export function reserve(bytes: usize): usize {

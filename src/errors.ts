@@ -35,6 +35,18 @@ export class InputError extends Error {
   }
 }
 
+/**
+ * Under --strict the first warning becomes the session's one-line error, saying how many more
+ * there were. (A warning is a session/model.ts Diagnostic; its shape is spelled out here so that
+ * this file imports nothing.)
+ */
+export function failOnWarnings(warnings: readonly { readonly file: string; readonly line?: number; readonly message: string }[]): void {
+  const first = warnings[0];
+  if (!first) return;
+  const more = warnings.length > 1 ? `, and ${warnings.length - 1} more warning${warnings.length > 2 ? 's' : ''}` : '';
+  throw new InputError(`${first.message} (--strict${more})`, first.file, first.line);
+}
+
 /** The command line is wrong: exit 2. */
 export class UsageError extends Error {
   override name = 'UsageError';

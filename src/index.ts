@@ -77,6 +77,6 @@ export { auditSidecar, auditRecorded, auditReplay, retentionByStrategy, type Aud
 export { InputError, UsageError, ExitCode } from './errors.js';
 export { compactFile, forkFile, type CompactFileOptions } from './compact/file.js';
 export type { ForkPlace } from './compact/fork.js';
-export type { CompactOutcome, ForkOutcome, CompactStatus, OutcomeOf, Measured, Tried } from './compact/outcome.js';
+export type { CompactOutcome, ForkOutcome, CompactStatus, OutcomeOf, Measured, Tried } from './compact/job.js';
 export type { CompactJob, PolicyChoice, OfflineStrategyName } from './compact/job.js';
 export { compactRecord, compactLine, forkRecord, forkLine } from './compact/render.js';

@@ -48,10 +48,12 @@ export function realSessions() {
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 const PREFIXED = /\b(msg_|req_|toolu_)([0-9A-Za-z]+)/g;
+/** Codex's prefixed ids: tool calls, responses, output items (six characters at least: `call_id` is a key). */
+export const CODEX_PREFIXED = /\b(call_|resp_|fc_|msg_|ws_|rs_)([0-9A-Za-z]{6,})/g;
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
 
 /** Fresh ids for one copy: each id met gets one of the same length and kind, the same one each time. */
-function renamer(r) {
+export function renamer(r, prefixed = PREFIXED) {
   const fresh = new Map();
   const hexOf = (length) => r.hex(length);
   const renamed = (id, make) => {
@@ -68,7 +70,7 @@ function renamer(r) {
         const h = hexOf(32);
         return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
       }))
-      .replace(PREFIXED, (id, prefix, rest) => renamed(id, () => {
+      .replace(prefixed, (id, prefix, rest) => renamed(id, () => {
         let name = prefix;
         for (let index = 0; index < rest.length; index++) name += ALPHABET[Math.floor(r.next() * ALPHABET.length)];
         return name;

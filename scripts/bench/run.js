@@ -11,7 +11,7 @@
  *
  *   node scripts/bench/run.js [--sizes 200M,1G|none] [--runs 3] [--small 10000|none] [--single 1G|none]
  *                             [--archive 100000|none]
- *                             [--real 300M|none] [--tokenizer-size 50M] [--kinds claude,canonical] [--no-ccusage]
+ *                             [--real 300M|none] [--real-codex 200M|none] [--tokenizer-size 50M] [--kinds claude,canonical] [--no-ccusage]
  *                             [--startup-runs 21] [--no-llm] [--cache DIR] [--out results.json]
  *                             [--write-doc docs/performance.md] [--compare earlier-results.json] [--no-build] [--help]
  *
@@ -27,6 +27,8 @@
  * tools/agents/install.js, which installs it once into the tools cache outside the project.
  * --real sizes the second Claude Code corpus, the repository's real sessions copied under fresh
  * ids (real-corpus.js): the rows that set us against ccusage run on it as on the synthetic one.
+ * --real-codex sizes the Codex corpus, the repository's real rollouts copied so
+ * (real-codex-corpus.js), timed against the bare loop.
  * --archive N (off by default: 100,000 sessions take minutes a run) times the archive view,
  * `inspect` over N small sessions, paired with `estimate` over the same tree, with its peak RSS.
  */
@@ -37,6 +39,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { agentTools } from '../../tools/agents/install.js';
 import { cachedCorpus, generateCorpus, generateSmallSessions, listSessions } from './corpus.js';
+import { generateRealCodexCorpus } from './real-codex-corpus.js';
 import { generateRealCorpus } from './real-corpus.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -62,6 +65,7 @@ a Markdown table and the targets' summary. Not a test: nothing passes or fails.
   --small N|none           many small sessions                                [10000]
   --single SIZE|none       one large session                                  [1G]
   --real SIZE|none         the repository's real sessions copied to this size [300M]
+  --real-codex SIZE|none   the repository's real Codex rollouts copied so     [200M]
   --tokenizer-size SIZE    corpus for the exact tokenizers' rows              [50M]
   --kinds claude,canonical corpora kinds                                      [claude,canonical]
   --startup-runs N         runs of the start-up rows                          [21]
@@ -88,6 +92,7 @@ function parseFlags(argv) {
     archive: 'none',
     single: '1G',
     real: '300M',
+    'real-codex': '200M',
     'tokenizer-size': '50M',
     'startup-runs': '21',
     kinds: 'claude,canonical',
@@ -114,6 +119,7 @@ function parseFlags(argv) {
     archive: flags.archive === 'none' ? 0 : Number(flags.archive),
     single: flags.single === 'none' ? 0 : parseSize(flags.single),
     real: flags.real === 'none' ? 0 : parseSize(flags.real),
+    realCodex: flags['real-codex'] === 'none' ? 0 : parseSize(flags['real-codex']),
     tokenizerSize: flags['tokenizer-size'] === 'none' ? 0 : parseSize(flags['tokenizer-size']),
     startupRuns: Number(flags['startup-runs']),
     kinds: flags.kinds.split(',').filter(Boolean),
@@ -617,6 +623,22 @@ try {
     addYardstick(corpus, 'bare loop: read, indexOf, JSON.parse (1 core)', one, 'the yardstick of one-core rows');
     addYardstick(corpus, 'bare loop on 2 cores (main thread + 1 worker)', two, 'the yardstick of two-core rows');
     claudeRows(corpus, dir, list, one, two, tools);
+  }
+
+  // The Codex corpus: the real rollouts copied under fresh ids (real-codex-corpus.js). No Codex
+  // counterpart of ccusage is installed with the agent tools: the bare loop is its yardstick.
+  if (flags.realCodex > 0) {
+    const dir = join(work, `codex-real-${flags.realCodex}`);
+    log(`corpus: the real Codex rollouts copied to ${label(flags.realCodex)} in ${dir}`);
+    await cachedCorpus(dir, `codex real ${flags.realCodex} seed 13`, (target) => generateRealCodexCorpus(target, flags.realCodex));
+    const list = fileList(dir);
+    const corpus = `codex real rollouts ${label(list.bytes)}, ${list.files.length} files`;
+    const one = bareLoop(list, 1, 'bare loop, 1 core');
+    const two = bareLoop(list, 2, 'bare loop, 2 cores');
+    addYardstick(corpus, 'bare loop: read, indexOf, JSON.parse (1 core)', one, 'the yardstick of one-core rows');
+    addYardstick(corpus, 'bare loop on 2 cores (main thread + 1 worker)', two, 'the yardstick of two-core rows');
+    commandRows(corpus, dir, list, [two], flags.runs);
+    addRow(corpus, 'estimate --json --jobs 1', measure(...compactor(['estimate', '--json', '--jobs', '1', dir]), { runs: flags.runs, scratch, pairs: [one] }), 'one core');
   }
 
   if (flags.tokenizerSize > 0) {

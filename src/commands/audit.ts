@@ -21,6 +21,7 @@ import type { AnyMessage } from '../session/model.js';
 import type { SimulatedRun } from '../audit/simulated.js';
 import { prefixFacts } from '../audit/simulated.js';
 import { loadSession } from '../read/index.js';
+import { heldSubject, loadPrevious, sidecarReading } from '../sidecar/previous.js';
 import type { CommonArgs, PolicyArgs, SummaryBudgetArgs } from './options.js';
 import { runSettings, strategyOptionsFromArgs, wholeNumber, withInputs, withPolicy, withSummaryBudget } from './options.js';
 import { sessionWindow } from '../pricing/window.js';
@@ -141,15 +142,13 @@ function humanReport(path: string, format: string, messages: number, audits: rea
 export const auditCommand: CommandModule<object, AuditArgs> = {
   command: 'audit [inputs..]',
   describe: 'Measure what compactions lost: files, commands, errors and user directives kept',
-  // `as never`: yargs types the flags as parsed, before normalizeArgs (options.ts) gives the handler
-  // its args type (inputs from `--` and positionals, defaults filled in); the handler's type is the truth.
   builder: (yargs) =>
     withSummaryBudget(withPolicy(withInputs(yargs, 'audit')))
       .option('strategy', {
         describe: `also simulate these strategies (comma-separated: ${STRATEGY_NAMES.join(', ')}) under the policy`,
         type: 'string',
       })
-      .option('show-missing', { describe: 'missing facts listed for the latest compaction of each strategy', type: 'number', default: 5 }) as never,
+      .option('show-missing', { describe: 'missing facts listed for the latest compaction of each strategy', type: 'number', default: 5 }),
   handler: async (args) => {
     const settings = await runSettings(args, 'audit');
     // Validated here rather than in a yargs coerce, which would turn the UsageError into exit 1.
@@ -162,12 +161,12 @@ export const auditCommand: CommandModule<object, AuditArgs> = {
     const leanStrategies: readonly MetadataStrategy[] | null = strategies.every(readsOnlyStructure) ? strategies : null;
     const names = strategies.map((strategy) => strategy.name);
     // The strategies replayed on the lean read, for an audit in two reads.
-    const replays = async (loaded: LoadedSession<AnyMessage>, lean: readonly MetadataStrategy[]) => {
+    const replays = async (loaded: LoadedSession<AnyMessage>, sessionName: string, lean: readonly MetadataStrategy[]) => {
       const { messages } = loaded.session;
       const policy = await policyOf(loaded);
       const runs: SimulatedRun[] = [];
       for (const strategy of lean) {
-        const compactions = await replayCompactions({ read: 'lean', sessionName: loaded.subject.sessionName, messages, tokens: loaded.tokens, policy, strategy });
+        const compactions = await replayCompactions({ read: 'lean', sessionName, messages, tokens: loaded.tokens, policy, strategy });
         runs.push({ strategy: strategy.name, compactions });
       }
       return runs;
@@ -175,27 +174,29 @@ export const auditCommand: CommandModule<object, AuditArgs> = {
     const auditOne = async (input: SessionInput) => {
       // What is audited is taken as the session is read again (no full messages held).
       const streamed = leanStrategies
-        ? await auditInTwoReads(input, args.format, undefined, leanStrategies.length === 0 ? null : (loaded) => replays(loaded, leanStrategies))
+        ? await auditInTwoReads(input, args.format, undefined, leanStrategies.length === 0 ? null : (loaded, sessionName) => replays(loaded, sessionName, leanStrategies))
         : null;
       if (streamed) {
-        const { loaded, audits } = streamed;
+        const { loaded, audits, warnings } = streamed;
         const policy = await policyOf(loaded);
-        return { loaded, policy, audits, lines: retentionByStrategy(audits, names), warnings: loaded.warnings };
+        return { loaded, policy, audits, lines: retentionByStrategy(audits, names), warnings };
       }
-      const loaded = await loadSession(input, { format: args.format, withSidecar: true });
+      const state = await loadPrevious(input.path);
+      const loaded = await loadSession(input, { format: args.format, sidecar: sidecarReading(state) });
+      const { subject, warnings } = heldSubject(input.path, loaded, state);
       const { messages } = loaded.session;
       const policy = await policyOf(loaded);
       const audits: AuditedCompaction[] = [];
-      const previous = loaded.subject.previous;
+      const previous = subject.previous;
       if (previous) audits.push(auditSidecar(messages, previous.state, previous.firstKeptIndex));
       audits.push(...auditRecorded(loaded.session));
       // Every strategy's compactions take a prefix of the same facts.
       const facts = strategies.length > 0 ? prefixFacts(messages) : null;
       for (const strategy of strategies) {
-        const result = await replaySession({ sessionName: loaded.subject.sessionName, messages, tokens: loaded.tokens, policy, strategy });
+        const result = await replaySession({ sessionName: subject.sessionName, messages, tokens: loaded.tokens, policy, strategy });
         audits.push(...auditReplay(messages, result, strategy.name, facts));
       }
-      return { loaded, policy, audits, lines: retentionByStrategy(audits, names), warnings: loaded.warnings };
+      return { loaded, policy, audits, lines: retentionByStrategy(audits, names), warnings };
     };
 
     await runSessionCommand<Awaited<ReturnType<typeof auditOne>>>(args, { progress: true }, (output) => ({

@@ -1,7 +1,9 @@
 /**
  * `compactor compact`: writes a sidecar beside each session that needs one. This module parses
- * the flags into a job (compact-job.ts), runs the compaction room (src/compact/) over the
- * sessions and prints each outcome and the tally (compact/render.ts). Sessions are only read;
+ * the flags into a job (prepareCompaction: every setting read and checked up front, before any
+ * session is read; the strategy built once, with the summarizer's live client when one is
+ * configured; `fork` takes the same), runs the compaction room (src/compact/) over the sessions
+ * and prints each outcome and the tally (compact/render.ts). Sessions are only read;
  * sidecars are written atomically. With an offline strategy (truncate, extract, prune), big runs
  * go to worker threads in batches of sessions (compact/batch.ts), whose sidecar locks this thread
  * guards so an exit releases them; this thread runs batches of small sessions too, beside one
@@ -12,7 +14,6 @@ import { availableParallelism } from 'node:os';
 import type { CommandModule } from 'yargs';
 import { compactBatchTask } from '../compact/batch.js';
 import { isOffline } from '../compact/job.js';
-import type { CompactOutcome } from '../compact/outcome.js';
 import { compactLine, compactRecord, tallyOf, tallyText } from '../compact/render.js';
 import { compactSession } from '../compact/session.js';
 import { isStdin } from '../formats/json/input-source.js';
@@ -29,12 +30,74 @@ import { runSessionCommand } from '../pipeline/session-command.js';
 import { earlyStart, runSessionBatches } from '../pipeline/sessions.js';
 import type { Jobs } from '../pipeline/sessions.js';
 import type { SessionInput } from '../read/index.js';
-import type { CompactArgs } from './compact-job.js';
-import { prepareCompaction } from './compact-job.js';
-import { jobsFromArgs, settingFlag, withAllowNoGain, withInputs, withPolicy } from './options.js';
-import { withSummarizer } from './summarizer.js';
+import type { CompactJob, CompactOutcome, CompactTools } from '../compact/job.js';
+import { shouldRedact } from '../compaction/redact.js';
+import type { PolicyArgs, CommonArgs } from './options.js';
+import { jobsFromArgs, runSettings, strategyOptionsFromArgs, withAllowNoGain, withInputs, withPolicy, withSettings } from './options.js';
+import type { SettingArgs } from '../config/settings.js';
+import { resolveSummarizer } from '../config/summarizer.js';
+import { interruption, stopAtOnceOnSignal } from '../pipeline/interrupt.js';
+import { createTempSweeper } from '../sidecar/store.js';
+import { createStrategy } from '../strategies/index.js';
+import { loadTextCounter } from '../tokens/tokenizers.js';
+import type { SummarizerArgs } from './summarizer.js';
+import { summarizeOptions, withSummarizer } from './summarizer.js';
 
-export type { CompactArgs } from './compact-job.js';
+export type CompactArgs = CommonArgs &
+  PolicyArgs &
+  SummarizerArgs &
+  SettingArgs<'allow_no_gain' | 'strategy' | 'relevance', 'compact'> & {
+    'log-format': LogFormat;
+    'dry-run': boolean;
+    redact?: boolean;
+  };
+
+/** A compaction as the flags set it up. */
+export interface PreparedCompaction {
+  readonly job: CompactJob;
+  /** This thread's: the strategy built, the counter loaded, the run's signal. */
+  readonly tools: CompactTools;
+  readonly concurrency: number;
+  /** Clears what killed runs left beside a session, each directory listed once a run. */
+  readonly sweep: (path: string) => void;
+}
+
+export async function prepareCompaction(args: CompactArgs, command: 'compact' | 'fork' = 'compact'): Promise<PreparedCompaction> {
+  const strategyOptions = strategyOptionsFromArgs(args); // validates --max-summary-tokens for every strategy
+  // Every setting is read and checked up front, before any session is read.
+  const settings = await runSettings(args, command);
+  const summarizer = await resolveSummarizer(settings.sources);
+  const strategyName = settings.strategy ?? (summarizer.configured ? 'summarize' : 'truncate');
+  if (!settings.strategy && !summarizer.configured) {
+    logMessage('info', 'no summarizer configured (--model / --base-url, COMPACTOR_MODEL or the config file); using --strategy truncate');
+  }
+  const setup = { verbose: args.verbose, dryRun: args['dry-run'] };
+  // A dry run writes nothing: a signal stops it at once.
+  if (setup.dryRun) stopAtOnceOnSignal();
+  // One --max-summary-tokens: the summarizer's reply budget, or extract's size budget.
+  const strategy = createStrategy(strategyName, {
+    ...strategyOptions,
+    ...(summarizer.configured && strategyName === 'summarize' ? { summarizer: summarizeOptions(summarizer.settings, setup) } : {}),
+  });
+  const { concurrency, onError } = summarizer.configured ? summarizer.settings : summarizer;
+  // Redaction defaults on when the transcript goes to a remote endpoint; truncate sends nothing.
+  const endpoint = strategyName === 'summarize' && summarizer.configured ? summarizer.settings.baseUrl : null;
+  const { tokenizer } = settings;
+  const count = tokenizer === 'heuristic' ? undefined : await loadTextCounter(tokenizer);
+  const job: CompactJob = {
+    format: args.format,
+    tokenizer,
+    strict: args.strict,
+    policy: { kind: 'settings', values: settings.policy },
+    dryRun: args['dry-run'],
+    redact: shouldRedact(args.redact, endpoint),
+    relevance: settings.relevance,
+    strategy: strategyName,
+    strategyOptions,
+    onError,
+  };
+  return { job, tools: { strategy, count, signal: interruption.signal }, concurrency, sweep: createTempSweeper() };
+}
 
 /**
  * A failed outcome as the frame reports a failure (its warnings and events first, as a
@@ -74,19 +137,15 @@ function stagingGroupFor(jobs: Jobs): number {
 export const compactCommand: CommandModule<object, CompactArgs> = {
   command: 'compact [inputs..]',
   describe: 'Write a compaction sidecar beside each session',
-  // `as never`: yargs types the flags as parsed, before normalizeArgs (options.ts) gives the handler
-  // its args type (inputs from `--` and positionals, defaults filled in); the handler's type is the truth.
   builder: (yargs) =>
-    withSummarizer(withAllowNoGain(withPolicy(withInputs(yargs, 'compact'))), 'compact')
-      .option(...settingFlag('strategy', 'compact'))
-      .option(...settingFlag('relevance', 'compact'))
+    withSettings(withSummarizer(withAllowNoGain(withPolicy(withInputs(yargs, 'compact'))), 'compact'), ['strategy', 'relevance'], 'compact')
       .option('dry-run', { describe: 'decide and report, write nothing', type: 'boolean', default: false })
       .option('redact', { describe: 'mask secrets in what is summarized and stored (default: on for remote endpoints)', type: 'boolean' })
       .option('log-format', {
         describe: 'stderr: text (compactor: lines; compaction events with --verbose) or json (one JSON event a line, compaction events always)',
         choices: LOG_FORMATS,
         default: 'text' as LogFormat,
-      }) as never,
+      }),
   handler: async (args) => {
     configureLog(args['log-format'], args.verbose);
     const { job, tools, concurrency, sweep } = await prepareCompaction(args);

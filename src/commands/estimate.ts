@@ -12,6 +12,7 @@ import { loadTextCounter } from '../tokens/tokenizers.js';
 import { sessionTask } from '../workers/task.js';
 import type { SessionInput } from '../read/index.js';
 import { loadSession } from '../read/index.js';
+import { heldSubject, loadPrevious, sidecarReading } from '../sidecar/previous.js';
 import type { CommonArgs, PolicyArgs } from './options.js';
 import { jobsFromArgs, runSettings, withInputs, withPolicy } from './options.js';
 import { refusalReason } from '../compact/render.js';
@@ -60,10 +61,12 @@ interface EstimateResult {
 export const estimateSessionTask = sessionTask('estimate', async (input: SessionInput, options: EstimateOptions): Promise<EstimateResult> => {
   const { path } = input;
   const count = await loadTextCounter(options.tokenizer);
-  const loaded = await loadSession(input, { format: options.format, withSidecar: true, count, messages: 'lean', strict: options.strict });
+  const state = await loadPrevious(path);
+  const loaded = await loadSession(input, { format: options.format, sidecar: sidecarReading(state), count, messages: 'lean' });
+  const { subject, warnings } = heldSubject(path, loaded, state, { strict: options.strict });
   const window = await sessionWindow(loaded.session, { flag: options.policy.context_limit ?? undefined });
   const policy = policyFor(options.policy, window.tokens);
-  const plan = planCompaction(loaded.subject, policy);
+  const plan = planCompaction(subject, policy);
   const wouldThrash = plan.kind === 'skip' && plan.status === 'would-thrash';
   const record = {
     session: path,
@@ -75,11 +78,11 @@ export const estimateSessionTask = sessionTask('estimate', async (input: Session
     context_window_source: window.source,
     would_compact: plan.kind === 'compact',
     would_thrash: wouldThrash,
-    compacted_before: loaded.subject.previous !== null,
+    compacted_before: subject.previous !== null,
     cut: cutJson(plan, loaded.session.messages),
     ...(plan.kind === 'skip' ? { reason: wouldThrash ? refusalReason('would-thrash', plan.contextTokens, null, policy) : plan.reason } : {}),
   };
-  return { record, warnings: loaded.warnings };
+  return { record, warnings };
 });
 
 /** The folder every path starts with, with its trailing slash (`fixtures/real/`), or `` when they share none or there is one path. */
@@ -93,9 +96,7 @@ function sharedFolder(paths: readonly string[]): string {
 export const estimateCommand: CommandModule<object, CommonArgs & PolicyArgs> = {
   command: 'estimate [inputs..]',
   describe: 'Estimate tokens and the cut compaction would take',
-  // `as never`: yargs types the flags as parsed, before normalizeArgs (options.ts) gives the handler
-  // its args type (inputs from `--` and positionals, defaults filled in); the handler's type is the truth.
-  builder: (yargs) => withPolicy(withInputs(yargs, 'estimate')) as never,
+  builder: (yargs) => withPolicy(withInputs(yargs, 'estimate')),
   handler: async (args) => {
     // Every setting is read and checked up front, before any session is read.
     const settings = await runSettings(args, 'estimate');

@@ -11,28 +11,25 @@ import type { CommandModule } from 'yargs';
 import { UsageError } from '../errors.js';
 import { isStdin } from '../formats/json/input-source.js';
 import { forkCompacted } from '../compact/fork.js';
-import type { ForkOutcome } from '../compact/outcome.js';
+import type { ForkOutcome } from '../compact/job.js';
 import { forkLine, forkRecord } from '../compact/render.js';
 import { runBatch } from '../pipeline/batch.js';
-import type { CompactArgs } from './compact-job.js';
-import { prepareCompaction } from './compact-job.js';
-import { settingFlag, withAllowNoGain, withInputs, withPolicy } from './options.js';
+import type { CompactArgs } from './compact.js';
+import { prepareCompaction } from './compact.js';
+import { withAllowNoGain, withInputs, withPolicy, withSettings } from './options.js';
 import { runSessionCommand } from '../pipeline/session-command.js';
 import { withSummarizer } from './summarizer.js';
 import type { LogFormat } from '../pipeline/log.js';
 import { configureLog, LOG_FORMATS, writeEvent } from '../pipeline/log.js';
 
-type ForkArgs = CompactArgs & { out?: string };
+// fork takes compact's flags but --dry-run (it would write nothing to fork from).
+type ForkArgs = Omit<CompactArgs, 'dry-run'> & { out?: string };
 
 export const forkCommand: CommandModule<object, ForkArgs> = {
   command: 'fork [inputs..]',
   describe: 'Compact each session and write a new session file its agent resumes compacted',
-  // `as never`: yargs types the flags as parsed, before normalizeArgs (options.ts) gives the handler
-  // its args type (inputs from `--` and positionals, defaults filled in); the handler's type is the truth.
   builder: (yargs) =>
-    withSummarizer(withAllowNoGain(withPolicy(withInputs(yargs, 'fork'))), 'fork')
-      .option(...settingFlag('strategy', 'fork'))
-      .option(...settingFlag('relevance', 'fork'))
+    withSettings(withSummarizer(withAllowNoGain(withPolicy(withInputs(yargs, 'fork'))), 'fork'), ['strategy', 'relevance'], 'fork')
       .option('out', { describe: 'write the forks here instead of where the agent looks for them', type: 'string' })
       .option('redact', { describe: 'mask secrets in what is summarized and stored (default: on for remote endpoints)', type: 'boolean' })
       .option('log-format', { describe: 'stderr: text or json (one JSON event a line)', choices: LOG_FORMATS, default: 'text' as LogFormat })
@@ -40,7 +37,7 @@ export const forkCommand: CommandModule<object, ForkArgs> = {
         // A fork and the sidecar it starts from are files beside their session: stdin has no place.
         if (!(args['inputs'] as string[] | undefined)?.some(isStdin)) return true;
         throw new UsageError('fork does not read stdin (-): a fork and its sidecar are written beside the session file; save the session to a file and name it');
-      }) as never,
+      }),
   handler: async (args) => {
     configureLog(args['log-format'], args.verbose);
     const { job, tools, concurrency, sweep } = await prepareCompaction({ ...args, 'dry-run': false }, 'fork');

@@ -301,7 +301,7 @@ async function auditSession(input: SessionInput, options: InspectOptions): Promi
   const count = await loadTextCounter(options.tokenizer);
   const loaded = await loadSession(
     input,
-    { format: options.format, withSidecar: false, count, strict: options.strict, messages: 'lean' },
+    { format: options.format, count, strict: options.strict, messages: 'lean' },
     () => new GrowthFacts(heuristicCounter),
   );
   const session = withCallsBilledElsewhere(loaded.session, new Map(Object.entries(options.billedIn ?? {})));

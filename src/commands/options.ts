@@ -63,9 +63,14 @@ export function withRenamedFlag<T>(yargs: Argv<T>, key: SettingsKey, command: Se
   }, true);
 }
 
-/** The table's settings `keys` as flags of `command`, in the order given (those the command takes). */
-export function withSettings<T>(yargs: Argv<T>, keys: readonly SettingsKey[], command?: SettingsCommand): Argv<T> {
-  return keys.filter((key) => command === undefined || takesSetting(key, command)).reduce((built, key) => built.option(...settingFlag(key, command)), yargs);
+/**
+ * The table's settings `keys` as flags of `command`, in the order given (those the command takes).
+ * yargs cannot type a flag whose name it is handed as a string, so the flags are typed from the
+ * table (SettingArgs), here, once.
+ */
+export function withSettings<T, K extends SettingsKey, C extends SettingsCommand = SettingsCommand>(yargs: Argv<T>, keys: readonly K[], command?: C): Argv<T & SettingArgs<K, C>> {
+  const built = keys.filter((key) => command === undefined || takesSetting(key, command)).reduce((argv, key) => argv.option(...settingFlag(key, command)), yargs);
+  return built as Argv<T & SettingArgs<K, C>>;
 }
 
 /**
@@ -74,7 +79,7 @@ export function withSettings<T>(yargs: Argv<T>, keys: readonly SettingsKey[], co
  * (`-`), else the agents' folders on the commands that read many (pipeline/locations.ts); the
  * others need at least one.
  */
-export function withInputs<T>(yargs: Argv<T>, command: SettingsCommand) {
+export function withInputs<T>(yargs: Argv<T>, command: SettingsCommand): Argv<T & CommonArgs> {
   const many = takesSetting('agent', command);
   const inputs = many
     ? "session files, directories, globs or session ids; - reads one session from stdin; none: the agents' folders"
@@ -94,7 +99,8 @@ export function withInputs<T>(yargs: Argv<T>, command: SettingsCommand) {
     .option(flagName('tokenizer'), flagOption('tokenizer'))
     .option('jobs', { describe: 'threads for many sessions: a number, or auto (one per core when it pays)', type: 'string', default: 'auto' })
     .option('shard', { describe: 'take only shard K of N of the sessions (K/N, 1-based), or auto (README "Sharding")', type: 'string' });
-  return withSettings(built, SELECTION_FLAGS, command);
+  // `inputs` is never left undefined: the middleware above fills it (names after `--`, piped stdin).
+  return withSettings(built, SELECTION_FLAGS, command) as Argv<T & CommonArgs>;
 }
 
 /** No session named and stdin a pipe (or a redirected file): the session is stdin, `-`. */

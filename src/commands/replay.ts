@@ -5,6 +5,7 @@
  * truncate strategy big batches run in worker threads (sessions.ts); a summarizer (live or
  * simulated) runs in this thread.
  */
+import { basename } from 'node:path';
 import type { CommandModule } from 'yargs';
 import type { CacheLifetime } from '../replay/cache.js';
 import { checkGates } from '../gates/check.js';
@@ -262,7 +263,7 @@ interface Simulated {
  * here: its messages are garbage before the replays are priced.
  */
 async function simulateAll(input: SessionInput, ctx: ReplayContext): Promise<Simulated> {
-  const options = { format: ctx.format, withSidecar: false, strict: ctx.strict, ...(ctx.count ? { count: ctx.count } : {}) };
+  const options = { format: ctx.format, strict: ctx.strict, ...(ctx.count ? { count: ctx.count } : {}) };
   const need = textNeed(ctx);
   let prunedSizes: PrunedSizes | undefined;
   let read: LoadedSession<AnyMessage>;
@@ -298,7 +299,7 @@ async function simulateAll(input: SessionInput, ctx: ReplayContext): Promise<Sim
     results.push(
       await replayColumns({
         ...replayed,
-        sessionName: loaded.subject.sessionName,
+        sessionName: basename(input.path),
         tokens: loaded.tokens,
         policy,
         relevance: ctx.relevance,

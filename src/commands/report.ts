@@ -112,8 +112,8 @@ async function readSaved(file: string): Promise<Saved> {
 export const reportCommand: CommandModule<object, ReportArgs> = {
   command: 'report [files..]',
   describe: 'Merge saved inspect --json (or replay --json) outputs, one per shard, into one archive view (or what-if)',
-  // `as never`: yargs types the flags as parsed, before normalizeArgs (options.ts) gives the handler
-  // its args type (inputs from `--` and positionals, defaults filled in); the handler's type is the truth.
+  // `as never`: yargs types the flags as parsed (`files` may be missing until the check below
+  // refuses that, the gates' flags untyped); the handler's type is the truth.
   builder: (yargs) =>
     withTotalGates(
       yargs

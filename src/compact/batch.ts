@@ -2,7 +2,7 @@
  * Compacting a batch of sessions in a worker thread (the task tasks.ts registers as `compact`),
  * in steps that each touch the file system's names together: every session's lock is taken
  * (their staging files made at once: sidecar/lock.ts), each session is decided as on the main
- * thread (session.ts), then the batch's sidecars are written together (write.ts: staged,
+ * thread (session.ts), then the batch's sidecars are written together (session.ts: staged,
  * committed, their fsyncs at once) and the locks released. A name made or removed can wait for
  * the journal to commit other files; made together, they wait for it about once. A session that
  * fails, or whose write fails, fails alone. Interruption is the main thread's: it stops handing
@@ -16,11 +16,9 @@ import type { SessionInput } from '../read/index.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
 import type { Settled } from '../workers/task.js';
 import { sessionTask } from '../workers/task.js';
-import type { CompactJob, OfflineStrategyName } from './job.js';
-import type { CompactOutcome } from './outcome.js';
-import { failedOutcome, decideCompaction, lockedOutcome } from './session.js';
-import type { Decided } from './write.js';
-import { writeSidecars } from './write.js';
+import type { CompactJob, CompactOutcome, OfflineStrategyName } from './job.js';
+import type { Decided } from './session.js';
+import { failedOutcome, decideCompaction, lockedOutcome, writeSidecars } from './session.js';
 
 
 /**

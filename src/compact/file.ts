@@ -1,6 +1,6 @@
 /**
  * The library's front door to this room: `compactFile` and `forkFile`, one call each, from a
- * session's path to its typed outcome (outcome.ts), with the command line's defaults. The job is
+ * session's path to its typed outcome (job.ts), with the command line's defaults. The job is
  * built from plain options; the run is the one `compact` and `fork` make (session.ts, fork.ts):
  * the sidecar's lock, the two reads, the plan, the strategy, the view check, the atomic write.
  */
@@ -15,8 +15,7 @@ import type { TokenizerName } from '../tokens/tokenizers.js';
 import { loadTextCounter } from '../tokens/tokenizers.js';
 import { forkCompacted } from './fork.js';
 import type { ForkPlace } from './fork.js';
-import type { CompactJob, CompactTools, OfflineStrategyName } from './job.js';
-import type { CompactOutcome, ForkOutcome } from './outcome.js';
+import type { CompactJob, CompactOutcome, CompactTools, ForkOutcome, OfflineStrategyName } from './job.js';
 import { compactSession } from './session.js';
 
 export interface CompactFileOptions {

@@ -10,8 +10,7 @@ import { forkSession, refusedFork } from '../fork/index.js';
 import { unresumableReason } from '../fork/source.js';
 import type { SessionSource } from '../read/index.js';
 import { sessionInput } from '../read/index.js';
-import type { CompactJob, CompactTools } from './job.js';
-import type { ForkOutcome } from './outcome.js';
+import type { CompactJob, CompactTools, ForkOutcome } from './job.js';
 import { compactSession, failedOutcome } from './session.js';
 
 /** Where the fork goes and when it is made. */

@@ -1,5 +1,5 @@
 /**
- * A compaction's outcome (outcome.ts) as the command line prints it: the one text line and the
+ * A compaction's outcome (job.ts) as the command line prints it: the one text line and the
  * JSON record per session, the refusal reasons, and the tally after a batch. The record's fields
  * and their order are compact's documented JSON (docs/json.md); nothing reads them back.
  */
@@ -7,7 +7,7 @@ import type { Refusal } from '../compaction/compact.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
 import { MIN_GAIN_PERCENT, triggerCeiling } from '../compaction/policy.js';
 import { formatTokens, printable } from '../report/format.js';
-import type { CompactOutcome, CompactStatus, ForkOutcome, Measured } from './outcome.js';
+import type { CompactOutcome, CompactStatus, ForkOutcome, Measured } from './job.js';
 
 /**
  * Why a compaction was not written, for compact's and estimate's records: it would not pay, or

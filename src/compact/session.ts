@@ -1,36 +1,55 @@
 /**
  * Compacting one session, top to bottom, as one use case: a plain CompactJob in, a CompactOutcome
- * out. Take the sidecar's lock, read the session lean and plan it, read it again in part where the
- * compaction reads text (read.ts), run the compaction (compaction/compact.ts, with the strategy),
- * check the view the new sidecar defines against the provider's rules, and write the sidecar
- * (write.ts: the one path by which this thread and a worker's batch write). Each step hands its
- * result down to the next; nothing calls back into a command, which only builds the job and
- * prints the outcome (render.ts).
+ * out. Take the sidecar's lock; read the session lean and plan it; read it again in part where the
+ * compaction reads text; run the compaction (compaction/compact.ts, with the strategy); check the
+ * view the new sidecar defines against the provider's rules; and write the sidecar, by the one
+ * path this thread and a worker's batch (batch.ts) both take. Each step hands a plain record down
+ * to the next; nothing calls back into a command, which only builds the job and prints the
+ * outcome (render.ts).
+ *
+ * The reads. The first is lean (slim messages, with estimates taken while reading), which is all
+ * planning needs. A session that needs no compaction (under the threshold, its sidecar up to
+ * date, no cut) is done there: a re-run over an archive never holds its text. Otherwise the file
+ * is read again, keeping full messages only where the compaction reads text
+ * (compaction/text-reads.ts) and slim ones elsewhere. A file that cannot be read twice (stdin, a
+ * named pipe) is read once, in full, and so is a small plain file (SMALL_SESSION_BYTES), whose
+ * full messages cost less than a second read.
+ *
+ * The write. The sidecars the sessions' decisions hold are staged and committed together (a
+ * worker's batch: their names made and their fsyncs waited for at once, sidecar/store.ts), and
+ * each decision becomes its outcome, `compacted` with the sidecar's path or `failed` with why it
+ * could not be written. A sidecar that fails fails alone.
  *
  * A compaction that runs is logged as events of the outcome: `compaction_start` as the strategy
  * starts, `compaction_end` once the sidecar is written (or the session skipped or failed), with
  * the session's duration.
  */
-import type { GuardedCompaction } from '../compaction/compact.js';
-import { runGuardedCompaction, subjectView } from '../compaction/compact.js';
+import type { CompactionPlan, CompactionSubject, GuardedCompaction, RunnableSubject } from '../compaction/compact.js';
+import { planCompaction, previousFor, runGuardedCompaction, subjectView } from '../compaction/compact.js';
+import type { CompactionPolicy } from '../compaction/policy.js';
+import type { CompactionStrategy } from '../compaction/strategy.js';
+import type { CompactionState } from '../compaction/state.js';
+import { textReads } from '../compaction/text-reads.js';
+import { policyFor } from '../config/policy.js';
 import { describeError, stopsBatch } from '../errors.js';
-import { isStdin } from '../formats/json/input-source.js';
+import { holdInput, inputShape, isStdin } from '../formats/json/input-source.js';
 import { SummarizerError } from '../llm/client.js';
 import type { LogEvent, LogFields } from '../pipeline/log.js';
-import type { SessionSource } from '../read/index.js';
-import { sessionInput } from '../read/index.js';
-import type { Diagnostic } from '../session/model.js';
+import type { ContextWindow } from '../pricing/window.js';
+import { sessionWindow } from '../pricing/window.js';
+import type { LoadedSession, SessionSource } from '../read/index.js';
+import { loadSession, readAgainInPart, sessionInput } from '../read/index.js';
+import type { AnyMessage, Diagnostic, Session } from '../session/model.js';
+import { allFull } from '../session/model.js';
 import { assertViewRules } from '../session/view-rules.js';
 import type { LockAttempt } from '../sidecar/lock.js';
 import { lockSidecar } from '../sidecar/lock.js';
-import { sidecarPath } from '../sidecar/store.js';
+import { heldSubject, loadPrevious, sidecarReading } from '../sidecar/previous.js';
+import { commitSidecars, sidecarPath, stageSidecars } from '../sidecar/store.js';
 import { truncateFallback } from '../strategies/fallback.js';
-import type { CompactJob, CompactTools } from './job.js';
-import type { CompactOutcome, Measured, OutcomeOf } from './outcome.js';
-import { readForCompaction } from './read.js';
+import type { TextCounter } from '../tokens/estimate.js';
+import type { CompactJob, CompactOutcome, CompactTools, Measured, OutcomeOf, PolicyChoice } from './job.js';
 import { refusalReason } from './render.js';
-import type { Decided } from './write.js';
-import { writeSidecars } from './write.js';
 
 /** The outcome of a session another compactor holds. */
 export function lockedOutcome(path: string, attempt: Extract<LockAttempt, { kind: 'locked' }>): OutcomeOf<'locked'> {
@@ -168,4 +187,166 @@ export async function decideCompaction(source: SessionSource, given: CompactJob,
     ended?.({ status: 'failed', error: describeError(error) });
     return done(failedOutcome(path, error, signal, { warnings, events }));
   }
+}
+
+// The reads.
+
+export interface CompactReadOptions {
+  readonly format: string;
+  readonly strict: boolean;
+  readonly count?: TextCounter;
+  /** Only plans: the lean read is all it needs. */
+  readonly dryRun: boolean;
+  /** Read in full at once, as compact did before the two reads (tests compare the two). */
+  readonly inFull?: boolean;
+  /** A plain file smaller than this is read once, in full (default SMALL_SESSION_BYTES; 0: never, as tests of the two reads ask). */
+  readonly smallFileBytes?: number;
+}
+
+interface ReadAndPlanned {
+  /**
+   * The warnings of the read that stands for the session (the lean one, or the full read that
+   * replaced it). Not the lean read itself: its messages are let go once read again.
+   */
+  readonly warnings: readonly Diagnostic[];
+  /** Why a previous state was set aside (previousFor), or null. */
+  readonly discarded: string | null;
+  readonly plan: CompactionPlan;
+  /** The policy the plan followed, and the window it was taken at. */
+  readonly policy: CompactionPolicy;
+  readonly window: ContextWindow;
+}
+
+/**
+ * A session read and planned. `lean`: slim messages only, enough to plan (a dry run, or a
+ * session with nothing to compact); `partial`: full where the compaction reads text; `full`: all
+ * full. Only the last two can be compacted: their subject is runnable.
+ */
+export type CompactRead = ReadAndPlanned &
+  (
+    | { readonly read: 'lean'; readonly subject: CompactionSubject<AnyMessage> }
+    | { readonly read: 'partial' | 'full'; readonly subject: RunnableSubject }
+  );
+
+/** The policy for a session once it is read, and the window it was taken at. */
+async function policyOf(session: Session<AnyMessage>, choice: PolicyChoice): Promise<{ readonly policy: CompactionPolicy; readonly window: ContextWindow }> {
+  if (choice.kind === 'fixed') return { policy: choice.policy, window: choice.window };
+  const window = await sessionWindow(session, { flag: choice.values.context_limit ?? undefined });
+  return { policy: policyFor(choice.values, window.tokens), window };
+}
+
+/** A read planned: its sidecar (`state`, loaded before the read) held against it, and the plan. */
+async function planned<M extends AnyMessage>(path: string, loaded: LoadedSession<M>, state: CompactionState | null, strategy: CompactionStrategy, options: CompactReadOptions, choice: PolicyChoice) {
+  const held = heldSubject(path, loaded, state, { strict: options.strict });
+  const { subject, discarded } = previousFor(held.subject, strategy);
+  const { policy, window } = await policyOf(loaded.session, choice);
+  const plan = planCompaction(subject, policy);
+  return { warnings: held.warnings, subject, discarded, plan, policy, window };
+}
+
+/**
+ * A plain session file smaller than this is read once, in full, when it may be compacted: its
+ * messages take a few times its size in memory, which a worker holding two batches of small
+ * sessions can spare; above it the lean read keeps memory to the number of messages.
+ */
+export const SMALL_SESSION_BYTES = 256 << 10;
+
+/**
+ * Reads a session for `compact`: lean, planned, then again in part when it is to be compacted (a
+ * small file: once, in full). One `stat` of the file says what it is (inputShape) for all that
+ * follows: whether it can be read twice, its size, the hold, and whether the format its walk
+ * sniffed still holds (the size and mtime the sniff saw), so the read does not detect it again.
+ */
+export async function readForCompaction(source: SessionSource, options: CompactReadOptions, strategy: CompactionStrategy, policy: PolicyChoice): Promise<CompactRead> {
+  const { path, sniffed } = sessionInput(source);
+  const shape = inputShape(path);
+  const { plain } = shape;
+  const format = options.format === 'auto' && sniffed && plain && plain.size === sniffed.size && plain.mtimeMs === sniffed.mtimeMs ? sniffed.format : options.format;
+  // Both reads of a compressed file take its bytes from memory (input-source.ts).
+  const release = await holdInput(path, plain !== null);
+  try {
+    return await readHeld(source, { ...options, format }, shape, strategy, policy);
+  } finally {
+    release();
+  }
+}
+
+async function readHeld(source: SessionSource, options: CompactReadOptions, shape: ReturnType<typeof inputShape>, strategy: CompactionStrategy, policy: PolicyChoice): Promise<CompactRead> {
+  const { path } = sessionInput(source);
+  // The sidecar is loaded once, for every read of the session below.
+  const state = await loadPrevious(path);
+  const common = { sidecar: sidecarReading(state), ...(options.count ? { count: options.count } : {}) };
+  // After the lean read, `format` is the one it found: the file is not detected again.
+  const inFull = async (format = options.format): Promise<CompactRead> => ({
+    ...(await planned(path, await loadSession(source, { ...common, format }), state, strategy, options, policy)),
+    read: 'full',
+  });
+  // A pipe (stdin, a FIFO) is read once, in full: its bytes are held, not its messages, and a
+  // partial second read would keep both. So is a small plain file: its full messages cost little
+  // memory, and one read and parse beat two (the second read was a third of the work per small
+  // session).
+  if (options.inFull) return inFull();
+  if (!options.dryRun && (shape.onlyOnce || (shape.plain !== null && shape.plain.size < (options.smallFileBytes ?? SMALL_SESSION_BYTES)))) return inFull();
+  const loaded = await loadSession(source, { ...common, format: options.format, messages: 'lean' });
+  const lean = await planned(path, loaded, state, strategy, options, policy);
+  const { subject, plan } = lean;
+  const { format } = loaded;
+  if (options.dryRun || plan.kind === 'skip') return { ...lean, read: 'lean' };
+  // A lean read redone in full (a reader that does not take the keep hook, or renamed messages
+  // after it) already gave full messages.
+  const { messages } = subject;
+  if (allFull(messages)) return { ...lean, subject: { ...subject, messages }, read: 'full' };
+  // The second read keeps and hashes by position, in the order the reader hands messages over:
+  // a reader that left messages out or moved them (a Claude Code branch) is read in full.
+  if (!loaded.leanInOrder) return inFull(format);
+  // The compaction room says which messages it reads the text of; the read takes that as data.
+  const partial = await readAgainInPart(source, loaded, textReads(subject, plan, strategy), plan.cut.index);
+  if (!partial) return inFull(format);
+  return { ...lean, subject: { ...subject, messages: partial.messages, prefixHashes: partial.prefixHashes, text: partial.text }, read: 'partial' };
+}
+
+// The write.
+
+/** A session decided: its outcome, or a sidecar to write and the outcome it becomes once written. */
+export type Decided =
+  | { readonly kind: 'done'; readonly outcome: CompactOutcome }
+  | {
+      readonly kind: 'write';
+      /** Where the sidecar goes: its path, checked by the read under the session's lock. */
+      readonly sidecar: string;
+      /** When the session's compaction started (performance.now()), for the end event's duration. */
+      readonly started: number;
+      readonly compacted: OutcomeOf<'compacted'>;
+      /** The session's span and the end event's fields once written. */
+      readonly span: LogFields;
+      readonly end: LogFields;
+    };
+
+/**
+ * Writes the sidecars of the decisions that hold one, together, `group` at a time (each staged
+ * file stays open until its group commits: ulimit -n bounds them, sidecar/open-files.ts); every
+ * decision's outcome, in order.
+ */
+export async function writeSidecars(decided: readonly Decided[], group = Number.MAX_SAFE_INTEGER): Promise<CompactOutcome[]> {
+  const writes = decided.flatMap((entry) => (entry.kind === 'write' ? [{ path: entry.sidecar, state: entry.compacted.state }] : []));
+  const committed: Awaited<ReturnType<typeof commitSidecars>> = [];
+  for (let from = 0; from < writes.length; from += Math.max(1, group)) {
+    committed.push(...(await commitSidecars(await stageSidecars(writes.slice(from, from + Math.max(1, group))))));
+  }
+  let next = 0;
+  return decided.map((entry): CompactOutcome => {
+    if (entry.kind === 'done') return entry.outcome;
+    const written = committed[next++]!;
+    const end = (fields: LogFields) => ({
+      time: new Date().toISOString(),
+      event: 'compaction_end',
+      fields: { ...entry.span, ...fields, duration_ms: Math.round(performance.now() - entry.started) },
+    });
+    const { compacted } = entry;
+    if (typeof written !== 'string') {
+      const error = describeError(written);
+      return { status: 'failed', session: compacted.session, error, stopsRun: false, warnings: compacted.warnings, events: [...compacted.events, end({ status: 'failed', error })] };
+    }
+    return { ...compacted, sidecar: written, events: [...compacted.events, end({ ...entry.end, sidecar: written })] };
+  });
 }

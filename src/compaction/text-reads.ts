@@ -1,7 +1,8 @@
 /**
  * Which messages one compaction reads the text of, so `compact` can hold only those in full and
- * slim copies of the rest (read/index.ts readAgainInPart reads the file again for them). Pure: it
- * looks at the plan and the messages' structure, which slim messages keep.
+ * slim copies of the rest (handed as plain data to read/index.ts readAgainInPart, which reads
+ * the file again for them). Pure: it looks at the plan and the messages' structure, which slim
+ * messages keep.
  *
  * What runCompaction (compact.ts) reads of the text:
  * - the span [start, cut): the strategy summarizes it, or prunes its outputs;
@@ -46,8 +47,4 @@ export function textReads(
     if (messages[index]!.content.some((block) => block.type === 'tool_request' && answered.has(block.id))) calls.add(index);
   }
   return { from, to, calls };
-}
-
-export function readsTextOf(reads: TextReads, index: number): boolean {
-  return (index >= reads.from && index < reads.to) || reads.calls.has(index);
 }

@@ -9,11 +9,13 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
+import type { CompactionSubject } from '../compaction/compact.js';
 import { livePrevious, subjectView } from '../compaction/compact.js';
 import { compactionPays } from '../compaction/policy.js';
 import type { CompactionState } from '../compaction/state.js';
 import { loadSession } from '../read/index.js';
 import type { LoadedSession } from '../read/index.js';
+import { heldSubject, loadPrevious, sidecarReading } from '../sidecar/previous.js';
 import { redactMessages } from '../compaction/redact.js';
 import { describeFsError, InputError } from '../errors.js';
 import type { Diagnostic, Message } from '../session/model.js';
@@ -70,6 +72,8 @@ export interface ViewOptions {
 
 export interface CompactedView {
   readonly loaded: LoadedSession;
+  /** The session with its sidecar held against it (sidecar/previous.ts). */
+  readonly subject: CompactionSubject;
   /** Our compaction, or null when there is none (the view then starts at the agent's own last one). */
   readonly state: CompactionState | null;
   /** The provider view, checked against the provider's rules. */
@@ -78,13 +82,15 @@ export interface CompactedView {
 
 /** A session, its live sidecar and the view they define: what `context` prints. */
 export async function loadCompactedView(path: string, options: ViewOptions = {}): Promise<CompactedView> {
-  const loaded = await loadSession(path, { format: options.format ?? 'auto', withSidecar: true, staleSidecar: 'fail', strict: options.strict ?? false });
-  loaded.warnings.forEach((warning) => options.warn?.(warning));
+  const sidecar = await loadPrevious(path);
+  const loaded = await loadSession(path, { format: options.format ?? 'auto', sidecar: sidecarReading(sidecar) });
+  const { subject, warnings } = heldSubject(path, loaded, sidecar, { stale: 'fail', strict: options.strict ?? false });
+  warnings.forEach((warning) => options.warn?.(warning));
   // The agent's own last compaction already cut the session: its window is where the view starts.
-  const state = livePrevious(loaded.subject)?.state ?? null;
-  const view = subjectView(loaded.subject, state);
+  const state = livePrevious(subject)?.state ?? null;
+  const view = subjectView(subject, state);
   assertViewRules(view, state ? 'the compacted view' : 'the provider view', path);
-  return { loaded, state, view: options.redact ? redactMessages(view) : view };
+  return { loaded, subject, state, view: options.redact ? redactMessages(view) : view };
 }
 
 export interface RequestBodyOptions extends ViewOptions {
@@ -140,8 +146,8 @@ export type ForkAttempt = ForkResult | ForkNoGain;
 
 /** The fork of a session as it would be written: checks everything, writes nothing. */
 export async function planFork(path: string, options: ForkSessionOptions = {}): Promise<{ file: ForkFile; state: CompactionState; view: readonly Message[] }> {
-  const { loaded, state, view } = await loadCompactedView(path, options);
-  const { session, subject } = loaded;
+  const { loaded, subject, state, view } = await loadCompactedView(path, options);
+  const { session } = loaded;
   const writer = FORK_WRITERS[session.format];
   const refused = refusedFork(session);
   if (refused) throw refused;

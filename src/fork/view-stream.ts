@@ -24,7 +24,7 @@ import type { Message } from '../session/model.js';
 import { allFull } from '../session/model.js';
 import type { ViewRepair } from '../session/view-repair.js';
 import { applyViewRepair, planViewRepair, repairStream } from '../session/view-repair.js';
-import { loadSidecar } from '../sidecar/store.js';
+import { heldSubject, loadPrevious, sidecarReading } from '../sidecar/previous.js';
 import { assertViewRules } from '../session/view-rules.js';
 import type { ViewOptions } from './index.js';
 import { loadCompactedView } from './index.js';
@@ -150,23 +150,25 @@ async function writeWhole(path: string, options: ViewOptions, sink: ViewSink): P
 async function planView(path: string, options: ViewStreamOptions): Promise<ViewPlan | { readonly view: readonly Message[]; readonly model: string | undefined } | 'in full'> {
   // The sidecar's first kept message, for the lean read to keep what the view shows (a sidecar it
   // cannot read is left to the lean read to report).
-  const named = await loadSidecar(path).then((state) => (state && !state.pruned_outputs ? state.first_kept_message_id : null), () => null);
+  const sidecar = await loadPrevious(path);
+  const named = sidecar && !sidecar.pruned_outputs ? sidecar.first_kept_message_id : null;
   const loaded = await loadSession(
     path,
-    { format: options.format ?? 'auto', withSidecar: true, staleSidecar: 'fail', strict: options.strict ?? false, messages: 'lean' },
+    { format: options.format ?? 'auto', sidecar: sidecarReading(sidecar), messages: 'lean' },
     () => new ViewObserver(named, options.keptTextBudget ?? KEPT_TEXT_BUDGET),
   );
-  loaded.warnings.forEach((warning) => options.warn?.(warning));
-  const state = livePrevious(loaded.subject)?.state ?? null;
+  const { subject, warnings } = heldSubject(path, loaded, sidecar, { stale: 'fail', strict: options.strict ?? false });
+  warnings.forEach((warning) => options.warn?.(warning));
+  const state = livePrevious(subject)?.state ?? null;
   const what = state ? 'the compacted view' : 'the provider view';
   const { messages } = loaded.session;
   if (allFull(messages)) {
-    const view = buildProviderContext(subjectWindow({ ...loaded.subject, messages }).messages, state);
+    const view = buildProviderContext(subjectWindow({ ...subject, messages }).messages, state);
     assertViewRules(view, what, path);
     return { view, model: loaded.session.model };
   }
   if (!loaded.leanInOrder) return 'in full';
-  const window = subjectWindow({ ...loaded.subject, messages: loaded.observer.skeletons });
+  const window = subjectWindow({ ...subject, messages: loaded.observer.skeletons });
   const repair = planViewRepair(window.messages);
   const cut = cutView(window.messages, state, repair);
   // A prune rewrites messages in place: its sidecar made the read full, above.

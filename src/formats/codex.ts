@@ -35,6 +35,9 @@
  *
  * Codex lines carry no ids: messages get stable line-based ids (`L<line>`). Each message goes to
  * ReadOptions.keep as soon as it is final, so the lean read never holds a whole rollout.
+ * A read that only measures text, of a file large enough, takes its lines from the WebAssembly
+ * scanner (codex-scanned.ts): the lines it reads reach readItem as their type, time and the keys
+ * read here; the others are parsed here as always.
  */
 import * as z from 'zod';
 import { InputError } from '../errors.js';
@@ -42,7 +45,12 @@ import type { AbortedTurn, AnyMessage, ContentBlock, Diagnostic, Message, OffCon
 import { ForkReplay } from './codex-fork.js';
 import { reviewRolloutsOf } from './codex-reviews.js';
 import { asRecord, callKeyOf, lastModel, lineId, nonZeroUsage, outputText, parseLine, partsText, toolArguments, tokenCount } from './convert.js';
+import { READY_BYTES } from './claude-code-scanned.js';
+import { scanCodexLines } from './codex-scanned.js';
+import { holdInput, inputShape } from './json/input-source.js';
 import { forEachJsonLine } from './json/jsonl-lines.js';
+import type { ClaudeScanner } from '../scan/scanner.js';
+import { borrowScanner, returnScanner, scannerReady } from '../scan/scanner.js';
 import type { FormatReader, ReadOptions } from './reader.js';
 
 const ROLLOUT_TYPES = new Set(['session_meta', 'response_item', 'event_msg', 'turn_context', 'compacted', 'world_state', 'token_usage_record']);
@@ -542,28 +550,79 @@ function eventMessage(builder: RolloutBuilder, payload: Record<string, unknown>,
   }
 }
 
+/** One line of a rollout, as JSON.parse gave it, into the builder. */
+function readLine(builder: RolloutBuilder, value: unknown, line: number, file: string): void {
+  const parsed = parseLine(lineSchema, value, file, line);
+  readItem(builder, parsed.type, parsed.payload, typeof parsed['timestamp'] === 'string' ? parsed['timestamp'] : undefined, line, file);
+}
+
+/** A line's type, payload and time (a parsed line's, or what codex-scanned.ts makes of a scanned one) into the builder. */
+function readItem(builder: RolloutBuilder, type: string, payload: Record<string, unknown>, timestamp: string | undefined, line: number, file: string): void {
+  builder.replay.line(timestamp);
+  if (type === 'session_meta') {
+    builder.replay.meta(payload, timestamp);
+    builder.cwd ??= typeof payload['cwd'] === 'string' && payload['cwd'] !== '' ? payload['cwd'] : undefined;
+    builder.threadId ??= typeof payload['id'] === 'string' ? payload['id'] : undefined;
+  } else if (type === 'turn_context') {
+    builder.setModel(payload['model']);
+    builder.setWindow(payload['model_context_window']);
+  } else if (type === 'response_item') {
+    const kind = builder.classify(payload);
+    if (kind === 'read') responseItem(builder, payload, line, file, timestamp);
+    else if (kind === 'rendering') builder.input({ ...textMessage(partsText(payload['content']), line, timestamp), role: 'assistant', rendered: true });
+  } else if (type === 'event_msg') eventMessage(builder, payload, line, timestamp);
+  else if (type === 'token_usage_record') builder.usageRecord(payload, line, timestamp);
+  else if (type === 'compacted' && !builder.inReview) builder.compacted(payload, line, timestamp);
+}
+
+/**
+ * A rollout this large is read with the scanner whatever this thread read before. A smaller one
+ * (down to claude-code-scanned.ts's READY_BYTES) only once the thread has the scanner loaded, or
+ * has read WARM_BYTES of rollouts without it (a bulk read: the scanner then pays for its start).
+ * In a process that reads one rollout the scanner's start is not paid back below a few MB: the
+ * scanner runs its first lines unoptimized while JSON.parse is at full speed from the start (a
+ * 341 KB rollout read with it cost 1.12× the CPU, a 9 MB one 1.01×).
+ */
+const SCANNED_ROLLOUT_BYTES = 8 << 20;
+const WARM_BYTES = 2 << 20;
+/** Bytes of rollouts this thread read without the scanner (module state: a hint for the next read, nothing more). */
+let unscannedBytes = 0;
+
+/** Whether a read that only measures text reads `file` with the scanner (see SCANNED_ROLLOUT_BYTES). */
+function scannedRollout(file: string): boolean {
+  const { plain } = inputShape(file);
+  if (plain === null) return false;
+  if (plain.size >= SCANNED_ROLLOUT_BYTES || (plain.size >= READY_BYTES && (scannerReady() || unscannedBytes >= WARM_BYTES))) return true;
+  unscannedBytes += plain.size;
+  return false;
+}
+
 export async function readCodex(file: string, options?: ReadOptions & { readonly reviews?: boolean }): Promise<Session<AnyMessage>> {
+  // A read that only measures text, of a file large enough, scans its lines (codex-scanned.ts).
+  const scanner = options?.textLengthsOnly === true && options.keep !== undefined && scannedRollout(file) ? borrowScanner() : null;
+  try {
+    return await readCodexWith(file, options, scanner);
+  } finally {
+    if (scanner) returnScanner(scanner);
+  }
+}
+
+/**
+ * The reader, with the scanner a read uses (null: none, every line parsed in JavaScript). The
+ * differential test (test/scan/scan-codex-diff.test.ts) reads each file both ways with it.
+ */
+export async function readCodexWith(file: string, options: (ReadOptions & { readonly reviews?: boolean }) | undefined, scanner: ClaudeScanner | null): Promise<Session<AnyMessage>> {
   const builder = new RolloutBuilder(file, options?.keep);
-  const readWarnings = await forEachJsonLine(file, (value, line) => {
-    const parsed = parseLine(lineSchema, value, file, line);
-    const { type, payload } = parsed;
-    const timestamp = typeof parsed['timestamp'] === 'string' ? parsed['timestamp'] : undefined;
-    builder.replay.line(timestamp);
-    if (type === 'session_meta') {
-      builder.replay.meta(payload, timestamp);
-      builder.cwd ??= typeof payload['cwd'] === 'string' && payload['cwd'] !== '' ? payload['cwd'] : undefined;
-      builder.threadId ??= typeof payload['id'] === 'string' ? payload['id'] : undefined;
-    } else if (type === 'turn_context') {
-      builder.setModel(payload['model']);
-      builder.setWindow(payload['model_context_window']);
-    } else if (type === 'response_item') {
-      const kind = builder.classify(payload);
-      if (kind === 'read') responseItem(builder, payload, line, file, timestamp);
-      else if (kind === 'rendering') builder.input({ ...textMessage(partsText(payload['content']), line, timestamp), role: 'assistant', rendered: true });
-    } else if (type === 'event_msg') eventMessage(builder, payload, line, timestamp);
-    else if (type === 'token_usage_record') builder.usageRecord(payload, line, timestamp);
-    else if (type === 'compacted' && !builder.inReview) builder.compacted(payload, line, timestamp);
-  });
+  const visit = (value: unknown, line: number) => readLine(builder, value, line, file);
+  let readWarnings: Diagnostic[];
+  if (scanner) {
+    const release = await holdInput(file);
+    try {
+      readWarnings = scanCodexLines(file, scanner, { value: visit, item: (type, payload, timestamp, line) => readItem(builder, type, payload, timestamp, line, file) });
+    } finally {
+      release();
+    }
+  } else readWarnings = await forEachJsonLine(file, visit);
   const messages = builder.finish();
   if (options?.reviews !== false && builder.threadId) {
     for (const review of options?.companions?.reviewRollouts ?? reviewRolloutsOf(file, builder.threadId)) builder.offContext.push(...(await reviewSpend(review, builder.warnings)));

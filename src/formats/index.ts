@@ -249,10 +249,21 @@ export function readSession(path: string, format?: string, options?: FullReadOpt
 /** With `keep`: the session holds what `keep` returned (a lean read's slim messages), or full messages. */
 export function readSession(path: string, format: string, options: ReadOptions, sniffed?: SniffedFormat | null): Promise<Session<AnyMessage>>;
 export async function readSession(path: string, format = 'auto', options?: ReadOptions, sniffed?: SniffedFormat | null): Promise<Session<AnyMessage>> {
-  return withHeldInput(path, () => withNestingCheck(path, async () => {
-    const reader = await readerFor(path, format, sniffed);
-    return withSharedChecks(path, await reader.read(path, options));
-  }));
+  return withHeldInput(path, () => withNestingCheck(path, async () => (await readSessionFile(path, format, options, sniffed)).session));
+}
+
+/**
+ * One whole read of a session file, for a caller that holds its input and reads it more than
+ * once (read/index.ts): the reader the format names (as readerFor), the read with `options` (a
+ * lean read's keep hook), and the checks every format shares. The reader's name comes back with
+ * the session: a second read names it, and the file is not detected again.
+ */
+export function readSessionFile(path: string, format: string, options: FullReadOptions | undefined, sniffed?: SniffedFormat | null): Promise<{ readonly session: Session; readonly format: string }>;
+/** With `keep`: the session holds what `keep` returned (a lean read's slim messages), or full messages. */
+export function readSessionFile(path: string, format: string, options?: ReadOptions, sniffed?: SniffedFormat | null): Promise<{ readonly session: Session<AnyMessage>; readonly format: string }>;
+export async function readSessionFile(path: string, format: string, options?: ReadOptions, sniffed?: SniffedFormat | null): Promise<{ readonly session: Session<AnyMessage>; readonly format: string }> {
+  const reader = await readerFor(path, format, sniffed);
+  return { session: withSharedChecks(path, await reader.read(path, options)), format: reader.name };
 }
 
 /** A session as a reader returned it, with the checks every format shares (tool pairing) added to its warnings. */

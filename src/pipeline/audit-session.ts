@@ -13,7 +13,7 @@
  */
 import { cutView } from '../compaction/provider-view.js';
 import { FactCollector, shellCommandOf } from '../compaction/facts.js';
-import { loadSidecar } from '../sidecar/store.js';
+import { heldSubject, loadPrevious, sidecarReading } from '../sidecar/previous.js';
 import { recordedEnd } from '../audit/compactions.js';
 import type { AuditedCompaction } from '../audit/compactions.js';
 import { auditStream, sidecarAudit } from '../audit/streamed.js';
@@ -22,7 +22,7 @@ import { inputShape } from '../formats/json/input-source.js';
 import type { LoadedSession, MessageObserver, SessionInput } from '../read/index.js';
 import { loadSession, readAgainInOrder } from '../read/index.js';
 import { fitsSkeleton, SkeletonObserver } from '../read/skeleton.js';
-import type { AnyMessage, Message } from '../session/model.js';
+import type { AnyMessage, Diagnostic, Message } from '../session/model.js';
 import { allFull } from '../session/model.js';
 import { planViewRepair } from '../session/view-repair.js';
 import type { SimulatedRun } from '../audit/simulated.js';
@@ -93,6 +93,8 @@ class AuditObserver implements MessageObserver {
 
 export interface StreamedAudit {
   readonly loaded: LoadedSession<AnyMessage>;
+  /** The read's warnings, and the sidecar's (sidecar/previous.ts heldSubject). */
+  readonly warnings: readonly Diagnostic[];
   readonly audits: readonly AuditedCompaction[];
 }
 
@@ -100,7 +102,7 @@ export interface StreamedAudit {
  * Replays the lean read's session under each strategy (`audit --strategy` with strategies that
  * read no text: replay/simulate.ts on slim messages) and gives each one's compactions.
  */
-export type SimulateRuns = (loaded: LoadedSession<AnyMessage>) => Promise<readonly SimulatedRun[]>;
+export type SimulateRuns = (loaded: LoadedSession<AnyMessage>, sessionName: string) => Promise<readonly SimulatedRun[]>;
 
 export async function auditInTwoReads(
   input: SessionInput,
@@ -113,16 +115,17 @@ export async function auditInTwoReads(
   // The sidecar's first kept message, so that the lean read can take its audit as it goes (a
   // sidecar it cannot read is left to the lean read to report). A replay's compactions need the
   // second read anyway: the lean read then gathers the facts of every message instead.
-  const named =
-    simulate === null ? await loadSidecar(input.path).then((state) => (state && !state.pruned_outputs ? state.first_kept_message_id : null), () => null) : null;
-  const loaded = await loadSession(input, { format, withSidecar: true, messages: 'lean' }, () => new AuditObserver(named, simulate !== null));
+  const state = await loadPrevious(input.path);
+  const named = simulate === null && state && !state.pruned_outputs ? state.first_kept_message_id : null;
+  const loaded = await loadSession(input, { format, sidecar: sidecarReading(state), messages: 'lean' }, () => new AuditObserver(named, simulate !== null));
+  const { subject, warnings } = heldSubject(input.path, loaded, state);
   const { messages } = loaded.session;
-  const previous = loaded.subject.previous;
+  const previous = subject.previous;
   if (allFull(messages) || !loaded.leanInOrder || previous?.state.pruned_outputs) return null;
   const { observer } = loaded;
   // The facts were read with the calls met so far, auditReplay's with the last call of each id seen.
   if (simulate !== null && !observer.callsSettled) return null;
-  const runs = simulate === null ? [] : await simulate(loaded);
+  const runs = simulate === null ? [] : await simulate(loaded, subject.sessionName);
   const simulated = runs.some((run) => run.compactions.length > 0) ? simulatedAuditStream(runs, observer.skeletons.skeletons, observer.prefixes!) : null;
   const skeletons = observer.skeletons.skeletons;
   const shellCalls = observer.shellCalls;
@@ -140,11 +143,11 @@ export async function auditInTwoReads(
     firstKeptMessageId: messages[compaction.firstKeptIndex]?.id ?? null,
   }));
   // Nothing to audit: the full messages are never needed.
-  if (!sidecar && recorded.length === 0 && !simulated) return { loaded, audits: [] };
+  if (!sidecar && recorded.length === 0 && !simulated) return { loaded, warnings, audits: [] };
   // Only the sidecar, and the lean read took its audit as it went: no second read.
   if (sidecar && !simulated && recorded.length === 0 && observer.callsSettled && observer.firstKept === sidecar.firstKeptIndex && sidecar.view.from === sidecar.firstKeptIndex) {
     const taken = sidecarAudit(sidecar, messages.length, observer.facts.facts, observer.kept);
-    return { loaded, audits: [taken] };
+    return { loaded, warnings, audits: [taken] };
   }
   const stream = sidecar || recorded.length > 0 ? auditStream({ total: messages.length, sidecar, recorded, shellCall: (id) => shellCalls.has(id) }) : null;
   const changed = () => new InputError('the session changed while it was read; run audit again', input.path);
@@ -162,5 +165,5 @@ export async function auditInTwoReads(
     { leanMessages: messages, until },
   );
   if (count < until) throw changed();
-  return { loaded, audits: [...(stream?.finish() ?? []), ...(simulated?.finish() ?? [])] };
+  return { loaded, warnings, audits: [...(stream?.finish() ?? []), ...(simulated?.finish() ?? [])] };
 }

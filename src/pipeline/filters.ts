@@ -154,7 +154,7 @@ export interface SelectOptions {
  */
 export const selectSessionTask = sessionTask('select', async (input: SessionInput, options: SelectOptions): Promise<boolean> => {
   try {
-    const loaded = await loadSession(input, { format: options.format, withSidecar: false, messages: 'lean' });
+    const loaded = await loadSession(input, { format: options.format, messages: 'lean' });
     return keepsSession(loaded.session, options.filter);
   } catch {
     return true;

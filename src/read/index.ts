@@ -2,34 +2,28 @@
  * Reading a session for a command: the one module commands (and the pipeline's stages) read a
  * session through. It returns plain values: the session's messages, full (`Message`) or slim
  * (`SlimMessage`, read/slim.ts) as the read asked, their estimates, the format the file is in,
- * the prefix hashes taken while reading, and the sidecar beside it when one exists and still
- * matches (loaded and held against the session by the sidecar room: sidecar/previous.ts). Nothing is remembered between reads: what one read learns (the format, the hashes)
- * travels as a field of its result.
+ * the prefix hashes taken while reading. Nothing is remembered between reads: what one read
+ * learns (the format, the hashes) travels as a field of its result. The sidecar beside the
+ * session is not this module's: the sidecar room loads it, says what a read must take of it (a
+ * plain SidecarReading) and holds it against the session read (sidecar/previous.ts).
  *
  * Commands that need no message text ask for the lean read: slim messages with estimates and
  * prefix hashes taken from each full message as the reader hands it over, so memory follows the
  * number of messages, not the size of the file. `compact` then reads again, in part
- * (readAgainInPart): full messages only where its compaction reads text. The registry
+ * (readAgainInPart): full messages only at the places it names. The registry
  * (formats/index.ts) says which reader a file needs; the reader is called from here, and parses
  * (formats/); planning and compacting are the core's (compaction/).
  */
 import { lazyCrypto } from '../lazy-builtins.js';
-import { basename } from 'node:path';
-import type { CompactionSubject } from '../compaction/compact.js';
-import { livePrevious } from '../compaction/compact.js';
-import type { CompactionState } from '../compaction/state.js';
-import type { TextReads } from '../compaction/text-reads.js';
-import { InputError } from '../errors.js';
-import { readerByName, readerFor, readSession, withNestingCheck, withSharedChecks } from '../formats/index.js';
+import { failOnWarnings } from '../errors.js';
+import { readerByName, readSessionFile, withNestingCheck } from '../formats/index.js';
 import { renamedSource } from '../formats/convert.js';
 import { withHeldInput } from '../formats/json/input-source.js';
-import type { Companions, FormatReader } from '../formats/reader.js';
+import type { Companions } from '../formats/reader.js';
 import type { PrefixHashes } from '../session/hash.js';
 import { digestOf, prefixHashesOf, updateMessageHash } from '../session/hash.js';
 import type { AnyMessage, Diagnostic, Message, Session, TextSpan } from '../session/model.js';
 import { allFull } from '../session/model.js';
-import { loadPrevious, previousCompaction } from '../sidecar/previous.js';
-import { sidecarPath } from '../sidecar/store.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import { blockLengths, estimateAll, estimateFromLengths, estimateMessageTokens, heuristicCounter } from '../tokens/estimate.js';
 import type { SessionInput, SessionSource } from './input.js';
@@ -44,8 +38,7 @@ export interface LoadedSession<M extends AnyMessage = Message> {
   /** The format the file was read in (`auto` resolved): a second read uses it, not detecting again. */
   readonly format: string;
   readonly tokens: readonly number[];
-  /** The subject the compaction core works on (previous = a fresh sidecar). */
-  readonly subject: CompactionSubject<M>;
+  /** The reader's warnings (under --strict, none: the first fails the read). */
   readonly warnings: readonly Diagnostic[];
   /**
    * Digests of the message prefixes: every one for full messages (taken when asked); for a lean
@@ -59,17 +52,21 @@ export interface LoadedSession<M extends AnyMessage = Message> {
   readonly leanInOrder: boolean;
 }
 
+/**
+ * What a read takes of the sidecar beside the session, as plain data (sidecar/previous.ts
+ * sidecarReading): the message whose prefix the sidecar is checked by, and whether the session
+ * must be read in full (a prune sidecar's saving is sized from each pruned message's text).
+ */
+export interface SidecarReading {
+  readonly firstKeptId: string;
+  readonly inFull: boolean;
+}
+
 export interface LoadOptions {
   readonly format: string;
   readonly count?: TextCounter;
-  /** Whether to read the sidecar (commands that report the raw session do not). */
-  readonly withSidecar: boolean;
-  /**
-   * A sidecar that no longer matches the session: `recompact` (default), a warning that the
-   * compaction starts from scratch; `fail`, the session's one error (`context`, which only shows
-   * the sidecar's view, has nothing to fall back on).
-   */
-  readonly staleSidecar?: 'recompact' | 'fail';
+  /** The sidecar the read is to be held against, or null/absent (none, or not asked for). */
+  readonly sidecar?: SidecarReading | null;
   /**
    * `full` (default): messages as read. `lean`: slim messages, for what needs no text (estimate,
    * inspect, compact's planning read; compact reads again in part what it compacts).
@@ -108,14 +105,6 @@ export interface MessageObserver {
 /** A fresh observer for each read: a lean read that must start over in full starts a new one. */
 export type ObserverFactory<Observer extends MessageObserver> = () => Observer;
 
-/** Under --strict the first warning becomes the session's one-line error. */
-function failOnWarnings(warnings: readonly Diagnostic[]): void {
-  const first = warnings[0];
-  if (!first) return;
-  const more = warnings.length > 1 ? `, and ${warnings.length - 1} more warning${warnings.length > 2 ? 's' : ''}` : '';
-  throw new InputError(`${first.message} (--strict${more})`, first.file, first.line);
-}
-
 /** Digests known at some prefix ends only (a lean or partial read hashed while reading). */
 function knownDigests(digests: ReadonlyMap<number, string>): PrefixHashes {
   return { at: (end) => digests.get(end) };
@@ -131,20 +120,22 @@ interface ReadMessages<M extends AnyMessage> {
 }
 
 /**
- * Reads slim messages, estimating and hashing each full message as the reader hands it over.
- * Returns the reader's full session when the reader does not take the `keep` hook, and null
- * when it changed what the hook returned (then the caller reads again in full). A reader may hand
+ * Reads slim messages, estimating and hashing each full message as the reader hands it over, in
+ * one call to formats/ (readSessionFile: the reader found, the read, the shared checks), which
+ * says the format it found. The read is the reader's full session when the reader does not take
+ * the `keep` hook, and null when it changed what the hook returned (then the caller reads again
+ * in full). A reader may hand
  * over messages the session then leaves out or orders otherwise (the Claude Code reader, before
  * it knows the parent chain): estimates follow each message; prefix hashes need the exact order.
  */
 async function readLean(
   input: SessionInput,
-  reader: FormatReader,
+  format: string,
   count: TextCounter,
   /** The sidecar's first kept message: the prefix before it is hashed to check the sidecar. */
   hashAt: string | null,
   observer: MessageObserver | null,
-): Promise<ReadMessages<AnyMessage> | Session<AnyMessage> | null> {
+): Promise<{ readonly format: string; readonly read: ReadMessages<AnyMessage> | Session<AnyMessage> | null }> {
   const kept: AnyMessage[] = [];
   /** Each kept message's estimate, at its place in `kept` (a column, not a map: 8 bytes a message). */
   const keptTokens: number[] = [];
@@ -175,13 +166,14 @@ async function readLean(
   };
   // Only lengths are read of the text when estimates are chars/4, nothing is hashed, and the observer says so.
   const textLengthsOnly = hash === null && count === heuristicCounter && (observer === null || observer.textLengthsOnly === true);
-  const session = withSharedChecks(input.path, await reader.read(input.path, { keep, textLengthsOnly, ...companionsOf(input) }));
-  if (kept.length === 0) return session;
+  const found = await readSessionFile(input.path, format, { keep, textLengthsOnly, ...companionsOf(input) }, input.sniffed);
+  const { session } = found;
+  if (kept.length === 0) return { format: found.format, read: session };
   const inOrder = session.messages.length === kept.length && session.messages.every((message, index) => message === kept[index]);
-  if (inOrder) return { session, tokens: keptTokens, prefixHashes: knownDigests(digests), inOrder };
+  if (inOrder) return { format: found.format, read: { session, tokens: keptTokens, prefixHashes: knownDigests(digests), inOrder } };
   // Prefix hashes follow the order `keep` saw: a reader that dropped or reordered messages (a
   // Claude Code branch) is then read again in full.
-  if (hash !== null) return null;
+  if (hash !== null) return { format: found.format, read: null };
   // Otherwise each message's estimate is found by its place in `kept`, and an observer's facts
   // are put in session order. A copy renamed for a repeated id (withUniqueIds) has its source's
   // estimate (an id is no text); an observer saw the source's id, so then the read starts over.
@@ -193,12 +185,12 @@ async function readLean(
       const source = renamedSource(message);
       if (source !== undefined) index = position.get(source);
     }
-    if (index === undefined) return null;
+    if (index === undefined) return { format: found.format, read: null };
     order.push(index);
   }
   const tokens = order.map((index) => keptTokens[index]!);
   observer?.select(order);
-  return { session, tokens, prefixHashes: NO_DIGESTS, inOrder };
+  return { format: found.format, read: { session, tokens, prefixHashes: NO_DIGESTS, inOrder } };
 }
 
 /** A session read in full: every message as the reader built it, and its prefix hashes on demand. */
@@ -209,31 +201,29 @@ function fullRead(session: Session, count: TextCounter): ReadMessages<Message> {
 async function readWithEstimates<Observer extends MessageObserver>(
   input: SessionInput,
   options: LoadOptions,
-  sidecar: CompactionState | null,
   newObserver: ObserverFactory<Observer> | null,
 ): Promise<ReadMessages<AnyMessage> & { readonly format: string; readonly observer: Observer | null }> {
   const count = options.count ?? heuristicCounter;
-  // A prune sidecar's saving is each pruned message's estimate before minus after
-  // (compaction/prune.ts pruningSavings): what stays of the message is sized from its text, so
-  // such a session is read in full.
-  const pruned = (sidecar?.pruned_outputs?.length ?? 0) > 0;
-  const mode = pruned ? 'full' : (options.messages ?? 'full');
-  // A lean read may have to read again in full: the format is detected once for both.
-  const reader = await readerFor(input.path, options.format, input.sniffed);
-  const format = reader.name;
+  const { sidecar } = options;
+  const mode = sidecar?.inFull ? 'full' : (options.messages ?? 'full');
+  let format = options.format;
   if (mode !== 'full') {
     const observer = newObserver?.() ?? null;
-    const lean = await readLean(input, reader, count, sidecar?.first_kept_message_id ?? null, observer);
-    if (lean && 'tokens' in lean) return { ...lean, format, observer };
+    const lean = await readLean(input, format, count, sidecar?.firstKeptId ?? null, observer);
+    // A lean read redone in full takes the format it found: the file is not detected twice.
+    format = lean.format;
+    const { read } = lean;
+    if (read && 'tokens' in read) return { ...read, format, observer };
     // A reader that does not take the hook gave every message in full.
-    const messages = lean?.messages;
-    if (lean && messages && allFull(messages)) {
-      const session = { ...lean, messages };
+    const messages = read?.messages;
+    if (read && messages && allFull(messages)) {
+      const session = { ...read, messages };
       return { ...fullRead(session, count), format, observer: observeAll(session, newObserver) };
     }
   }
-  const session = await readSession(input.path, format, companionsOf(input));
-  return { ...fullRead(session, count), format, observer: observeAll(session, newObserver) };
+  const full = await readSessionFile(input.path, format, companionsOf(input), input.sniffed);
+  const { session } = full;
+  return { ...fullRead(session, count), format: full.format, observer: observeAll(session, newObserver) };
 }
 
 /** The read option that hands a reader what the walk found beside the session (formats/companions.ts). */
@@ -249,10 +239,25 @@ function observeAll<Observer extends MessageObserver>(session: Session, newObser
   return observer;
 }
 
-/** What a second read gives: the messages, those it kept in full, and the prefix hashes it took while reading. */
+/**
+ * The messages a second read keeps in full, by place, as plain data (compact's: the messages its
+ * compaction reads the text of, compaction/text-reads.ts): [from, to), and the places in `calls`.
+ */
+export interface FullPlaces {
+  readonly from: number;
+  readonly to: number;
+  readonly calls: ReadonlySet<number>;
+}
+
+/** Whether the message at `index` is kept in full. */
+export function keptInFull(places: FullPlaces, index: number): boolean {
+  return (index >= places.from && index < places.to) || places.calls.has(index);
+}
+
+/** What a second read gives: the messages, those it kept in full in [from, to), and the prefix hashes it took while reading. */
 export interface PartialRead {
   readonly messages: readonly AnyMessage[];
-  /** Messages [reads.from, reads.to), in full. */
+  /** Messages [from, to) of the places kept in full, in full. */
   readonly text: TextSpan;
   /** The digest of every prefix [0, end) for end from the read's `hashFrom` to the last message. */
   readonly prefixHashes: PrefixHashes;
@@ -260,7 +265,7 @@ export interface PartialRead {
 
 /**
  * Reads a session again after a lean read (in the format that read found, so the file is not
- * detected twice), keeping full messages where `reads` says and slim copies elsewhere:
+ * detected twice), keeping full messages at the places `full` names and slim copies elsewhere:
  * compact's second read, of only the messages its compaction reads the text of
  * (compaction/text-reads.ts). Estimates, sidecar and warnings stay the lean read's, so the file
  * must give the same session, message for message in the order the hook saw them; otherwise (a
@@ -273,7 +278,7 @@ export interface PartialRead {
 export async function readAgainInPart(
   source: SessionSource,
   lean: Pick<LoadedSession<AnyMessage>, 'format' | 'session'>,
-  reads: TextReads,
+  full: FullPlaces,
   hashFrom: number,
 ): Promise<PartialRead | null> {
   const input = sessionInput(source);
@@ -284,9 +289,8 @@ export async function readAgainInPart(
   const slim = slimmer();
   const keep = (message: Message): AnyMessage => {
     const index = kept.length;
-    const inSpan = index >= reads.from && index < reads.to;
-    if (inSpan) text.push(message);
-    const stored = inSpan || reads.calls.has(index) ? message : slim(message);
+    if (index >= full.from && index < full.to) text.push(message);
+    const stored = keptInFull(full, index) ? message : slim(message);
     kept.push(stored);
     if (index >= hashFrom) digests.set(index, digestOf(hash.copy()));
     updateMessageHash(hash, message);
@@ -301,7 +305,7 @@ export async function readAgainInPart(
     messages.every((message, index) => message === kept[index] && message.id === before[index]!.id && message.line === before[index]!.line);
   if (!same) return null;
   if (kept.length >= hashFrom) digests.set(kept.length, digestOf(hash));
-  return { messages, text: { from: reads.from, messages: text }, prefixHashes: knownDigests(digests) };
+  return { messages, text: { from: full.from, messages: text }, prefixHashes: knownDigests(digests) };
 }
 
 /** Thrown through the reader by readAgainInOrder's hook once the caller has what it needs. */
@@ -374,29 +378,7 @@ async function loadHeld<Observer extends MessageObserver>(
   options: LoadOptions,
   newObserver: ObserverFactory<Observer> | null,
 ): Promise<LoadedSession<AnyMessage> & { readonly observer: Observer | null }> {
-  const { path } = input;
-  // The sidecar room loads the previous compaction and holds it against the session read.
-  const state = options.withSidecar ? await loadPrevious(path) : null;
-  const { session, format, tokens, observer, inOrder, prefixHashes } = await readWithEstimates(input, options, state, newObserver);
-  const warnings: Diagnostic[] = [...session.warnings];
-  let previous: CompactionSubject['previous'] = null;
-  if (state) {
-    const held = previousCompaction(path, state, session.messages, prefixHashes, options.staleSidecar ?? 'recompact');
-    previous = held.previous;
-    if (held.warning) warnings.push(held.warning);
-  }
-  // No prefix hashes in the subject: a lean read's reach only the sidecar's first kept message,
-  // and full messages hash themselves; compact's second read brings its own (RunnableSubject).
-  const subject: CompactionSubject<AnyMessage> = {
-    sessionName: basename(path),
-    messages: session.messages,
-    tokens,
-    previous,
-    recorded: session.recordedCompactions,
-  };
-  if (previous && !livePrevious(subject)) {
-    warnings.push({ file: sidecarPath(path), message: 'the agent compacted the session past this sidecar; starting from its compaction' });
-  }
-  if (options.strict) failOnWarnings(warnings);
-  return { session, format, tokens, observer, subject, warnings, prefixHashes, leanInOrder: inOrder };
+  const { session, format, tokens, observer, inOrder, prefixHashes } = await readWithEstimates(input, options, newObserver);
+  if (options.strict) failOnWarnings(session.warnings);
+  return { session, format, tokens, observer, warnings: session.warnings, prefixHashes, leanInOrder: inOrder };
 }

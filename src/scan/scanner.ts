@@ -2,7 +2,7 @@
  * The WebAssembly scanner core: assembly/ (AssemblyScript), built by `npm run build` into
  * dist/scan/scanner.wasm (scripts/build-scan.js). It walks JSONL bytes (sixteen at a time with
  * WebAssembly SIMD) and writes a record for each line a reader must hear of (claude-layout.ts);
- * the readers on top of it are in formats/ (claude-code-scanned.ts). No I/O but loading the
+ * the readers on top of it are in formats/ (claude-code-scanned.ts, codex-scanned.ts). No I/O but loading the
  * module's bytes: the caller reads the file into `input` and asks for a scan of what it holds.
  *
  * An instance's memory holds a read's input and records. A thread lends its instance to one read
@@ -28,13 +28,20 @@ interface ScannerExports {
   readonly valueLines: WebAssembly.Global;
   readonly recordsEnd: WebAssembly.Global;
   readonly full: WebAssembly.Global;
+  /** The Codex line scanner (assembly/codex.ts): the same arguments, its own globals. */
+  readonly scanCodex: (chunk: number, from: number, to: number, final: number, records: number, recordsLimit: number, lines: number) => number;
+  readonly codexLineNumber: WebAssembly.Global;
+  readonly codexValueLines: WebAssembly.Global;
+  readonly codexRecordsEnd: WebAssembly.Global;
+  readonly codexFull: WebAssembly.Global;
 }
 
 /** The exports this file calls, checked: a module built from other sources fails here, not later. */
 function scannerExports(exports: WebAssembly.Exports): ScannerExports {
-  const { memory, reserve, scanClaude, lineNumber, valueLines, recordsEnd, full } = exports;
-  const globals = [lineNumber, valueLines, recordsEnd, full];
-  if (!(memory instanceof WebAssembly.Memory) || typeof reserve !== 'function' || typeof scanClaude !== 'function' || !globals.every((global) => global instanceof WebAssembly.Global)) {
+  const { memory, reserve, scanClaude, lineNumber, valueLines, recordsEnd, full, scanCodex, codexLineNumber, codexValueLines, codexRecordsEnd, codexFull } = exports;
+  const globals = [lineNumber, valueLines, recordsEnd, full, codexLineNumber, codexValueLines, codexRecordsEnd, codexFull];
+  const scans = [scanClaude, scanCodex];
+  if (!(memory instanceof WebAssembly.Memory) || typeof reserve !== 'function' || !scans.every((scan) => typeof scan === 'function') || !globals.every((global) => global instanceof WebAssembly.Global)) {
     throw new Error('the WebAssembly scanner lacks an export this build calls: run npm run build');
   }
   return {
@@ -45,6 +52,11 @@ function scannerExports(exports: WebAssembly.Exports): ScannerExports {
     valueLines: valueLines as WebAssembly.Global,
     recordsEnd: recordsEnd as WebAssembly.Global,
     full: full as WebAssembly.Global,
+    scanCodex: scanCodex as ScannerExports['scanCodex'],
+    codexLineNumber: codexLineNumber as WebAssembly.Global,
+    codexValueLines: codexValueLines as WebAssembly.Global,
+    codexRecordsEnd: codexRecordsEnd as WebAssembly.Global,
+    codexFull: codexFull as WebAssembly.Global,
   };
 }
 
@@ -142,6 +154,22 @@ export class ClaudeScanner {
       lines: exports.lineNumber.value as number,
       values: exports.valueLines.value as number,
       full: (exports.full.value as number) !== 0,
+      words: new Int32Array(buffer, this.recordsAt, (recordsEnd - this.recordsAt) >> 2),
+      chunk: this.input,
+    };
+  }
+
+  /** As `scan`, with the Codex line scanner (records: codex-layout.ts). */
+  scanCodex(from: number, to: number, final: boolean, lines: number): ScanResult {
+    const { exports } = this;
+    const end = exports.scanCodex(this.inputAt, this.inputAt + from, this.inputAt + to, final ? 1 : 0, this.recordsAt, this.recordsAt + this.recordBytes, lines);
+    const { buffer } = exports.memory;
+    const recordsEnd = exports.codexRecordsEnd.value as number;
+    return {
+      end: end - this.inputAt,
+      lines: exports.codexLineNumber.value as number,
+      values: exports.codexValueLines.value as number,
+      full: (exports.codexFull.value as number) !== 0,
       words: new Int32Array(buffer, this.recordsAt, (recordsEnd - this.recordsAt) >> 2),
       chunk: this.input,
     };

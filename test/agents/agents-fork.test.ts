@@ -167,9 +167,9 @@ const measure = (forkMessages: Message[], originalMessages: Message[]): Measured
 
 /** What the fork's compaction predicts: the summary, the kept items, the dropped items and tokens. */
 async function expectation(original: string) {
-  const { loaded, state, view } = await loadCompactedView(original);
+  const { loaded, subject, state, view } = await loadCompactedView(original);
   expect(state).not.toBeNull();
-  const start = recordedWindowStart(loaded.subject);
+  const start = recordedWindowStart(subject);
   const firstKept = loaded.session.messages.findIndex((message) => message.id === state!.first_kept_message_id);
   // pi sends only its last compaction's summary (first), never that of an earlier compaction
   // among the entries it keeps, which our reader places where its entry is; with the fork's

@@ -15,21 +15,22 @@ import { FactCollector } from '../../src/compaction/facts.js';
 import type { CompactionPolicy } from '../../src/compaction/policy.js';
 import { auditInTwoReads } from '../../src/pipeline/audit-session.js';
 import type { LoadedSession } from '../../src/read/index.js';
-import { loadSession, sessionInput } from '../../src/read/index.js';
+import { sessionInput } from '../../src/read/index.js';
 import { skeletonOf } from '../../src/read/skeleton.js';
 import { replayCompactions, replaySession } from '../../src/replay/simulate.js';
 import type { AnyMessage, ContentBlock, Message } from '../../src/session/model.js';
 import { truncateStrategy } from '../../src/strategies/truncate.js';
 import { estimateAll } from '../../src/tokens/estimate.js';
 import { fixturesWithTruncateSidecars, sessionFilesUnder } from '../helpers/session-files.js';
+import { loadHeld } from '../helpers/held-read.js';
 
 /** Small enough that most fixtures compact several times. */
 const POLICY: CompactionPolicy = { contextLimit: 8_000, keepRecentTokens: 300, force: true, allowNoGain: true, cutRule: 'conservative', trigger: { kind: 'reserve', tokens: 2_000 } };
 
-const simulate = async (loaded: LoadedSession<AnyMessage>) => [
+const simulate = async (loaded: LoadedSession<AnyMessage>, sessionName: string) => [
   {
     strategy: 'truncate',
-    compactions: await replayCompactions({ read: 'lean', sessionName: loaded.subject.sessionName, messages: loaded.session.messages, tokens: loaded.tokens, policy: POLICY, strategy: truncateStrategy }),
+    compactions: await replayCompactions({ read: 'lean', sessionName, messages: loaded.session.messages, tokens: loaded.tokens, policy: POLICY, strategy: truncateStrategy }),
   },
 ];
 
@@ -44,10 +45,10 @@ describe('audit --strategy truncate in two reads', () => {
     let streamed = 0;
     let simulated = 0;
     for (const path of sessionFilesUnder(dir)) {
-      const whole = await loadSession(path, { format: 'auto', withSidecar: true }).then(
+      const whole = await loadHeld(path, { format: 'auto' }).then(
         async (loaded) => {
           const { messages } = loaded.session;
-          const previous = loaded.subject.previous;
+          const { previous } = loaded.subject;
           const replayed = await replaySession({ sessionName: loaded.subject.sessionName, messages, tokens: loaded.tokens, policy: POLICY, strategy: truncateStrategy });
           const audits = [
             ...(previous ? [auditSidecar(messages, previous.state, previous.firstKeptIndex)] : []),

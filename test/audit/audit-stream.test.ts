@@ -7,8 +7,9 @@ import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditRecorded, auditSidecar } from '../../src/audit/compactions.js';
 import { auditInTwoReads } from '../../src/pipeline/audit-session.js';
-import { loadSession, sessionInput } from '../../src/read/index.js';
+import { sessionInput } from '../../src/read/index.js';
 import { fixturesWithTruncateSidecars, sessionFilesUnder } from '../helpers/session-files.js';
+import { loadHeld } from '../helpers/held-read.js';
 
 
 describe('audit in two reads', () => {
@@ -23,7 +24,7 @@ describe('audit in two reads', () => {
     let withSidecar = 0;
     let withRecorded = 0;
     for (const path of sessionFilesUnder(dir)) {
-      const whole = await loadSession(path, { format: 'auto', withSidecar: true }).then(
+      const whole = await loadHeld(path, { format: 'auto' }).then(
         (loaded) => {
           const previous = loaded.subject.previous;
           const audits = [

@@ -1,5 +1,5 @@
 /**
- * `compact` reads lean, then in full only what its compaction reads (compact/read.ts, read/).
+ * `compact` reads lean, then in full only what its compaction reads (compact/session.ts, read/).
  * On every real and format fixture, with and without a sidecar already there, with each offline
  * strategy (and the summarizer, through a fake server on 127.0.0.1), the two reads give exactly
  * the plan and sidecar state the full read gives; the messages outside what the compaction reads
@@ -10,15 +10,16 @@ import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CompactRead } from '../../src/compact/read.js';
-import { readForCompaction } from '../../src/compact/read.js';
+import type { CompactRead } from '../../src/compact/session.js';
+import { readForCompaction } from '../../src/compact/session.js';
 import type { PolicyChoice } from '../../src/compact/job.js';
 import { loadSession } from '../../src/read/index.js';
 import { currentContextTokens, runCompaction, runGuardedCompaction } from '../../src/compaction/compact.js';
 import type { CompactionPolicy } from '../../src/compaction/policy.js';
 import { DEFAULT_POLICY } from '../../src/compaction/policy.js';
 import type { CompactionState } from '../../src/compaction/state.js';
-import { readsTextOf, textReads } from '../../src/compaction/text-reads.js';
+import { textReads } from '../../src/compaction/text-reads.js';
+import { keptInFull } from '../../src/read/index.js';
 import { createChatClient } from '../../src/llm/client.js';
 import { SUMMARIZER_DEFAULTS } from '../../src/config/summarizer.js';
 import { hashMessages } from '../../src/session/hash.js';
@@ -32,6 +33,7 @@ import type { FakeProvider } from '../helpers/fake-provider.js';
 import { startFakeProvider } from '../helpers/fake-provider.js';
 import { FIXTURES } from '../helpers/cli.js';
 import { feed, makeFifo, waitForReader } from '../helpers/fifo.js';
+import { loadHeld } from '../helpers/held-read.js';
 
 const FILES = fg.sync(['bug.jsonl', 'real/**/*.jsonl', 'formats/*.jsonl'], { cwd: FIXTURES, absolute: true }).sort();
 /**
@@ -64,7 +66,7 @@ afterAll(async () => {
 
 /** A forced compaction keeping about `share` of the session's tokens. */
 async function forcedPolicy(path: string, share: number): Promise<CompactionPolicy> {
-  const { tokens } = await loadSession(path, { format: 'auto', withSidecar: false, messages: 'lean' });
+  const { tokens } = await loadSession(path, { format: 'auto', messages: 'lean' });
   const total = tokens.reduce((sum, count) => sum + count, 0);
   return { ...DEFAULT_POLICY, force: true, keepRecentTokens: Math.max(1, Math.floor(total * share)) };
 }
@@ -189,13 +191,13 @@ describe('compact reads only what it compacts', () => {
     expect(plan.start).toBe(cut);
     const span = textReads(subject, plan, strategy);
     expect(span).toMatchObject({ from: plan.start, to: subject.messages.length });
-    subject.messages.forEach((message, index) => expect(isSlim(message)).toBe(!readsTextOf(span, index)));
+    subject.messages.forEach((message, index) => expect(isSlim(message)).toBe(!keptInFull(span, index)));
     // Everything an earlier compaction summarized stays slim (no call before it is answered after it).
     expect(subject.messages.slice(0, plan.start).every(isSlim)).toBe(true);
     expect(plan.start).toBeGreaterThan(10);
     // The second read hashed every prefix from the planned cut on, so a cut the guard moves on
     // (a summary larger than planned) finds the hash its sidecar stores too.
-    const full = (await loadSession(path, { format: 'auto', withSidecar: false })).session.messages;
+    const full = (await loadSession(path, { format: 'auto' })).session.messages;
     for (const end of [plan.cut.index, plan.cut.index + 1, subject.messages.length]) {
       expect(subject.prefixHashes?.at(end)).toBe(hashMessages(full, 0, end));
     }
@@ -219,7 +221,7 @@ describe('compact reads only what it compacts', () => {
     const { path } = await bugWithSidecar('moved-cut-bug.jsonl', 0.5);
     // Over a trigger at half the context, with a summary far larger than the one it builds on:
     // the guard moves the cut on past the one the second read was planned for.
-    const lean = await loadSession(path, { format: 'auto', withSidecar: true, messages: 'lean' });
+    const lean = await loadHeld(path, { format: 'auto', messages: 'lean' });
     const context = currentContextTokens(lean.subject);
     const policy: CompactionPolicy = { ...DEFAULT_POLICY, contextLimit: context, trigger: { kind: 'percent', percent: 90 }, keepRecentTokens: Math.floor(context * 0.3) };
     const large: CompactionStrategy = {
@@ -231,7 +233,7 @@ describe('compact reads only what it compacts', () => {
     expect(read.read).toBe('partial');
     const outcome = await runGuardedCompaction(read.subject, read.plan, large, policy);
     expect(outcome.state.first_kept_index).toBeGreaterThan(read.plan.cut.index);
-    const full = (await loadSession(path, { format: 'auto', withSidecar: false })).session.messages;
+    const full = (await loadSession(path, { format: 'auto' })).session.messages;
     expect(stored(outcome.state)['summarized_hash']).toBe(hashMessages(full, 0, outcome.state.first_kept_index));
   });
 

@@ -11,12 +11,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadSession } from '../../src/read/index.js';
 import { planCompaction } from '../../src/compaction/compact.js';
 import { DEFAULT_POLICY } from '../../src/compaction/policy.js';
 import { readSession } from '../../src/formats/index.js';
 import type { AnyMessage } from '../../src/session/model.js';
 import { isSlim } from '../../src/session/model.js';
+import { loadHeld } from '../helpers/held-read.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'compactor-claude-stream-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -24,7 +24,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** Every Claude Code fixture, hand-made and real, subagent transcripts included (read as sessions of their own). */
 const FIXTURES = fg.sync(['fixtures/formats/claude-code*.jsonl', 'fixtures/formats/claude-code-project/**/*.jsonl', 'fixtures/real/claude-code/**/*.jsonl']).sort();
 
-const load = (path: string, messages: 'full' | 'lean') => loadSession(path, { format: 'claude-code', withSidecar: false, messages });
+const load = (path: string, messages: 'full' | 'lean') => loadHeld(path, { format: 'claude-code', messages }, false);
 /** What a slim message keeps (text blocks go). */
 const shape = (messages: readonly AnyMessage[]) =>
   messages.map((m) => [m.id, m.role, m.line, m.usage, m.model, m.timestamp, m.content.map((block) => block.type).filter((type) => type !== 'text' && type !== 'thinking')]);

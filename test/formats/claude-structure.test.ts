@@ -112,7 +112,7 @@ describe('parallel tool calls and progress lines in the chain', () => {
       },
     });
     expect(handed).toEqual(ids(session));
-    const lean = await loadSession(MAROT_MAIN, { format: 'claude-code', withSidecar: false, messages: 'lean' });
+    const lean = await loadSession(MAROT_MAIN, { format: 'claude-code', messages: 'lean' });
     expect(lean.leanInOrder).toBe(true);
   });
 

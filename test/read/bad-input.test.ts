@@ -109,7 +109,7 @@ describe('the reader over the corpus', () => {
 
   it('under --strict, a session with a warning fails with that warning as its error', async () => {
     for (const entry of casesWith('warning')) {
-      const error = await loadSession(entry.path, { format: 'auto', withSidecar: false, strict: true }).then(
+      const error = await loadSession(entry.path, { format: 'auto', strict: true }).then(
         () => null,
         (caught: unknown) => caught as InputError,
       );

@@ -13,6 +13,7 @@ import { saveSidecar } from '../../src/sidecar/store.js';
 import { truncateStrategy } from '../../src/strategies/truncate.js';
 import { loadTextCounter } from '../../src/tokens/tokenizers.js';
 import { scratchCopy } from '../helpers/cli.js';
+import { loadHeld } from '../helpers/held-read.js';
 
 const BUG = 'fixtures/bug.jsonl';
 const policy = { ...DEFAULT_POLICY, contextLimit: 80_000 };
@@ -21,7 +22,7 @@ afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()!();
 });
 
-const load = (messages: 'full' | 'lean', path = BUG, withSidecar = false) => loadSession(path, { format: 'auto', withSidecar, messages });
+const load = (messages: 'full' | 'lean', path = BUG, withSidecar = false) => loadHeld(path, { format: 'auto', messages }, withSidecar);
 
 describe('lean read', () => {
   it('keeps no text but the same ids, roles, usage, estimates and tool structure', async () => {
@@ -57,8 +58,8 @@ describe('lean read', () => {
 
   it('gives the same exact-tokenizer estimates', async () => {
     const count = await loadTextCounter('o200k');
-    const full = await loadSession(BUG, { format: 'auto', withSidecar: false, count });
-    const lean = await loadSession(BUG, { format: 'auto', withSidecar: false, count, messages: 'lean' });
+    const full = await loadSession(BUG, { format: 'auto', count });
+    const lean = await loadSession(BUG, { format: 'auto', count, messages: 'lean' });
     expect(lean.tokens).toEqual(full.tokens);
   });
 
@@ -77,7 +78,7 @@ describe('lean read', () => {
     const copy = await scratchCopy('bug.jsonl');
     cleanups.push(copy.cleanup);
     const path = join(copy.dir, 'bug.jsonl');
-    const full = await loadSession(path, { format: 'auto', withSidecar: true });
+    const full = await loadHeld(path, { format: 'auto' });
     const plan = planCompaction(full.subject, { ...policy, force: true });
     if (plan.kind !== 'compact') throw new Error('expected a compaction');
     await saveSidecar(path, await runCompaction(full.subject, plan, truncateStrategy));

@@ -11,17 +11,15 @@ import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CompactionState } from '../../src/compaction/state.js';
 import { DEFAULT_POLICY } from '../../src/compaction/policy.js';
-import type { LoadedSession } from '../../src/read/index.js';
-import { loadSession } from '../../src/read/index.js';
 import { customPolicy, presetPolicy } from '../../src/replay/presets.js';
 import type { ReplayPolicy } from '../../src/replay/presets.js';
 import { replayResultJson } from '../../src/replay/json.js';
 import type { ReplayInput } from '../../src/replay/simulate.js';
 import { replayReport, replaySession, withoutStates } from '../../src/replay/simulate.js';
-import type { AnyMessage } from '../../src/session/model.js';
 import { isSlim } from '../../src/session/model.js';
 import { truncateStrategy } from '../../src/strategies/truncate.js';
 import { FIXTURES, ROOT } from '../helpers/cli.js';
+import { loadHeld } from '../helpers/held-read.js';
 
 const FILES = fg.sync(['bug.jsonl', 'real/**/*.jsonl', 'audit/*.jsonl', 'formats/*.jsonl'], { cwd: FIXTURES, absolute: true }).sort();
 
@@ -50,15 +48,14 @@ function stateFacts(state: CompactionState) {
 async function replayBothWays(path: string, policy: ReplayPolicy) {
   const strategy = truncateStrategy;
   const run = async (read: 'full' | 'lean') => {
-    const options = { format: 'auto', withSidecar: false } as const;
-    const common = (loaded: LoadedSession<AnyMessage>) => ({ sessionName: loaded.subject.sessionName, tokens: loaded.tokens, policy, strategy, recorded: loaded.session.recordedCompactions });
+    const options = { format: 'auto' } as const;
     let input: ReplayInput;
     if (read === 'full') {
-      const loaded = await loadSession(path, { ...options, messages: 'full' });
-      input = { ...common(loaded), messages: loaded.session.messages };
+      const loaded = await loadHeld(path, { ...options, messages: 'full' }, false);
+      input = { sessionName: loaded.subject.sessionName, tokens: loaded.tokens, policy, strategy, recorded: loaded.session.recordedCompactions, messages: loaded.session.messages };
     } else {
-      const loaded = await loadSession(path, { ...options, messages: 'lean' });
-      input = { ...common(loaded), read: 'lean', messages: loaded.session.messages };
+      const loaded = await loadHeld(path, { ...options, messages: 'lean' }, false);
+      input = { sessionName: loaded.subject.sessionName, tokens: loaded.tokens, policy, strategy, recorded: loaded.session.recordedCompactions, read: 'lean', messages: loaded.session.messages };
     }
     const result = await replaySession(input);
     // The report that keeps no state is the full result without its states, field for field.

@@ -32,8 +32,8 @@ function growthOf(loaded: LoadedSession<AnyMessage>, analyze: (calls: ReturnType
 
 /** The attribution both ways: full messages, and slim messages plus the facts taken while reading. */
 async function bothWays(path: string, count: TextCounter = heuristicCounter) {
-  const full = await loadSession(path, { format: 'auto', withSidecar: false });
-  const lean = await loadSession(path, { format: 'auto', withSidecar: false, messages: 'lean' }, () => new GrowthFacts(count));
+  const full = await loadSession(path, { format: 'auto' });
+  const lean = await loadSession(path, { format: 'auto', messages: 'lean' }, () => new GrowthFacts(count));
   return {
     lean,
     fromFull: growthOf(full, (calls, turns) => analyzeGrowth(full.session.messages, turns, calls, count)),
@@ -58,7 +58,7 @@ describe('inspect on slim messages', () => {
   it('keeps the heaviest outputs as sorting them all and taking the first does, ties in session order', async () => {
     let tied = 0;
     for (const path of FILES) {
-      const lean = await loadSession(path, { format: 'auto', withSidecar: false, messages: 'lean' }, () => new GrowthFacts(heuristicCounter));
+      const lean = await loadSession(path, { format: 'auto', messages: 'lean' }, () => new GrowthFacts(heuristicCounter));
       const all = growthOf(lean, (calls, turns) => growthFromFacts(lean.session.messages, lean.observer, turns, calls));
       const { outputs } = all;
       tied += outputs.filter((output, i) => i > 0 && output.carried === outputs[i - 1]!.carried && output.tokens === outputs[i - 1]!.tokens).length;

@@ -232,10 +232,12 @@ function holdPlain(path: string): () => void {
 /**
  * Holds an input that is not a plain file in memory until the returned function is called
  * (nested holds share one read: the input is released when the last one lets go). For a plain
- * file, reads nothing. A failed read throws its InputError to every holder.
+ * file, reads nothing. A failed read throws its InputError to every holder. `plain`: the
+ * caller's own `stat` just found a plain file (inputShape), so the hold takes it as one without a
+ * `stat` of its own.
  */
-export async function holdInput(path: string): Promise<() => void> {
-  if (plainHolds.has(path) || (!held.has(path) && isPlainFile(path))) return holdPlain(path);
+export async function holdInput(path: string, plain = false): Promise<() => void> {
+  if (plain || plainHolds.has(path) || (!held.has(path) && isPlainFile(path))) return holdPlain(path);
   let entry = held.get(path);
   if (!entry) {
     const bytes = readWhole(path);
@@ -264,12 +266,9 @@ export async function holdInput(path: string): Promise<() => void> {
   return release;
 }
 
-/**
- * `work` with the input held (holdInput) for all of it. `plain`: the caller's own `stat` just
- * found a plain file (inputShape), so the hold takes it as one without a `stat` of its own.
- */
+/** `work` with the input held (holdInput, `plain` as there) for all of it. */
 export async function withHeldInput<T>(path: string, work: () => Promise<T>, plain = false): Promise<T> {
-  const release = plain ? holdPlain(path) : await holdInput(path);
+  const release = await holdInput(path, plain);
   try {
     return await work();
   } finally {
