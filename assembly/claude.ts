@@ -24,7 +24,7 @@ import {
   KIND_CHAT, KIND_LINK, KIND_RAW, LINK_WORDS, RAW_BYTES, RAW_OFFSET, RAW_WORDS, STRING_BYTES, STRING_ESCAPED, STRING_FORKED_FROM,
   STRING_MESSAGE_ID, STRING_MODEL, STRING_PARENT, STRING_REQUEST, STRING_TIMESTAMP, STRING_UUID, STRING_WIDE, USAGE_CACHE_READ,
   USAGE_CACHE_WRITE, USAGE_INPUT, USAGE_OUTPUT, USAGE_SPLIT, USAGE_WRITE_1H, USAGE_WRITE_5M, WORD_BLOCKS, WORD_LENGTH, WORD_LINE,
-  WORD_USAGE_BITS, WORD_USAGE_COUNTS,
+  WORD_USAGE_BITS, WORD_USAGE_COUNTS, WORDS_UUID, WORDS_PARENT, FLAG_UUID_WORDS, FLAG_PARENT_WORDS, FLAG_COMPACT_SUMMARY,
 } from './layout';
 
 // ---- names, as UTF-8 bytes -------------------------------------------------------------------
@@ -115,6 +115,8 @@ let boundary: bool = false;
 /** A value a user or assistant line cannot have where the JavaScript reader checks it (its schema decides). */
 let odd: bool = false;
 let compactSummary: bool = false;
+/** A tool result's output is a list of parts: its joined text is no one string of the line (a summary's texts are read whole). */
+let joinedOutput: bool = false;
 let messageObject: bool = false;
 let blockCount: i32 = 0;
 
@@ -138,6 +140,42 @@ function putString(into: usize, slot: i32): bool {
 function stringOrNull(into: usize, slot: i32, c: i32): bool {
   if (c == <i32>QUOTE) return scanString(false, hashStart()) && putString(into, slot);
   return scanLiteral(<u32>c) && literalValue == -1;
+}
+
+/**
+ * The string just scanned, when it is a uuid in its usual spelling (lowercase hex digits,
+ * 8-4-4-4-12, no escape), as four words at `slot`: each word eight digits, the first one highest,
+ * as src/formats/uuid-table.ts makes them from the string. False for any other string.
+ */
+function uuidWords(slot: i32): bool {
+  if (textFlags != 0 || textTo - textFrom != 36) return false;
+  let p = textFrom;
+  for (let index = 0; index < 4; index++) {
+    let value: u32 = 0;
+    for (let digits = 0; digits < 8; ) {
+      const place = <i32>(p - textFrom);
+      const c = <u32>load<u8>(p++);
+      if (place == 8 || place == 13 || place == 18 || place == 23) {
+        if (c != 0x2d) return false;
+        continue;
+      }
+      let digit: u32 = 0;
+      if (c >= 0x30 && c <= 0x39) digit = c - 0x30;
+      else if (c >= 0x61 && c <= 0x66) digit = c - 0x57;
+      else return false;
+      value = (value << 4) | digit;
+      digits++;
+    }
+    word(slot + index, <i32>value);
+  }
+  return true;
+}
+
+/** A link (uuid or parent) into its string slot and, when it is a uuid in its usual spelling, its words (`flag` set). */
+function link(slot: i32, words: i32, flag: i32, c: i32): bool {
+  if (!stringOrNull(record, slot, c)) return false;
+  if (c == <i32>QUOTE && uuidWords(words)) word(0, wordAt(0) | flag);
+  return true;
 }
 
 /** The key under the cursor (a string; false if it has an escape: a read key must be certain) and its colon. */
@@ -542,6 +580,7 @@ function block(): bool {
       if (!putText(record, BLOCK_TEXT_STRING, contentText)) return false;
     } else {
       // Null, or parts: their joined text has no one string (a short one was refused in `parts`).
+      if (content == PARTS) joinedOutput = true;
       const units = content == PARTS ? partsUnits : 0;
       store<i32>(record + (<usize>BLOCK_UNITS << 2), <i32>units);
       store<u64>(record + (<usize>BLOCK_HASH << 2), content == PARTS ? partsHash : hashStart());
@@ -650,10 +689,10 @@ function line(): bool {
       }
     } else if (is(UUID)) {
       bit = 2;
-      if (!stringOrNull(record, STRING_UUID, c)) return false;
+      if (!link(STRING_UUID, WORDS_UUID, FLAG_UUID_WORDS, c)) return false;
     } else if (is(PARENT_UUID)) {
       bit = 4;
-      if (!stringOrNull(record, STRING_PARENT, c)) return false;
+      if (!link(STRING_PARENT, WORDS_PARENT, FLAG_PARENT_WORDS, c)) return false;
     } else if (is(LOGICAL_PARENT_UUID)) {
       // Read only to be checked: a link that is no string is warned of by JavaScript.
       bit = 8;
@@ -774,11 +813,14 @@ function raw(from: usize, to: usize, terminated: bool): bool {
 function startRecord(): void {
   record = out;
   for (let index = 0; index < CHAT_WORDS; index++) word(index, 0);
-  for (let slot = STRING_UUID; slot <= STRING_FORKED_FROM; slot += 2) word(slot + 1, -1);
+  word(STRING_UUID + 1, -1);
+  word(STRING_PARENT + 1, -1);
+  for (let slot = STRING_TIMESTAMP; slot <= STRING_FORKED_FROM; slot += 2) word(slot + 1, -1);
   lineType = TYPE_NONE;
   boundary = false;
   odd = false;
   compactSummary = false;
+  joinedOutput = false;
   messageObject = false;
   blockCount = 0;
 }
@@ -787,10 +829,12 @@ function startRecord(): void {
 function settle(): bool {
   const flags = wordAt(0) & ~0xff;
   if (lineType == TYPE_USER || lineType == TYPE_ASSISTANT) {
-    if (odd || compactSummary || !messageObject) return false;
+    if (odd || !messageObject) return false;
+    // A compaction's summary is read with its texts whole, each from its one string of the line.
+    if (compactSummary && joinedOutput) return false;
     // A chat line's uuid, when given, is not empty (the schema's rule).
     if (wordAt(STRING_UUID + 1) == 0) return false;
-    word(0, KIND_CHAT | flags | (lineType == TYPE_ASSISTANT ? FLAG_ASSISTANT : 0));
+    word(0, KIND_CHAT | flags | (lineType == TYPE_ASSISTANT ? FLAG_ASSISTANT : 0) | (compactSummary ? FLAG_COMPACT_SUMMARY : 0));
     word(WORD_BLOCKS, blockCount);
     word(WORD_LENGTH, CHAT_WORDS + blockCount * BLOCK_WORDS);
     out = record + (<usize>(CHAT_WORDS + blockCount * BLOCK_WORDS) << 2);
@@ -803,7 +847,7 @@ function settle(): bool {
     out = record;
     return true;
   }
-  word(0, KIND_LINK | (flags & FLAG_SIDECHAIN));
+  word(0, KIND_LINK | (flags & (FLAG_SIDECHAIN | FLAG_UUID_WORDS | FLAG_PARENT_WORDS)));
   word(WORD_LENGTH, LINK_WORDS);
   out = record + (<usize>LINK_WORDS << 2);
   return true;

@@ -24,17 +24,24 @@ export const FLAG_TERMINATED: i32 = 1 << 8;
 /** Strings of a link or chat line: two words each (offset, length with flags; length -1: absent or null). */
 export const STRING_UUID: i32 = 3;
 export const STRING_PARENT: i32 = 5;
-export const LINK_WORDS: i32 = 7;
-export const STRING_TIMESTAMP: i32 = 7;
-export const STRING_REQUEST: i32 = 9;
-export const STRING_MESSAGE_ID: i32 = 11;
-export const STRING_MODEL: i32 = 13;
-export const STRING_FORKED_FROM: i32 = 15;
+/**
+ * The uuid and the parent as four words each, when the string is a uuid in its usual spelling
+ * (FLAG_UUID_WORDS, FLAG_PARENT_WORDS): the words src/formats/uuid-table.ts keeps it as, so the
+ * chain looks a line up without a string made of its ids.
+ */
+export const WORDS_UUID: i32 = 7;
+export const WORDS_PARENT: i32 = 11;
+export const LINK_WORDS: i32 = 15;
+export const STRING_TIMESTAMP: i32 = 15;
+export const STRING_REQUEST: i32 = 17;
+export const STRING_MESSAGE_ID: i32 = 19;
+export const STRING_MODEL: i32 = 21;
+export const STRING_FORKED_FROM: i32 = 23;
 /** Usage: which counts are there (USAGE_* bits), then six counts as 64-bit integers (two words each). */
-export const WORD_USAGE_BITS: i32 = 17;
-export const WORD_USAGE_COUNTS: i32 = 18;
-export const WORD_BLOCKS: i32 = 30;
-export const CHAT_WORDS: i32 = 31;
+export const WORD_USAGE_BITS: i32 = 25;
+export const WORD_USAGE_COUNTS: i32 = 26;
+export const WORD_BLOCKS: i32 = 38;
+export const CHAT_WORDS: i32 = 39;
 
 /** Flags of a link or chat line. */
 export const FLAG_SIDECHAIN: i32 = 1 << 8;
@@ -42,6 +49,11 @@ export const FLAG_ASSISTANT: i32 = 1 << 9;
 /** The response's `stop_reason` is a string: its output count is final. */
 export const FLAG_FINAL: i32 = 1 << 10;
 export const FLAG_USAGE: i32 = 1 << 11;
+/** WORDS_UUID, WORDS_PARENT hold the uuid's, the parent's words. */
+export const FLAG_UUID_WORDS: i32 = 1 << 12;
+export const FLAG_PARENT_WORDS: i32 = 1 << 13;
+/** A compaction's summary (`isCompactSummary`): its texts are read whole, not as stand-ins. */
+export const FLAG_COMPACT_SUMMARY: i32 = 1 << 14;
 
 /** Usage counts in their order, and their bits in WORD_USAGE_BITS. */
 export const USAGE_INPUT: i32 = 0;

@@ -28,6 +28,19 @@ import { UuidTable } from './uuid-table.js';
 
 const NONE: readonly string[] = [];
 
+/**
+ * A line's ids as the WebAssembly scanner gives them (claude-code-scanned.ts): a uuid in its usual
+ * spelling as four words of `words` (at `uuidAt`, `parentAt`; -1 where the scanner read no such
+ * uuid), any other as its string, decoded only when asked for.
+ */
+export interface ScannedIds {
+  readonly words: Int32Array;
+  readonly uuidAt: number;
+  readonly parentAt: number;
+  readonly uuid: string | null;
+  readonly parent: string | null;
+}
+
 /** What few lines have: kept in a side table. */
 export interface RareFacts {
   /** Set on compact boundaries: the message before the boundary (their `parentUuid` is null). */
@@ -156,10 +169,26 @@ export class ChainLines {
     let flags = sidechain ? SIDECHAIN : 0;
     if (rare?.boundary) flags |= BOUNDARY;
     if (rare?.invalid) flags |= INVALID;
-    this.add(uuid, parent, line, flags, -1, null, rare);
+    const index = this.add(line, flags, -1, null, rare);
+    this.linkStrings(index, uuid, parent);
+  }
+
+  /** addLink of a line the WebAssembly scanner read: its ids as the scanner gives them (ScannedIds). */
+  addScannedLink(ids: ScannedIds, line: number, sidechain: boolean): void {
+    const index = this.add(line, sidechain ? SIDECHAIN : 0, -1, null, null);
+    this.linkScanned(index, ids);
   }
 
   addChat(uuid: string | null, parent: string | null, line: number, sidechain: boolean, chat: ChatFacts): void {
+    this.linkStrings(this.addChatLine(line, sidechain, chat), uuid, parent);
+  }
+
+  /** addChat of a line the WebAssembly scanner read (ScannedIds). */
+  addScannedChat(ids: ScannedIds, line: number, sidechain: boolean, chat: ChatFacts): void {
+    this.linkScanned(this.addChatLine(line, sidechain, chat), ids);
+  }
+
+  private addChatLine(line: number, sidechain: boolean, chat: ChatFacts): number {
     const assistant = chat.role === 'assistant';
     const flags = CHAT | (sidechain ? SIDECHAIN : 0) | (assistant ? ASSISTANT : 0) | (chat.synthetic ? SYNTHETIC : 0);
     const own = assistant ? chat.calls : chat.answers;
@@ -173,10 +202,11 @@ export class ChainLines {
           }
         : null;
     const response = chat.responseKey === null ? -1 : this.keys.add(chat.responseKey);
-    this.add(uuid, parent, line, flags, response, own.length === 0 ? null : own.length === 1 ? own[0]! : own, rare);
+    return this.add(line, flags, response, own.length === 0 ? null : own.length === 1 ? own[0]! : own, rare);
   }
 
-  private add(uuid: string | null, parent: string | null, line: number, flags: number, response: number, tools: string | readonly string[] | null, rare: RareFacts | null): void {
+  /** The line's columns; its links are set next (linkStrings, linkScanned). */
+  private add(line: number, flags: number, response: number, tools: string | readonly string[] | null, rare: RareFacts | null): number {
     const index = this.count++;
     if (index === this.lineNo.length) {
       const length = index * 2;
@@ -190,18 +220,49 @@ export class ChainLines {
     this.responseAt[index] = response;
     this.toolsAt.push(tools);
     if (rare) this.rare.set(index, rare);
+    return index;
+  }
+
+  /** The line's parent, then its own uuid (a line naming itself as its parent is not its own parent). */
+  private linkStrings(index: number, uuid: string | null, parent: string | null): void {
     if (parent === null) this.parentAt[index] = NO_PARENT;
-    else {
-      const known = this.byUuid.get(parent);
-      if (known === undefined) {
-        this.parentAt[index] = PARENT_LATER;
-        this.later.set(index, parent);
-      } else this.parentAt[index] = known;
+    else this.parentFound(index, this.byUuid.get(parent), parent);
+    if (uuid !== null) this.own(index, this.byUuid.get(uuid), uuid);
+  }
+
+  /** linkStrings from the scanner's words where it has them; a string is made only where it has none, or for a parent not read yet. */
+  private linkScanned(index: number, ids: ScannedIds): void {
+    const { words } = ids;
+    if (ids.parentAt >= 0) {
+      const known = this.byUuid.getWords(words, ids.parentAt);
+      this.parentFound(index, known, known === undefined ? ids.parent! : '');
+    } else {
+      const parent = ids.parent;
+      if (parent === null) this.parentAt[index] = NO_PARENT;
+      else this.parentFound(index, this.byUuid.get(parent), parent);
     }
-    if (uuid !== null) {
-      if (this.byUuid.has(uuid)) this.duplicates++;
-      else this.byUuid.set(uuid, index);
+    if (ids.uuidAt >= 0) {
+      const at = ids.uuidAt;
+      if (this.byUuid.getWords(words, at) !== undefined) this.duplicates++;
+      else this.byUuid.setWords(words, at, index);
+    } else {
+      const uuid = ids.uuid;
+      if (uuid !== null) this.own(index, this.byUuid.get(uuid), uuid);
     }
+  }
+
+  /** A parent's line as looked up (`known`), or the parent kept to be resolved at the end. */
+  private parentFound(index: number, known: number | undefined, parent: string): void {
+    if (known === undefined) {
+      this.parentAt[index] = PARENT_LATER;
+      this.later.set(index, parent);
+    } else this.parentAt[index] = known;
+  }
+
+  /** The line's own uuid (`known`: the line that has it already, if one does). */
+  private own(index: number, known: number | undefined, uuid: string): void {
+    if (known !== undefined) this.duplicates++;
+    else this.byUuid.set(uuid, index);
   }
 
   /** Parents named before they were read, now that every line is. */

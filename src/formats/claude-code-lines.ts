@@ -10,7 +10,7 @@ import { InputError } from '../errors.js';
 import type { ContentBlock, Diagnostic } from '../session/model.js';
 import { anthropicBlocks, anthropicContentSchema, anthropicUsageSchema, isNullishBoolean, isNullishString, isPlainContent, isPlainRecord, isPlainUsage } from './anthropic-content.js';
 import type { CallKeys } from './claude-code-call-keys.js';
-import type { ChatFacts, RareFacts } from './claude-code-chain.js';
+import type { ChatFacts, RareFacts, ScannedIds } from './claude-code-chain.js';
 import { ChainLines } from './claude-code-chain.js';
 import type { ChatLine } from './claude-code-messages.js';
 import type { BilledLine, SessionSpend } from './claude-code-spend.js';
@@ -116,16 +116,19 @@ function summaryText(blocks: readonly ContentBlock[]): string {
 
 /** What the chain keeps of a parsed chat line (the blocks go to the assembler). */
 function chatFacts(chat: ChatLine): ChatFacts {
-  return {
-    role: chat.role,
-    responseKey: chat.responseKey,
-    synthetic: chat.model === SYNTHETIC_MODEL,
-    ...(chat.compactSummary ? { summary: summaryText(chat.blocks) } : {}),
-    unknownTypes: chat.unknownTypes.length > 0 ? chat.unknownTypes : NONE,
-    calls: toolIds(chat.blocks, 'tool_request'),
-    answers: toolIds(chat.blocks, 'tool_result'),
-  };
+  const role = chat.role;
+  const responseKey = chat.responseKey;
+  const synthetic = chat.model === SYNTHETIC_MODEL;
+  const unknownTypes = chat.unknownTypes.length > 0 ? chat.unknownTypes : NONE;
+  const calls = toolIds(chat.blocks, 'tool_request');
+  const answers = toolIds(chat.blocks, 'tool_result');
+  // Two literals, not a spread of the rare summary: a spread made each line's facts a copy.
+  if (chat.compactSummary) return { role, responseKey, synthetic, summary: summaryText(chat.blocks), unknownTypes, calls, answers };
+  return { role, responseKey, synthetic, unknownTypes, calls, answers };
 }
+
+/** A chat line's call, for the spend: an assistant line's, unless synthetic. */
+const billedOf = (chat: ChatLine): BilledLine | null => (chat.role === 'assistant' && chat.model !== SYNTHETIC_MODEL ? chat : null);
 
 /** The keys that link a line into the parent chain. */
 const LINK_KEYS = ['uuid', 'parentUuid', 'logicalParentUuid'] as const;
@@ -133,14 +136,14 @@ const LINK_KEYS = ['uuid', 'parentUuid', 'logicalParentUuid'] as const;
 const stringOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 /**
- * A user or assistant line the scanner read: how it links, and its message or (a sidechain line
- * once the main chain began, read for its call only) its billing fields, each made when asked.
+ * A user or assistant line the scanner read: how it links (its ids as the scanner gives them), and
+ * its message or (a sidechain line once the main chain began, read for its call only) its billing
+ * fields, each made when asked.
  */
-export interface ScannedChat {
-  readonly uuid: string | null;
-  readonly parent: string | null;
+export interface ScannedChat extends ScannedIds {
   readonly sidechain: boolean;
-  readonly parsed: () => ParsedChat;
+  /** The line's message, as parseChatLine's `chat`. */
+  readonly message: () => ChatLine;
   readonly billed: () => BilledLine | null;
 }
 
@@ -160,7 +163,7 @@ export class ClaudeLineReader {
     private readonly file: string,
     keys: CallKeys,
     private readonly spend: SessionSpend,
-    private readonly onChat: (parsed: ParsedChat, line: number) => void,
+    private readonly onChat: (chat: ChatLine, line: number, sidechain: boolean) => void,
     /** What a line parsed here becomes before it goes on (a scanned read's stand-ins: claude-code-scanned.ts). */
     private readonly parsedAs: (chat: ChatLine) => ChatLine = (chat) => chat,
   ) {
@@ -194,18 +197,20 @@ export class ClaudeLineReader {
     const { sidechain } = scanned;
     let billed: BilledLine | null;
     if (this.mainChat && sidechain) {
-      this.lines.addLink(scanned.uuid, scanned.parent, line, true);
+      this.lines.addScannedLink(scanned, line, true);
       billed = scanned.billed();
     } else {
-      const parsed = scanned.parsed();
-      billed = this.chat(parsed, line);
+      const chat = scanned.message();
+      this.onChat(chat, line, sidechain);
+      this.lines.addScannedChat(scanned, line, sidechain, chatFacts(chat));
+      billed = billedOf(chat);
     }
     this.bill(billed, line, sidechain);
   }
 
   /** Any other line the scanner read that has a uuid. */
-  scannedLink(uuid: string, parent: string | null, line: number, sidechain: boolean): void {
-    this.lines.addLink(uuid, parent, line, sidechain);
+  scannedLink(ids: ScannedIds, line: number, sidechain: boolean): void {
+    this.lines.addScannedLink(ids, line, sidechain);
   }
 
   private bill(billed: BilledLine | null, line: number, sidechain: boolean): void {
@@ -256,9 +261,9 @@ export class ClaudeLineReader {
   }
 
   private chat(parsed: ParsedChat, line: number): BilledLine | null {
-    this.onChat(parsed, line);
     const { chat } = parsed;
+    this.onChat(chat, line, parsed.sidechain);
     this.lines.addChat(parsed.uuid, parsed.parent, line, parsed.sidechain, chatFacts(chat));
-    return chat.role === 'assistant' && chat.model !== SYNTHETIC_MODEL ? chat : null;
+    return billedOf(chat);
   }
 }

@@ -20,7 +20,8 @@ import type { ClaudeScanner } from '../scan/scanner.js';
 import { scannerReady } from '../scan/scanner.js';
 import type { ContentBlock, Diagnostic } from '../session/model.js';
 import type { AnthropicUsage } from './anthropic-content.js';
-import type { ParsedChat, ScannedChat } from './claude-code-lines.js';
+import type { ScannedIds } from './claude-code-chain.js';
+import type { ScannedChat } from './claude-code-lines.js';
 import type { ChatLine } from './claude-code-messages.js';
 import type { BilledLine } from './claude-code-spend.js';
 import { responseKeyOf, SYNTHETIC_MODEL } from './claude-code-spend.js';
@@ -35,16 +36,23 @@ import { readChunks } from './json/line-scan.js';
 /**
  * A file this large is read with the scanner, which is loaded for it if this thread has none yet:
  * loading it (compiling the module, mapping its memory) costs about what reading this much
- * faster saves. A smaller file is read with it only when it is loaded already (`scannerReady`),
- * down to READY_BYTES, under which starting a scan costs more than it saves.
+ * faster saves. A smaller file is read with it when it is loaded already (`scannerReady`), or
+ * when this thread's reads have come to SCANNED_BYTES already (a batch of small sessions: the
+ * loading is paid once for all the files still to come), down to READY_BYTES, under which
+ * starting a scan costs more than it saves.
  */
 export const SCANNED_BYTES = 256 << 10;
 export const READY_BYTES = 8 << 10;
 
+/** The bytes of the files this thread asked scannedFile about: what its reads have come to. */
+let bytesAsked = 0;
+
 /** Whether the file is read with the scanner (see SCANNED_BYTES): a plain file, large enough; `loaded`: a scanner is at hand. */
 export function scannedFile(file: string, loaded = scannerReady()): boolean {
   const { plain } = inputShape(file);
-  return plain !== null && (plain.size >= SCANNED_BYTES || (plain.size >= READY_BYTES && loaded));
+  if (plain === null) return false;
+  bytesAsked += plain.size;
+  return plain.size >= SCANNED_BYTES || (plain.size >= READY_BYTES && (loaded || bytesAsked >= SCANNED_BYTES));
 }
 
 /** A string of the record: its place in the chunk and its length word (-1: absent or null). */
@@ -114,7 +122,7 @@ const COUNT_KEYS = ['input_tokens', 'output_tokens', 'cache_creation_input_token
  * The chat record the reader is reading, read field by field as the line reader asks: one object
  * for the whole read, moved from record to record (its views are the scan's, valid until the next).
  */
-class ChatRecord implements ScannedChat {
+class ChatRecord implements ScannedChat, ScannedIds {
   words: Int32Array = new Int32Array(0);
   chunk: Buffer = Buffer.alloc(0);
   at = 0;
@@ -139,6 +147,14 @@ class ChatRecord implements ScannedChat {
 
   get parent(): string | null {
     return this.string(layout.STRING_PARENT);
+  }
+
+  get uuidAt(): number {
+    return (this.head & layout.FLAG_UUID_WORDS) !== 0 ? this.at + layout.WORDS_UUID : -1;
+  }
+
+  get parentAt(): number {
+    return (this.head & layout.FLAG_PARENT_WORDS) !== 0 ? this.at + layout.WORDS_PARENT : -1;
   }
 
   get sidechain(): boolean {
@@ -175,12 +191,17 @@ class ChatRecord implements ScannedChat {
     };
   }
 
-  /** A block's text: itself under four units (decoded from the chunk), else a stand-in of its length. */
+  /** A compaction's summary: its texts are read whole (the JavaScript reader gives them no stand-ins). */
+  private get compactSummary(): boolean {
+    return (this.head & layout.FLAG_COMPACT_SUMMARY) !== 0;
+  }
+
+  /** A block's text: itself under four units or in a summary (decoded from the chunk), else a stand-in of its length. */
   private text(block: number): string {
     const { words } = this;
     const units = words[block + layout.BLOCK_UNITS]!;
     if (units === 0) return '';
-    if (units < 4) return stringAt(this.chunk, words[block + layout.BLOCK_TEXT_STRING]!, words[block + layout.BLOCK_TEXT_STRING + 1]!)!;
+    if (units < 4 || this.compactSummary) return stringAt(this.chunk, words[block + layout.BLOCK_TEXT_STRING]!, words[block + layout.BLOCK_TEXT_STRING + 1]!)!;
     return this.assistant ? standIn(units, words[block + layout.BLOCK_HASH]!, words[block + layout.BLOCK_HASH + 1]!) : spaces(units);
   }
 
@@ -213,26 +234,20 @@ class ChatRecord implements ScannedChat {
     return blocks;
   }
 
-  /** The line as parseChatLine gives it. */
-  parsed(): ParsedChat {
-    const uuid = this.uuid;
+  /** The line's message, as parseChatLine gives it. */
+  message(): ChatLine {
     return {
-      uuid,
-      parent: this.parent,
-      sidechain: this.sidechain,
-      chat: {
-        role: this.assistant ? 'assistant' : 'user',
-        uuid: uuid ?? lineId(this.line),
-        blocks: this.blocks(),
-        responseKey: this.assistant ? responseKeyOf(this.string(layout.STRING_MESSAGE_ID), this.string(layout.STRING_REQUEST)) : null,
-        model: this.string(layout.STRING_MODEL),
-        usage: this.usage(),
-        final: (this.head & layout.FLAG_FINAL) !== 0,
-        compactSummary: false,
-        timestamp: this.string(layout.STRING_TIMESTAMP),
-        copiedFrom: this.string(layout.STRING_FORKED_FROM),
-        unknownTypes: [],
-      },
+      role: this.assistant ? 'assistant' : 'user',
+      uuid: this.uuid ?? lineId(this.line),
+      blocks: this.blocks(),
+      responseKey: this.assistant ? responseKeyOf(this.string(layout.STRING_MESSAGE_ID), this.string(layout.STRING_REQUEST)) : null,
+      model: this.string(layout.STRING_MODEL),
+      usage: this.usage(),
+      final: (this.head & layout.FLAG_FINAL) !== 0,
+      compactSummary: this.compactSummary,
+      timestamp: this.string(layout.STRING_TIMESTAMP),
+      copiedFrom: this.string(layout.STRING_FORKED_FROM),
+      unknownTypes: [],
     };
   }
 }
@@ -242,7 +257,8 @@ export interface ScannedLines {
   /** A line the scanner left to JavaScript, as JSON.parse gives it. */
   value(value: unknown, line: number): void;
   scannedChat(chat: ScannedChat, line: number): void;
-  scannedLink(uuid: string, parent: string | null, line: number, sidechain: boolean): void;
+  /** A link line (a uuid, not always in its usual spelling): `ids` is valid during the call only. */
+  scannedLink(ids: ScannedIds, line: number, sidechain: boolean): void;
 }
 
 /** The records of one scan, to `reader` in line order; raw lines parsed here (`cutter`: the JavaScript reader's). */
@@ -255,7 +271,10 @@ function readRecords(scan: ScanResult, reader: ScannedLines, chat: ChatRecord, r
     const line = words[at + layout.WORD_LINE]!;
     switch (head & 0xff) {
       case layout.KIND_LINK:
-        reader.scannedLink(stringAt(chunk, words[at + layout.STRING_UUID]!, words[at + layout.STRING_UUID + 1]!)!, stringAt(chunk, words[at + layout.STRING_PARENT]!, words[at + layout.STRING_PARENT + 1]!), line, (head & layout.FLAG_SIDECHAIN) !== 0);
+        // The chat record's view reads a link's ids too: they sit in the same words.
+        chat.at = at;
+        chat.line = line;
+        reader.scannedLink(chat, line, (head & layout.FLAG_SIDECHAIN) !== 0);
         break;
       case layout.KIND_CHAT:
         chat.at = at;

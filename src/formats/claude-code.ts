@@ -37,7 +37,6 @@ import { billedRecord, SessionSpend, SYNTHETIC_MODEL } from './claude-code-spend
 import { subagentTranscriptsOf, transcriptCause } from './claude-code-subagents.js';
 import { asRecord, keepEach, lastModel, withUniqueIds } from './convert.js';
 import type { ChainLines, Plan } from './claude-code-chain.js';
-import type { ParsedChat } from './claude-code-lines.js';
 import { ClaudeLineReader, parseChatLine } from './claude-code-lines.js';
 import { scanClaudeLines, scannedFile, withStandIns } from './claude-code-scanned.js';
 import { holdInput } from './json/input-source.js';
@@ -88,7 +87,7 @@ async function readLines(
   spend: SessionSpend,
   scanner: ClaudeScanner | null,
   options: ReadOptions | undefined,
-  onChat: (parsed: ParsedChat, line: number) => void,
+  onChat: (chat: ChatLine, line: number, sidechain: boolean) => void,
 ): Promise<{ lines: ChainLines; warnings: Diagnostic[] }> {
   if (scanner) {
     const reader = new ClaudeLineReader(file, keys, spend, onChat, withStandIns);
@@ -206,7 +205,7 @@ export async function readClaudeCodeWith(file: string, options: ReadOptions | un
   const keys = new CallKeys();
   const spend = new SessionSpend(keys);
   const cutter = cutterFor(options);
-  const { lines, warnings } = await readLines(file, keys, spend, scanner, options, ({ chat, sidechain }, line) => {
+  const { lines, warnings } = await readLines(file, keys, spend, scanner, options, (chat, line, sidechain) => {
     if (chat.model !== SYNTHETIC_MODEL) assembler.add(chat, line, sidechain);
   });
   assembler.finish();
@@ -237,7 +236,7 @@ export async function readClaudeCodeWith(file: string, options: ReadOptions | un
 
   const unknown = unknownTypesWarning(plan.unknownTypes);
   if (unknown) warnings.push({ file, message: unknown });
-  for (const transcript of subagentTranscriptsOf(file)) warnings.push(...(await readTranscriptSpend(transcript, spend, scanner)));
+  for (const transcript of options?.companions?.subagentTranscripts ?? subagentTranscriptsOf(file)) warnings.push(...(await readTranscriptSpend(transcript, spend, scanner)));
   // Calls on the other side of the file than the conversation are its subagents'.
   const offContext = spend.offContext(plan.inContext, (sidechain) => (sidechain === chain.sidechain ? 'abandoned-branch' : 'subagent'));
   const model = lastModel(messages);

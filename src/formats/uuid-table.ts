@@ -78,12 +78,41 @@ export class UuidTable {
     return this.get(key) !== undefined;
   }
 
+  /**
+   * `get` of a uuid in its usual spelling given as its four words, `words[at]` to `words[at + 3]`
+   * (as uuidWords makes them; the WebAssembly scanner writes them so: src/scan/claude-layout.ts).
+   */
+  getWords(words: Int32Array, at: number): number | undefined {
+    this.keyFrom(words, at);
+    const entry = this.find();
+    return entry < 0 ? undefined : this.values[entry];
+  }
+
+  /** `set` of a uuid in its usual spelling given as its four words (getWords). */
+  setWords(words: Int32Array, at: number, value: number): void {
+    this.keyFrom(words, at);
+    this.setKey(value);
+  }
+
+  private keyFrom(words: Int32Array, at: number): void {
+    const { key } = this;
+    key[0] = words[at]!;
+    key[1] = words[at + 1]!;
+    key[2] = words[at + 2]!;
+    key[3] = words[at + 3]!;
+  }
+
   /** Sets `key`'s value (a new key, or a new value for one already there). */
   set(key: string, value: number): void {
     if (!uuidWords(key, this.key)) {
       this.others.set(key, value);
       return;
     }
+    this.setKey(value);
+  }
+
+  /** Sets the value of the key whose words are in `key`. */
+  private setKey(value: number): void {
     const known = this.find();
     if (known >= 0) {
       this.values[known] = value;

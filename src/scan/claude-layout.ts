@@ -26,17 +26,24 @@ export const FLAG_TERMINATED = 1 << 8;
 /** Strings of a link or chat line: two words each (offset, length with flags; length -1: absent or null). */
 export const STRING_UUID = 3;
 export const STRING_PARENT = 5;
-export const LINK_WORDS = 7;
-export const STRING_TIMESTAMP = 7;
-export const STRING_REQUEST = 9;
-export const STRING_MESSAGE_ID = 11;
-export const STRING_MODEL = 13;
-export const STRING_FORKED_FROM = 15;
+/**
+ * The uuid and the parent as four words each, when the string is a uuid in its usual spelling
+ * (FLAG_UUID_WORDS, FLAG_PARENT_WORDS): the words src/formats/uuid-table.ts keeps it as, so the
+ * chain looks a line up without a string made of its ids.
+ */
+export const WORDS_UUID = 7;
+export const WORDS_PARENT = 11;
+export const LINK_WORDS = 15;
+export const STRING_TIMESTAMP = 15;
+export const STRING_REQUEST = 17;
+export const STRING_MESSAGE_ID = 19;
+export const STRING_MODEL = 21;
+export const STRING_FORKED_FROM = 23;
 /** Usage: which counts are there (USAGE_* bits), then six counts as 64-bit integers (two words each). */
-export const WORD_USAGE_BITS = 17;
-export const WORD_USAGE_COUNTS = 18;
-export const WORD_BLOCKS = 30;
-export const CHAT_WORDS = 31;
+export const WORD_USAGE_BITS = 25;
+export const WORD_USAGE_COUNTS = 26;
+export const WORD_BLOCKS = 38;
+export const CHAT_WORDS = 39;
 
 /** Flags of a link or chat line. */
 export const FLAG_SIDECHAIN = 1 << 8;
@@ -44,6 +51,11 @@ export const FLAG_ASSISTANT = 1 << 9;
 /** The response's `stop_reason` is a string: its output count is final. */
 export const FLAG_FINAL = 1 << 10;
 export const FLAG_USAGE = 1 << 11;
+/** WORDS_UUID, WORDS_PARENT hold the uuid's, the parent's words. */
+export const FLAG_UUID_WORDS = 1 << 12;
+export const FLAG_PARENT_WORDS = 1 << 13;
+/** A compaction's summary (`isCompactSummary`): its texts are read whole, not as stand-ins. */
+export const FLAG_COMPACT_SUMMARY = 1 << 14;
 
 /** Usage counts in their order, and their bits in WORD_USAGE_BITS. */
 export const USAGE_INPUT = 0;

@@ -21,9 +21,8 @@ import { slimmer } from '../../src/read/slim.js';
 import * as layout from '../../src/scan/claude-layout.js';
 import { ClaudeScanner, scannerModule } from '../../src/scan/scanner.js';
 import { blockLengths, estimateFromLengths, heuristicCounter } from '../../src/tokens/estimate.js';
-// @ts-expect-error: a plain JavaScript script of the bench, with no types
-import { createRandom } from '../../scripts/bench/corpus.js';
 import { FIXTURES } from '../helpers/cli.js';
+import { PROTO_KEY, mostly, odd, randomFile, text } from '../helpers/random-lines.js';
 
 const module = scannerModule();
 /** One scanner for every scanned read here, as a thread lends its own to one read after another. */
@@ -124,6 +123,13 @@ describe('the scanned reader against the JavaScript reader', () => {
       }),
       { numRuns: 300 },
     );
+    // Ids as words and as strings (uppercase, escaped, other ids), parents as words.
+    const ids = kinds.get(UUID_WORDS)! + kinds.get(UUID_STRING)!;
+    expect(kinds.get(UUID_WORDS)! / ids).toBeGreaterThan(0.3);
+    expect(kinds.get(UUID_STRING)! / ids).toBeGreaterThan(0.1);
+    expect(kinds.get(PARENT_WORDS)! / ids).toBeGreaterThan(0.3);
+    expect(kinds.get(SUMMARY)).toBeGreaterThan(10);
+    for (const mark of [UUID_WORDS, UUID_STRING, PARENT_WORDS, SUMMARY]) kinds.delete(mark);
     const total = [...kinds.values()].reduce((sum, count) => sum + count, 0);
     expect(kinds.get(layout.KIND_CHAT)! / total).toBeGreaterThan(0.2);
     expect(kinds.get(layout.KIND_LINK)! / total).toBeGreaterThan(0.05);
@@ -150,16 +156,48 @@ describe('the scanned reader against the JavaScript reader', () => {
     expect(statSync(path).size).toBeGreaterThan(4 << 20);
     await expectSameRead(path);
   });
+
+  it('reads a compaction summary with its texts whole, and leaves one whose tool output is a list of parts to JavaScript', async () => {
+    const path = join(dir, 'summaries.jsonl');
+    const summary = (index: number, content: unknown) => ({ type: 'user', isCompactSummary: true, uuid: uuidOf(index), parentUuid: uuidOf(index - 1), message: { role: 'user', content } });
+    const lines = [
+      { type: 'user', uuid: uuidOf(0), parentUuid: null, message: { role: 'user', content: 'hello there' } },
+      summary(1, [{ type: 'text', text: 'This session is being continued. The summary: caf\u00e9 → done' }]),
+      summary(2, [
+        { type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'part one' }, { type: 'text', text: 'part two' }] },
+        { type: 'text', text: 'the second summary' },
+      ]),
+    ];
+    const bytes = Buffer.from(`${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
+    writeFileSync(path, bytes);
+    expect(recordKinds(bytes)).toEqual([layout.KIND_CHAT, UUID_WORDS, layout.KIND_CHAT, UUID_WORDS, PARENT_WORDS, SUMMARY, layout.KIND_RAW]);
+    await expectSameRead(path);
+  });
 });
 
-/** The kind of each record the scanner writes for `bytes` (one scan of the whole file). */
+/** recordKinds' marks beside the kinds: a line's uuid read as words or as a string; its parent as words; a compaction's summary read. */
+const UUID_WORDS = 100;
+const UUID_STRING = 101;
+const PARENT_WORDS = 102;
+const SUMMARY = 103;
+
+/** The kind of each record the scanner writes for `bytes`, and (UUID_WORDS…) how it gave a line's ids. */
 function recordKinds(bytes: Buffer): number[] {
   if (scanner!.input.length < bytes.length) scanner!.growInput(bytes.length, 0);
   scanner!.input.set(bytes);
   const kinds: number[] = [];
   for (let from = 0; from < bytes.length; ) {
     const scan = scanner!.scan(from, bytes.length, true, 0);
-    for (let at = 0; at < scan.words.length; at += scan.words[at + layout.WORD_LENGTH]!) kinds.push(scan.words[at]! & 0xff);
+    for (let at = 0; at < scan.words.length; at += scan.words[at + layout.WORD_LENGTH]!) {
+      const head = scan.words[at]!;
+      kinds.push(head & 0xff);
+      // Links and chat lines whose ids came as the scanner's words, and as strings.
+      if ((head & 0xff) !== layout.KIND_RAW) {
+        kinds.push((head & layout.FLAG_UUID_WORDS) !== 0 ? UUID_WORDS : UUID_STRING);
+        if ((head & layout.FLAG_PARENT_WORDS) !== 0) kinds.push(PARENT_WORDS);
+        if ((head & layout.FLAG_COMPACT_SUMMARY) !== 0) kinds.push(SUMMARY);
+      }
+    }
     if (!scan.full) break;
     from = scan.end;
   }
@@ -167,65 +205,6 @@ function recordKinds(bytes: Buffer): number[] {
 }
 
 // ---- random session files ----------------------------------------------------------------------
-
-/** JSON text of `value` as a writer might spell it: random spaces, escapes for any character, keys written twice. */
-function writeJson(value: unknown, choice: () => number): string {
-  const space = () => (choice() < 0.01 ? [' ', '\t', '  ', '\r'][Math.floor(choice() * 4)]! : '');
-  /** How often a character is written as an escape it need not be: rarely in keys (a line with one is the reference's to read). */
-  let escapes = 0.005;
-  const string = (text: string) => {
-    let out = '"';
-    for (const char of text) {
-      const code = char.codePointAt(0)!;
-      const escape = choice() < escapes;
-      if (char === '"' || char === '\\') out += `\\${char}`;
-      else if (code < 0x20) out += `\\u${code.toString(16).padStart(4, '0')}`;
-      else if (code >= 0xd800 && code <= 0xdfff) out += `\\u${code.toString(16)}`;
-      else if (escape && code < 0x10000) out += `\\u${code.toString(16).padStart(4, choice() < 0.5 ? '0' : '0').toUpperCase()}`;
-      else if (escape) out += JSON.stringify(char).slice(1, -1).replace(/[\ud800-\udfff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16)}`);
-      else if (choice() < 0.01 && char === '/') out += '\\/';
-      else out += char;
-    }
-    return `${out}"`;
-  };
-  const write = (item: unknown): string => {
-    if (item === null || typeof item !== 'object') return typeof item === 'string' ? string(item) : JSON.stringify(item) ?? 'null';
-    if (Array.isArray(item)) return `[${space()}${item.map((element) => write(element)).join(`${space()},${space()}`)}${space()}]`;
-    // PROTO_KEY stands for a `__proto__` key, which JSON.parse makes an own key (an object literal cannot).
-    const members = Object.entries(item).map(([key, member]) => {
-      escapes = 0.0003;
-      const name = string(key === PROTO_KEY ? '__proto__' : key);
-      escapes = 0.005;
-      return `${name}${space()}:${space()}${write(member)}`;
-    });
-    // A key written twice, with another member's value: JSON.parse keeps the last.
-    const entries = Object.entries(item);
-    if (entries.length > 0 && choice() < 0.04) {
-      const [key] = entries[Math.floor(choice() * entries.length)]!;
-      const [, other] = entries[Math.floor(choice() * entries.length)]!;
-      members.push(`${string(key === PROTO_KEY ? '__proto__' : key)}:${write(other)}`);
-    }
-    return `{${space()}${members.join(`${space()},${space()}`)}${space()}}`;
-  };
-  return write(value);
-}
-
-const PROTO_KEY = 'proto-key';
-
-const TEXTS = ['', 'a', 'ok', 'abc', 'done.', 'é', '→ ├──', '😀 𝄞', 'tab\there', 'nl\nline', 'q"uote', 'back\\slash', '\ud800 lone', 'ctl\u0001', '[trimmed]', 'x'.repeat(40), 'é→😀'.repeat(30)];
-
-/** A text, sometimes long, with characters of one to four bytes at any offset. */
-const text = fc.oneof(
-  { weight: 6, arbitrary: fc.constantFrom(...TEXTS) },
-  { weight: 3, arbitrary: fc.tuple(fc.nat(33), fc.constantFrom('é', '→', '😀', '\\', '"', '\n', 'a'), fc.nat(40)).map(([before, char, after]) => `${'p'.repeat(before)}${char}${'s'.repeat(after)}`) },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom('ab', 'é→', '😀x'), fc.integer({ min: 100, max: 3000 })).map(([unit, times]) => unit.repeat(times)) },
-);
-
-/** A value where the reader expects another kind (its schema's error, or a warning, is the reference's). */
-const odd = fc.constantFrom<unknown>(1, 1.5, -2, 1e3, 12345678901234567890, true, false, 'str', '', [], {}, { [PROTO_KEY]: 1 }, [1, 'a'], null);
-
-/** Mostly `valid`, now and then a value of the wrong kind. */
-const mostly = <T>(valid: fc.Arbitrary<T>) => fc.oneof({ weight: 24, arbitrary: valid }, { weight: 1, arbitrary: odd });
 
 const usage = fc.record(
   {
@@ -303,6 +282,8 @@ function chatLine(type: 'user' | 'assistant', links: Links, fields: { content: u
 
 const extraFields = fc.oneof(
   { weight: 20, arbitrary: fc.record({ toolUseResult: fc.oneof(fc.record({ stdout: text, stderr: text }), text) }, { requiredKeys: [] }) },
+  // A compaction's summary, otherwise plain: the scanner reads it (its texts whole) unless a tool result's output is a list of parts.
+  { weight: 2, arbitrary: fc.constant({ isCompactSummary: true }) },
   {
     weight: 2,
     arbitrary: fc.record(
@@ -320,11 +301,34 @@ const extraFields = fc.oneof(
   },
 );
 
+/**
+ * The uuid of the line at `index`: mostly in the usual spelling (lowercase hex, which the scanner
+ * gives as words), now and then uppercase, not hex, or another id (given as strings).
+ */
+function uuidOf(index: number): string {
+  const tail = index.toString(16).padStart(12, '0');
+  switch (index % 7) {
+    case 3:
+      return `A0B1C2D3-0000-4000-8000-${tail}`;
+    case 5:
+      return `g0b1c2d3-0000-4000-8000-${tail}`;
+    case 6:
+      return `id-${tail}`;
+    default:
+      return `a0b1c2d3-e4f5-4000-8000-${tail}`;
+  }
+}
+
 /** One line, as a value: what a Claude Code file holds, sometimes not quite. */
 function lineValue(index: number) {
-  const uuid = `00000000-0000-4000-8000-${String(index).padStart(12, '0')}`;
-  const parent = index > 0 ? `00000000-0000-4000-8000-${String(index - 1).padStart(12, '0')}` : null;
-  const links = fc.oneof({ weight: 24, arbitrary: fc.constant({ uuid, parentUuid: parent }) }, { weight: 1, arbitrary: fc.record({ uuid: fc.oneof(fc.constant(uuid), odd), parentUuid: fc.oneof(fc.constant(parent), odd, fc.constant('missing-parent')) }) });
+  const uuid = uuidOf(index);
+  const parent = index > 0 ? uuidOf(index - 1) : null;
+  const links = fc.oneof(
+    { weight: 24, arbitrary: fc.constant({ uuid, parentUuid: parent }) },
+    { weight: 1, arbitrary: fc.record({ uuid: fc.oneof(fc.constant(uuid), odd), parentUuid: fc.oneof(fc.constant(parent), odd, fc.constant('missing-parent')) }) },
+    // A uuid repeated, a line its own parent, a parent named before it is read, one spelled otherwise.
+    { weight: 1, arbitrary: fc.constantFrom({ uuid: parent, parentUuid: parent }, { uuid, parentUuid: uuid }, { uuid, parentUuid: uuidOf(index + 1) }, { uuid, parentUuid: parent?.toUpperCase() ?? null }) },
+  );
   const chat = fc.record({
     type: fc.constantFrom<'user' | 'assistant'>('user', 'assistant', 'assistant'),
     links,
@@ -346,51 +350,5 @@ function lineValue(index: number) {
   );
 }
 
-/** Uniform numbers in [0, 1) from a seed: the writer's choices, the same for the same seed. */
-const seeded = (seed: number): (() => number) => (createRandom(seed) as { next: () => number }).next;
-
-/** What can happen to a line's bytes. */
-const damage = fc.oneof(
-  { weight: 60, arbitrary: fc.constant('none' as const) },
-  { weight: 1, arbitrary: fc.constant('cut' as const) },
-  { weight: 1, arbitrary: fc.constant('bad-utf8' as const) },
-  { weight: 1, arbitrary: fc.constant('nul' as const) },
-  { weight: 1, arbitrary: fc.constant('crlf' as const) },
-  { weight: 1, arbitrary: fc.constant('blank' as const) },
-  { weight: 1, arbitrary: fc.constant('byte' as const) },
-);
-
-function damaged(line: string, kind: string, at: number): Buffer {
-  const bytes = Buffer.from(line);
-  const place = bytes.length === 0 ? 0 : at % bytes.length;
-  switch (kind) {
-    case 'cut':
-      return bytes.subarray(0, place);
-    case 'bad-utf8':
-      return Buffer.concat([bytes.subarray(0, place), Buffer.from([0xc3, 0x28]), bytes.subarray(place)]);
-    case 'nul':
-      return Buffer.concat([bytes.subarray(0, place), Buffer.from([0]), bytes.subarray(place)]);
-    case 'crlf':
-      return Buffer.concat([bytes, Buffer.from('\r')]);
-    case 'blank':
-      return Buffer.from(['', '   ', '\t', '\u00a0', '\f'][at % 5]!);
-    case 'byte': {
-      const copy = Buffer.from(bytes);
-      if (copy.length > 0) copy[place] = [0x7b, 0x7d, 0x22, 0x5c, 0x2c, 0x3a, 0x20, 0x80][at % 8]!;
-      return copy;
-    }
-  }
-  return bytes;
-}
-
-/** A session file: lines from lineValue, written by writeJson, some damaged; a BOM now and then; the last newline now and then left out. */
-function sessionFile() {
-  return fc
-    .integer({ min: 1, max: 40 })
-    .chain((count) => fc.tuple(fc.tuple(...Array.from({ length: count }, (_, index) => fc.tuple(lineValue(index), damage, fc.nat(), fc.integer()))), fc.boolean(), fc.boolean()))
-    .map(([lines, bom, lastNewline]) => {
-      const parts = lines.map(([value, kind, at, seed]) => damaged(writeJson(value, seeded(seed)), kind, at));
-      const body = Buffer.concat(parts.flatMap((part, index) => (index < parts.length - 1 || lastNewline ? [part, Buffer.from('\n')] : [part])));
-      return bom ? Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), body]) : body;
-    });
-}
+/** A session file: lines from lineValue, written and damaged by the shared writer (test/helpers/random-lines.ts). */
+const sessionFile = () => randomFile(lineValue);
