@@ -175,7 +175,8 @@ export function previousFor<Subject extends CompactionSubject<AnyMessage>>(
  * compaction to the end): what `context` prints for a sidecar holding `state`.
  */
 export function subjectView<M extends AnyMessage>(subject: CompactionSubject<M>, state: CompactionState | null): (M | Message)[] {
-  return buildProviderContext(subjectWindow(subject).messages, state);
+  const { messages } = subjectWindow(subject);
+  return buildProviderContext(messages, state);
 }
 
 /** The subject's context window: its messages from the agent's own last compaction to the end, and where they start. */
