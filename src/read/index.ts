@@ -18,7 +18,7 @@ import { lazyCrypto } from '../lazy-builtins.js';
 import { failOnWarnings } from '../errors.js';
 import { readerByName, readSessionFile, withNestingCheck } from '../formats/index.js';
 import { renamedSource } from '../formats/convert.js';
-import { withHeldInput } from '../formats/json/input-source.js';
+import { isCompressedName, withHeldInput } from '../formats/json/input-source.js';
 import type { PrefixHashes } from '../session/hash.js';
 import { digestOf, prefixHashesOf, updateMessageHash } from '../session/hash.js';
 import type { AnyMessage, Diagnostic, Message, Session } from '../session/model.js';
@@ -359,8 +359,11 @@ export async function loadSession<Observer extends MessageObserver>(
   newObserver?: ObserverFactory<Observer>,
 ): Promise<unknown> {
   const input = sessionInput(source);
-  // A lean read may be redone in full: a pipe's bytes are held for both (input-source.ts).
-  return withHeldInput(input.path, () => withNestingCheck(input.path, () => loadHeld(input, options, newObserver ?? null)));
+  // A lean read may be redone in full: a pipe's bytes are held for both (input-source.ts). A walked
+  // file its sniff opened as a regular, uncompressed one is held as such without a stat of its own
+  // (the sniffed format's check stats it: one stat a session, not two).
+  const plain = input.sniffed != null && !isCompressedName(input.path);
+  return withHeldInput(input.path, () => withNestingCheck(input.path, () => loadHeld(input, options, newObserver ?? null)), plain);
 }
 
 async function loadHeld<Observer extends MessageObserver>(
