@@ -29,6 +29,8 @@
  * ids (real-corpus.js): the rows that set us against ccusage run on it as on the synthetic one.
  * --real-codex sizes the Codex corpus, the repository's real rollouts copied so
  * (real-codex-corpus.js), timed against the bare loop.
+ * On each Claude Code corpus, `inspect` with no session's report and inspect-parts.js's rows say
+ * what inspect's per-session extras cost (issue 33 item 3).
  * --archive N (off by default: 100,000 sessions take minutes a run) times the archive view,
  * `inspect` over N small sessions, paired with `estimate` over the same tree, with its peak RSS.
  */
@@ -515,6 +517,42 @@ function commandRows(corpus, dir, list, pairs, runs) {
   return sessions;
 }
 
+const ARCHIVE_ROW = 'inspect (archive view: no session\'s report)';
+/** inspect-parts.js's parts, as rows: each against the lean read of the same sessions in the same rounds. */
+const INSPECT_PARTS = [
+  ['growth facts', 'growth facts gathered while reading'],
+  ['growth attribution', 'growth attribution, largest outputs, repeated reads'],
+  ['recorded compactions', "recorded compactions' effects, prompt overhead"],
+  ['json record', 'the --json record made'],
+  ['the report', "the session's report: the four above, summed"],
+  ['calls and turns', 'calls and turns (any inspect)'],
+  ['pricing and ledgers', 'pricing and both ledgers (any inspect)'],
+];
+
+/**
+ * What `inspect`'s per-session extras cost (issue 33: paid only when shown): `inspect` over the
+ * corpus with no session's report (the archive view in text: no growth facts, no record), paired
+ * as `inspect --json` is; and each part of the task timed in one process (inspect-parts.js)
+ * against the lean read of the same sessions in the same rounds.
+ */
+function inspectPartRows(corpus, dir, pairs) {
+  log(`${corpus}: ${ARCHIVE_ROW}`);
+  addRow(corpus, ARCHIVE_ROW, measure(...compactor(['inspect', dir]), { runs: flags.runs, scratch, pairs }), 'the ranked table and roll-ups only; `inspect --json` less this is what the reports cost');
+  log(`${corpus}: inspect's parts, in one process`);
+  const run = spawnSync(process.execPath, [join(HERE, 'inspect-parts.js'), join(ROOT, 'dist'), dir, String(flags.runs)], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const yardstick = "lean read of every session, in process (1 core)";
+  if (run.status !== 0) {
+    addRow(corpus, `inspect's parts: ${yardstick}`, { error: `failed: ${(run.stderr || `exit ${run.status}`).split('\n')[0].slice(0, 100)}` });
+    return;
+  }
+  const { seconds, rounds } = JSON.parse(run.stdout.trim().split('\n').pop());
+  const read = seconds['lean read'];
+  rows.push({ corpus, name: `inspect's parts: ${yardstick}`, wall: read, cpu: null, ratio: null, yardstick: '', spread: null, rss: null, note: `the yardstick of the parts; median of ${rounds} rounds after one to warm up`, others: [] });
+  for (const [key, name] of INSPECT_PARTS) {
+    rows.push({ corpus, name: `inspect's part: ${name}`, wall: seconds[key], cpu: null, ratio: seconds[key] / read, yardstick: 'lean read, same rounds', spread: null, rss: null, note: '', others: [] });
+  }
+}
+
 /**
  * The rows of a Claude Code corpus (the synthetic one, the real sessions): the commands, each
  * `estimate` and `inspect` run paired with a run of ccusage's native binary (the yardstick the
@@ -523,6 +561,7 @@ function commandRows(corpus, dir, list, pairs, runs) {
 function claudeRows(corpus, dir, list, one, two, tools) {
   const native = tools.native ? ccusageRun(tools.native, dir, NATIVE) : null;
   commandRows(corpus, dir, list, native ? [two, native] : [two], flags.runs);
+  if (readable(list.files[0])) inspectPartRows(corpus, dir, native ? [two, native] : [two]);
   log(`${corpus}: ${USAGE_FLOOR}`);
   addRow(corpus, USAGE_FLOOR, measure(...floorLoop(list, 2, 'usage-lines'), { runs: flags.runs, scratch, pairs: native ? [two, native] : [two] }), 'what a usage report must parse, nothing measured');
   log(`${corpus}: ${COUNTED_FLOOR}`);

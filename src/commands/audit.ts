@@ -8,6 +8,8 @@ import type { AuditedCompaction, StrategyRetention } from '../audit/compactions.
 import { auditRecorded, auditReplay, auditSidecar, retentionByStrategy } from '../audit/compactions.js';
 import { replayCompactions, replaySession } from '../replay/simulate.js';
 import { FACT_KINDS } from '../compaction/facts.js';
+import type { MetadataStrategy } from '../compaction/strategy.js';
+import { readsOnlyStructure } from '../compaction/strategy.js';
 import { UsageError } from '../errors.js';
 import { formatPercent, formatTokens, titleLine } from '../report/format.js';
 import { renderTable } from '../report/table.js';
@@ -156,22 +158,24 @@ export const auditCommand: CommandModule<object, AuditArgs> = {
     const policyOf = async (loaded: LoadedSession<AnyMessage>) =>
       policyFor(settings.policy, (await sessionWindow(loaded.session, { flag: settings.policy.context_limit ?? undefined })).tokens);
     // Strategies that read no text (or none asked for) replay on the lean read's slim messages, as `replay` does.
-    const leanReplay = strategies.every((strategy) => 'metadataOnly' in strategy && strategy.metadataOnly === true);
+    const leanStrategies: readonly MetadataStrategy[] | null = strategies.every(readsOnlyStructure) ? strategies : null;
     const names = strategies.map((strategy) => strategy.name);
     // The strategies replayed on the lean read, for an audit in two reads.
-    const replays = async (loaded: LoadedSession<AnyMessage>, sessionName: string) => {
+    const replays = async (loaded: LoadedSession<AnyMessage>, sessionName: string, lean: readonly MetadataStrategy[]) => {
       const { messages } = loaded.session;
       const policy = await policyOf(loaded);
       const runs: SimulatedRun[] = [];
-      for (const strategy of strategies) {
-        const compactions = await replayCompactions({ sessionName, messages, tokens: loaded.tokens, policy, strategy });
+      for (const strategy of lean) {
+        const compactions = await replayCompactions({ read: 'lean', sessionName, messages, tokens: loaded.tokens, policy, strategy });
         runs.push({ strategy: strategy.name, compactions });
       }
       return runs;
     };
     const auditOne = async (input: SessionInput) => {
       // What is audited is taken as the session is read again (no full messages held).
-      const streamed = leanReplay ? await auditInTwoReads(input, args.format, undefined, strategies.length === 0 ? null : replays) : null;
+      const streamed = leanStrategies
+        ? await auditInTwoReads(input, args.format, undefined, leanStrategies.length === 0 ? null : (loaded, sessionName) => replays(loaded, sessionName, leanStrategies))
+        : null;
       if (streamed) {
         const { loaded, audits, warnings } = streamed;
         const policy = await policyOf(loaded);

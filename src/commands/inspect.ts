@@ -86,7 +86,7 @@ interface InspectArgs extends CommonArgs, PolicyArgs, PricingArgs, GateArgs, Tot
  * What the report says of one session: no message is kept (a long session's slim messages are
  * garbage before the record is built).
  */
-interface Inspection {
+export interface Inspection {
   readonly format: string;
   readonly model: string | null;
   /** How many messages the session has. */
@@ -172,7 +172,8 @@ function humanReport(path: string, inspection: Inspection, args: Pick<InspectOpt
   return `${lines.join('\n')}\n`;
 }
 
-function inspectJson(path: string, inspection: Inspection, top: number) {
+/** The --json record of one session (exported for scripts/bench/inspect-parts.js, which times its making). */
+export function inspectJson(path: string, inspection: Inspection, top: number) {
   const { turns, growth, turnCosts, ledgers } = inspection;
   const totals = totalUsage(turns);
   const cost = ledgers.context.cost;
@@ -215,7 +216,7 @@ function inspectJson(path: string, inspection: Inspection, top: number) {
   };
 }
 
-interface InspectOptions extends ReadTaskOptions {
+export interface InspectOptions extends ReadTaskOptions {
   readonly model: string | undefined;
   readonly overrides: PriceOverrides;
   readonly limits: GateLimits;
@@ -239,7 +240,7 @@ interface InspectOptions extends ReadTaskOptions {
 }
 
 /** What crosses back from a worker: the rendered report, not the session. */
-interface InspectResult {
+export interface InspectResult {
   /** The record's JSON text with --json, else the human report (CommandOutput.rendered). */
   readonly printed: Printed;
   readonly breaches: readonly Breach[];
@@ -289,21 +290,33 @@ async function pricedTurns(
   return { pricing, ledgers, turnCosts, spend: spend.spend() };
 }
 
-/** What the task sends back besides the printed report. */
-type Audited = Omit<InspectResult, 'printed'> & { readonly inspection: Inspection };
+/**
+ * What the task sends back besides the printed report: the inspection when the session's own
+ * report is made (--json, or its text report), else none (the archive view reads the row alone).
+ */
+export type Audited = Omit<InspectResult, 'printed'> & { readonly inspection: Inspection | null };
+
+/**
+ * Whether the session's own report is made: with --json its record, or the text report of one
+ * session or --detail. Over several sessions without them the archive view shows the row and the
+ * spend only, so the report's parts (growth attribution, largest outputs, repeated reads, the
+ * recorded compactions' effects, the turns' costs) are not worked out at all.
+ */
+function reported(options: InspectOptions): boolean {
+  return options.json || options.detail;
+}
 
 /**
  * One session read and audited. Its messages, calls and turns live in here only: the report is
- * built from what this returns, once they are garbage.
+ * built from what this returns, once they are garbage. Exported for scripts/bench/inspect-parts.js.
  */
-async function auditSession(input: SessionInput, options: InspectOptions): Promise<Audited> {
+export async function auditSession(input: SessionInput, options: InspectOptions): Promise<Audited> {
   const { path } = input;
+  const report = reported(options);
   const count = await loadTextCounter(options.tokenizer);
-  const loaded = await loadSession(
-    input,
-    { format: options.format, count, strict: options.strict, messages: 'lean' },
-    () => new GrowthFacts(heuristicCounter),
-  );
+  const readOptions = { format: options.format, count, strict: options.strict, messages: 'lean' } as const;
+  // Growth attribution's facts are gathered as the messages are read, for a report only.
+  const loaded = report ? await loadSession(input, readOptions, () => new GrowthFacts(heuristicCounter)) : { ...(await loadSession(input, readOptions)), observer: null };
   const session = withCallsBilledElsewhere(loaded.session, new Map(Object.entries(options.billedIn ?? {})));
   const { messages, recordedCompactions } = session;
   const calls = providerCalls(messages, loaded.tokens, recordedCompactions);
@@ -322,22 +335,25 @@ async function auditSession(input: SessionInput, options: InspectOptions): Promi
     { baseline: maxBaseline(turns), inputTokens: gated.inputTokens, costUsd: options.limits.maxCostUsd === undefined ? null : gated.pricedCost.total },
     options.limits,
   );
-  const inspection: Inspection = {
-    format: session.format,
-    model: session.model ?? null,
-    messages: messages.length,
-    turns,
-    // The report shows the --top heaviest outputs.
-    growth: growthFromFacts(messages, loaded.observer, groups, calls, options.top),
-    pricing,
-    turnCosts,
-    ledgers,
-    overhead: stablePrefixTokens(calls, loaded.tokens),
-    breaches,
-    recorded: recordedCompactionEffects(messages, loaded.tokens, recordedCompactions, calls),
-    policy: policyFor(options.policy, pricing.window.tokens),
-    warnings: [...loaded.warnings, ...pricingWarnings(pricing), ...gateWarnings],
-  };
+  const warnings = [...loaded.warnings, ...pricingWarnings(pricing), ...gateWarnings];
+  const inspection: Inspection | null = loaded.observer
+    ? {
+        format: session.format,
+        model: session.model ?? null,
+        messages: messages.length,
+        turns,
+        // The report shows the --top heaviest outputs.
+        growth: growthFromFacts(messages, loaded.observer, groups, calls, options.top),
+        pricing,
+        turnCosts,
+        ledgers,
+        overhead: stablePrefixTokens(calls, loaded.tokens),
+        breaches,
+        recorded: recordedCompactionEffects(messages, loaded.tokens, recordedCompactions, calls),
+        policy: policyFor(options.policy, pricing.window.tokens),
+        warnings,
+      }
+    : null;
   const total = sessionTotal(spend);
   const row: SessionRow = {
     session: path,
@@ -351,9 +367,9 @@ async function auditSession(input: SessionInput, options: InspectOptions): Promi
     peakTokens: maxBaseline(turns),
     windowTokens: pricing.window.tokens,
     inputTokens: total.inputTokens,
-    recordedCompactions: inspection.recorded.length,
+    recordedCompactions: recordedCompactions.length,
   };
-  return { inspection, breaches, warnings: inspection.warnings, spendKeys: options.batch ? spendCallKeys(session) : [], spend, row };
+  return { inspection, breaches, warnings, spendKeys: options.batch ? spendCallKeys(session) : [], spend, row };
 }
 
 /**
@@ -364,7 +380,7 @@ async function auditSession(input: SessionInput, options: InspectOptions): Promi
 export const inspectSessionTask = sessionTask('inspect', async (input: SessionInput, options: InspectOptions): Promise<InspectResult> => {
   const { inspection, ...rest } = await auditSession(input, options);
   // Over several sessions without --detail, the text report is not made at all: only the row and the spend are.
-  const printed = options.json ? printedJson(inspectJson(input.path, inspection, options.top)) : options.detail ? humanReport(input.path, inspection, options) : '';
+  const printed = inspection === null ? '' : options.json ? printedJson(inspectJson(input.path, inspection, options.top)) : humanReport(input.path, inspection, options);
   return { printed, ...rest };
 });
 

@@ -11,7 +11,7 @@ import type { CacheLifetime } from '../replay/cache.js';
 import { checkGates } from '../gates/check.js';
 import type { ReplayPolicy } from '../replay/presets.js';
 import { CUSTOM_POLICY_NAME, customPolicy, isPresetName, presetPolicy, PRESET_NAMES } from '../replay/presets.js';
-import type { ReplayColumns, ReplayEvent } from '../replay/simulate.js';
+import type { FullReplayInput, LeanReplayInput, ReplayColumns, ReplayEvent } from '../replay/simulate.js';
 import { replayColumns } from '../replay/simulate.js';
 import type { PrunedSizes } from '../replay/pruned-sizes.js';
 import { PrunedSizesObserver } from '../replay/pruned-sizes.js';
@@ -25,7 +25,8 @@ import { renderReplay } from '../replay/text.js';
 import type { AnyMessage, Diagnostic } from '../session/model.js';
 import type { StrategyName, StrategyOptions } from '../strategies/index.js';
 import { createStrategy } from '../strategies/index.js';
-import type { CompactionStrategy } from '../compaction/strategy.js';
+import type { CompactionStrategy, MetadataStrategy } from '../compaction/strategy.js';
+import { readsOnlyStructure } from '../compaction/strategy.js';
 import type { Breach, GateLimits } from '../gates/check.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import { providerCalls } from '../tokens/provider-calls.js';
@@ -159,10 +160,14 @@ interface ReplayContext extends ReplayOptions {
  * placeholder's); else nothing. Without `full` the lean read (slim messages, estimates taken
  * while reading) gives the same replay in flat memory.
  */
-type TextNeed = { readonly kind: 'full' } | { readonly kind: 'pruned sizes'; readonly placeholder: string } | { readonly kind: 'none' };
+type TextNeed =
+  | { readonly kind: 'full' }
+  | { readonly kind: 'pruned sizes'; readonly placeholder: string; readonly strategy: MetadataStrategy }
+  | { readonly kind: 'none'; readonly strategy: MetadataStrategy };
 
 function textNeed(ctx: ReplayContext): TextNeed {
-  if (!('metadataOnly' in ctx.strategy) || ctx.strategy.metadataOnly !== true) return { kind: 'full' };
+  const { strategy } = ctx;
+  if (!readsOnlyStructure(strategy)) return { kind: 'full' };
   const placeholders = new Set<string>();
   for (const name of ctx.names) {
     const prune = isPresetName(name) ? presetPolicy(name, 1).prune : null;
@@ -170,7 +175,7 @@ function textNeed(ctx: ReplayContext): TextNeed {
   }
   if (placeholders.size > 1) return { kind: 'full' };
   const [placeholder] = placeholders;
-  return placeholder === undefined ? { kind: 'none' } : { kind: 'pruned sizes', placeholder };
+  return placeholder === undefined ? { kind: 'none', strategy } : { kind: 'pruned sizes', placeholder, strategy };
 }
 
 /**
@@ -262,15 +267,28 @@ async function simulateAll(input: SessionInput, ctx: ReplayContext): Promise<Sim
   const need = textNeed(ctx);
   let prunedSizes: PrunedSizes | undefined;
   let read: LoadedSession<AnyMessage>;
-  if (need.kind === 'full') read = await loadSession(input, { ...options, messages: 'full' });
-  else if (need.kind === 'none') read = await loadSession(input, { ...options, messages: 'lean' });
-  else {
-    const sized = await loadSession(input, { ...options, messages: 'lean' }, () => new PrunedSizesObserver(need.placeholder, ctx.count));
-    prunedSizes = sized.observer.sizes();
-    read = sized;
-  }
+  // What the replays run on: full messages with any strategy, or slim ones with one that reads only structure.
+  let replayed: Pick<FullReplayInput, 'read' | 'messages' | 'strategy'> | Pick<LeanReplayInput, 'read' | 'messages' | 'strategy'>;
   // Calls an earlier session of the run was billed for are copies here, in neither the bill nor the savings.
-  const loaded = { ...read, session: withCallsBilledElsewhere(read.session, new Map(Object.entries(ctx.billedIn ?? {}))) };
+  const billedIn = new Map(Object.entries(ctx.billedIn ?? {}));
+  if (need.kind === 'full') {
+    const full = await loadSession(input, { ...options, messages: 'full' });
+    const session = withCallsBilledElsewhere(full.session, billedIn);
+    read = { ...full, session };
+    replayed = { messages: session.messages, strategy: ctx.strategy };
+  } else {
+    let lean: LoadedSession<AnyMessage>;
+    if (need.kind === 'none') lean = await loadSession(input, { ...options, messages: 'lean' });
+    else {
+      const sized = await loadSession(input, { ...options, messages: 'lean' }, () => new PrunedSizesObserver(need.placeholder, ctx.count));
+      prunedSizes = sized.observer.sizes();
+      lean = sized;
+    }
+    const session = withCallsBilledElsewhere(lean.session, billedIn);
+    read = { ...lean, session };
+    replayed = { read: 'lean', messages: session.messages, strategy: need.strategy };
+  }
+  const loaded = read;
   const { recordedCompactions } = loaded.session;
   const recorded = await recordedSession(loaded, ctx);
   const { pricing } = recorded;
@@ -280,11 +298,10 @@ async function simulateAll(input: SessionInput, ctx: ReplayContext): Promise<Sim
   for (const policy of replayPolicies(ctx.names, ctx.policy, pricing.window.tokens)) {
     results.push(
       await replayColumns({
+        ...replayed,
         sessionName: basename(input.path),
-        messages: loaded.session.messages,
         tokens: loaded.tokens,
         policy,
-        strategy: ctx.strategy,
         relevance: ctx.relevance,
         recorded: recordedCompactions,
         ...(ctx.count ? { count: ctx.count } : {}),

@@ -84,6 +84,8 @@ async function* replayRecords(file: string): AsyncGenerator<RollupInput> {
     // A failed session's record has no policies: no roll-up counts it.
     if (!Array.isArray(record['policies'])) continue;
     try {
+      // `as unknown as`: a record of our own `replay --json`, trusted to have its shape (no schema
+      // for it); rollupInput copies the fields the roll-up reads, and a missing list throws below.
       yield rollupInput(record as unknown as RollupInput);
     } catch (error) {
       throw new InputError(`not a replay --json record: ${describeError(error)}`, file, line);

@@ -303,7 +303,7 @@ async function readHeld(source: SessionSource, options: CompactReadOptions, shap
   // The compaction room says which messages it reads the text of; the read takes that as data.
   const partial = await readAgainInPart(source, loaded, textReads(subject, plan, strategy), plan.cut.index);
   if (!partial) return inFull(format);
-  return { ...lean, subject: { ...subject, messages: partial.messages, prefixHashes: partial.prefixHashes }, read: 'partial' };
+  return { ...lean, subject: { ...subject, messages: partial.messages, prefixHashes: partial.prefixHashes, text: partial.text }, read: 'partial' };
 }
 
 // The write.

@@ -5,12 +5,13 @@
  * the sidecar stores. Reading files and writing sidecars are left to the callers.
  */
 import type { PrefixHashes } from '../session/hash.js';
-import type { AnyMessage, Message, RecordedCompaction } from '../session/model.js';
-import { allFull, windowStartAt } from '../session/model.js';
+import { hashMessages } from '../session/hash.js';
+import type { AnyMessage, Message, RecordedCompaction, TextSpan } from '../session/model.js';
+import { windowStartAt } from '../session/model.js';
 import { buildProviderContext, summaryMessages } from './provider-view.js';
 import { applyViewRepairSplit } from '../session/view-repair.js';
 import { assertViewRules } from '../session/view-rules.js';
-import type { CompactionStrategy } from './strategy.js';
+import type { CompactionStrategy, MetadataStrategy, SummaryOutput } from './strategy.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import { estimateContextTokens, estimateMessageTokens, heuristicCounter, sum } from '../tokens/estimate.js';
 import { RangeSums } from '../tokens/range-sums.js';
@@ -23,7 +24,7 @@ import { compactionPays, shouldCompact, tokensOverTrigger } from './policy.js';
 import { redactMessages, redactText } from './redact.js';
 import { pruningSavings } from './prune.js';
 import type { DroppedOutput } from './relevance.js';
-import { filterRelevant } from './relevance.js';
+import { filterRelevant, wholeSession } from './relevance.js';
 import { SessionIndex } from './session-index.js';
 import type { CompactionState, PruneState, StateRecord, SummaryState } from './state.js';
 import { SIDECAR_FORMAT_VERSION } from './state.js';
@@ -33,7 +34,8 @@ export const TOOL_VERSION = 'session-compactor@0.1.0';
 /**
  * A session ready for compaction: messages with their estimates, and any previous state.
  * Planning reads only structure, so its messages may be slim (`AnyMessage`, a lean read's);
- * running a compaction needs full messages, or a read's own prefix hashes (RunnableSubject).
+ * running a compaction needs the text where it reads it, and the prefix hashes of slim messages
+ * taken by their read (RunnableSubject, StructureSubject).
  */
 export interface CompactionSubject<M extends AnyMessage = Message> {
   readonly sessionName: string;
@@ -55,12 +57,30 @@ export interface CompactionSubject<M extends AnyMessage = Message> {
   readonly prefixHashes?: PrefixHashes;
 }
 
+/** Full messages: all their text there to read (and to hash, unless the read's hashes come with them). */
+export type FullSubject = CompactionSubject<Message> & { readonly text?: undefined };
+
 /**
- * What runCompaction takes: full messages, or (compact's second read, read/index.ts
- * readAgainInPart) full messages where it reads text and slim ones elsewhere, with the digest of
- * every prefix it may cut at. A lean read's subject is neither: the type checker refuses it.
+ * Compact's second read (read/index.ts readAgainInPart): slim messages, but in full in `text`
+ * where the compaction reads text (compaction/text-reads.ts), with the digest of every prefix it
+ * may cut at.
  */
-export type RunnableSubject = CompactionSubject<Message> | (CompactionSubject<AnyMessage> & { readonly prefixHashes: PrefixHashes });
+export type PartialSubject = CompactionSubject<AnyMessage> & { readonly prefixHashes: PrefixHashes; readonly text: TextSpan };
+
+/** What runCompaction takes: a subject whose text is there where the compaction reads it. A lean read's is not. */
+export type RunnableSubject = FullSubject | PartialSubject;
+
+/** A lean read's subject, with the prefix hashes its read took: enough for a strategy that reads only structure. */
+export type StructureSubject = CompactionSubject<AnyMessage> & { readonly prefixHashes: PrefixHashes };
+
+/**
+ * One compaction's subject and strategy, paired so a strategy that reads text only ever meets
+ * text: any strategy on a runnable subject, only one that reads structure on a lean one (replay's
+ * lean read).
+ */
+export type CompactionRun =
+  | { readonly reads: 'text'; readonly subject: RunnableSubject; readonly strategy: CompactionStrategy }
+  | { readonly reads: 'structure'; readonly subject: StructureSubject; readonly strategy: MetadataStrategy };
 
 /** The number of messages the subject's session has so far. */
 export function subjectEnd(subject: CompactionSubject<AnyMessage>): number {
@@ -253,13 +273,24 @@ export interface GuardOptions extends RunOptions {
  * excess (at most MAX_CUT_ATTEMPTS runs), else `would-thrash`. And it must pay (policy.ts
  * compactionPays), else `no-gain`. The policy's allowThrash / allowNoGain switch each off.
  */
-export async function runGuardedCompaction(
+export function runGuardedCompaction(
   subject: RunnableSubject,
   plan: Extract<CompactionPlan, { kind: 'compact' }>,
   strategy: CompactionStrategy,
   policy: CompactionPolicy,
   options: GuardOptions = {},
 ): Promise<GuardedCompaction> {
+  return guardedCompaction({ reads: 'text', subject, strategy }, plan, policy, options);
+}
+
+/** runGuardedCompaction of a run that may read only structure (replay's lean read). */
+export async function guardedCompaction(
+  run: CompactionRun,
+  plan: Extract<CompactionPlan, { kind: 'compact' }>,
+  policy: CompactionPolicy,
+  options: GuardOptions = {},
+): Promise<GuardedCompaction> {
+  const { subject } = run;
   const measure = options.measure ?? ((state: CompactionState) => state.tokens_after);
   const before = plan.contextTokens;
   const excess = tokensOverTrigger(before, policy);
@@ -270,7 +301,7 @@ export async function runGuardedCompaction(
   let current = plan;
   let spentBefore: CompactionState['usage'] = null;
   for (let attempt = 1; ; attempt++) {
-    const state = await runCompaction(subject, current, strategy, { ...options, spentBefore });
+    const state = await compactRun(run, current, { ...options, spentBefore });
     spentBefore = state.usage;
     const after = measure(state);
     if (excess > 0 && after > ceiling) {
@@ -311,11 +342,20 @@ interface DroppedChain {
   built: readonly DroppedOutput[] | null;
 }
 
-const droppedChains = new WeakMap<StateRecord, DroppedChain>();
+/**
+ * Where a state made here keeps its chain: a property of its own under a symbol, not enumerable,
+ * so JSON, a spread copy and a worker's structured clone never see it (a copy reads its list).
+ */
+const DROPPED_CHAIN: unique symbol = Symbol('dropped outputs chain');
 
-/** The chain `state`'s list is read from: its own, or (a state read from a sidecar) its list as stored. */
+/** The chain `state`'s list is read from: its own, or (a state read from a sidecar, or a copy) its list as stored. */
 function chainOf(state: CompactionState): DroppedChain {
-  return droppedChains.get(state) ?? { own: [], before: null, built: state.dropped_outputs };
+  const chain: unknown = Reflect.get(state, DROPPED_CHAIN);
+  return isDroppedChain(chain) ? chain : { own: [], before: null, built: state.dropped_outputs };
+}
+
+function isDroppedChain(value: unknown): value is DroppedChain {
+  return typeof value === 'object' && value !== null && 'own' in value && 'before' in value;
 }
 
 /**
@@ -397,13 +437,48 @@ function withLazyFields(fields: Omit<StateRecord, LazyKey>, lazy: LazyFields): S
     created_at: fields.created_at,
     tool_version: fields.tool_version,
   };
-  droppedChains.set(made, lazy.dropped);
+  Object.defineProperty(made, DROPPED_CHAIN, { value: lazy.dropped });
   return made;
 }
 
-/** The digest of messages [0, cut): the one a RunnableSubject's read took, or (full messages) the index's. */
-function prefixDigest(prefixHashes: PrefixHashes | undefined, index: SessionIndex<AnyMessage>, cut: number): () => string {
-  return () => prefixHashes?.at(cut) ?? (index as SessionIndex<Message>).prefixHash(cut);
+/** The digest of messages [0, cut): from the prefix hashes the read took, or (full messages) hashed here when it took none there. */
+function prefixDigest(run: CompactionRun, cut: number): () => string {
+  if (run.reads === 'structure') return takenDigest(run.subject.prefixHashes, cut);
+  const { subject } = run;
+  if (subject.text !== undefined) return takenDigest(subject.prefixHashes, cut);
+  const { messages, prefixHashes } = subject;
+  return () => prefixHashes?.at(cut) ?? hashMessages(messages, 0, cut);
+}
+
+/** The digest a read of slim messages took: one at every cut the compaction may make (read/index.ts). */
+function takenDigest(hashes: PrefixHashes, cut: number): () => string {
+  return () => {
+    const digest = hashes.at(cut);
+    if (digest === undefined) throw new Error(`internal: the read took no prefix hash at message ${cut}`);
+    return digest;
+  };
+}
+
+/**
+ * What a compaction reads, cut at `cut` and redacted under `redact`: the session's structure
+ * (ids, tool calls, file paths), and the span's full messages when the run reads text.
+ */
+type CompactionSource =
+  | { readonly reads: 'text'; readonly structure: readonly AnyMessage[]; readonly text: TextSpan; readonly strategy: CompactionStrategy }
+  | { readonly reads: 'structure'; readonly structure: readonly AnyMessage[]; readonly strategy: MetadataStrategy };
+
+function compactionSource(run: CompactionRun, cut: number, redact: boolean): CompactionSource {
+  const upToCut = <M extends AnyMessage>(messages: readonly M[]): readonly M[] => (redact ? redactMessages(messages.slice(0, cut)) : messages);
+  if (run.reads === 'structure') return { reads: 'structure', structure: upToCut(run.subject.messages), strategy: run.strategy };
+  const { subject, strategy } = run;
+  if (subject.text === undefined) {
+    // Full messages: the structure and the text are one list (redacted once).
+    const messages = upToCut(subject.messages);
+    return { reads: 'text', structure: messages, text: { from: 0, messages }, strategy };
+  }
+  const { from, messages } = subject.text;
+  const text = redact ? { from, messages: redactMessages(messages.slice(0, Math.max(0, cut - from))) } : subject.text;
+  return { reads: 'text', structure: upToCut(subject.messages), text, strategy };
 }
 
 /**
@@ -411,26 +486,17 @@ function prefixDigest(prefixHashes: PrefixHashes | undefined, index: SessionInde
  * as in the provider view (session/view-repair.ts), split into the history and a split turn's
  * prefix, each checked against the provider's rules (a violation is our bug: ViewRuleError).
  */
-function summarizerInput(
-  span: readonly AnyMessage[],
+function summarizerInput<M extends AnyMessage>(
+  span: readonly M[],
   start: number,
   cut: Extract<CutPoint, { kind: 'cut' }>,
   repair: ViewRepair,
   end: number,
-): { history: readonly AnyMessage[]; turnPrefix: readonly AnyMessage[] } {
+): { history: readonly (M | Message)[]; turnPrefix: readonly (M | Message)[] } {
   const [history, turnPrefix] = applyViewRepairSplit(span, start, repair, cut.splitTurnStart ?? cut.index, end);
   assertViewRules(history, "the summarizer's input");
   assertViewRules(turnPrefix, "the summarizer's input (the split turn's prefix)");
   return { history, turnPrefix };
-}
-
-/**
- * The span a strategy that reads text summarizes, in full: a second read keeps the span's text (text-reads.ts),
- * so a slim message here is a bug of ours, caught before a summary is made without its text.
- */
-function withText(messages: readonly AnyMessage[]): readonly Message[] {
-  if (!allFull(messages)) throw new Error('internal: a message of the span to summarize was read without its text');
-  return messages;
 }
 
 export interface RunOptions {
@@ -457,12 +523,17 @@ export interface RunOptions {
 }
 
 /** Compacts the planned span with `strategy` and returns the state to store. */
-export async function runCompaction(
+export function runCompaction(
   subject: RunnableSubject,
   plan: Extract<CompactionPlan, { kind: 'compact' }>,
   strategy: CompactionStrategy,
   options: RunOptions = {},
 ): Promise<CompactionState> {
+  return compactRun({ reads: 'text', subject, strategy }, plan, options);
+}
+
+async function compactRun(run: CompactionRun, plan: Extract<CompactionPlan, { kind: 'compact' }>, options: RunOptions): Promise<CompactionState> {
+  const { subject, strategy } = run;
   const { messages } = subject;
   const end = subjectEnd(subject);
   const index: SessionIndex<AnyMessage> = options.index ?? new SessionIndex<AnyMessage>(messages, new RangeSums(subject.tokens));
@@ -472,15 +543,15 @@ export async function runCompaction(
   const count = options.count ?? heuristicCounter;
   // Redaction masks everything the strategy reads and the sidecar stores (span, file lists, summary).
   const redact = options.redact ?? false;
-  const source = redact ? redactMessages(messages.slice(0, cut.index)) : messages;
+  const source = compactionSource(run, cut.index, redact);
   const fileOps = mergeFileOps(
     previous ? { read: previous.state.read_files, modified: previous.state.modified_files } : NO_FILE_OPS,
-    collectFileOps(source.slice(start, cut.index)),
+    collectFileOps(source.structure.slice(start, cut.index)),
   );
   const fullContext = index.contextTokens(end, subject.recorded);
   const windowStart = recordedWindowStart(subject);
   const summarizedNow = cut.index - start;
-  const hash = prefixDigest(subject.prefixHashes, index, cut.index);
+  const hash = prefixDigest(run, cut.index);
   /** The state in the sidecar's documented field order, from what differs between summaries and prunes. */
   function state(part: SummaryPart): SummaryState;
   function state(part: PrunePart): PruneState;
@@ -517,33 +588,40 @@ export async function runCompaction(
     );
   }
 
-  if (strategy.kind === 'prune') {
-    const pruned = [...(previous?.state.pruned_outputs ?? []), ...strategy.prune({ messages: source, from: start, to: cut.index, count })];
-    return state({
-      fallback: false,
-      summary: '',
-      turn_prefix_summary: null,
-      tokens_after: Math.max(0, fullContext - pruningSavings(messages, subject.tokens, pruned, count, end)),
-      summary_tokens: 0,
-      dropped: droppedChain([], null),
-      pruned_outputs: pruned,
-      usage: options.spentBefore ?? null,
-      details: {},
-    });
-  }
-
-  // The redacted span is a copy of its own; otherwise the filter reads the session so far, indexed.
-  const filtered =
-    options.relevance === false
-      ? { messages: source.slice(start, cut.index), dropped: [] }
-      : redact
-        ? filterRelevant(source, start, cut.index, count)
-        : filterRelevant(source, start, cut.index, count, { end, requestOf: (id) => index.requestBefore(id, end) });
-  const { history, turnPrefix } = summarizerInput(filtered.messages, start, cut, index.viewRepair(windowStart), end);
   const rest = { previous: previous?.state ?? null, fileOps, ...(options.signal ? { signal: options.signal } : {}) };
-  const summarized = strategy.metadataOnly
-    ? await strategy.summarize({ history, turnPrefix, ...rest })
-    : await strategy.summarize({ history: withText(history), turnPrefix: withText(turnPrefix), ...rest });
+  const repair = index.viewRepair(windowStart);
+  let summarized: SummaryOutput;
+  let dropped: readonly DroppedOutput[] = [];
+  if (source.reads === 'structure') {
+    // Slim messages have no outputs for the relevance filter to drop.
+    summarized = await source.strategy.summarize({ ...summarizerInput(source.structure.slice(start, cut.index), start, cut, repair, end), ...rest });
+  } else {
+    const { structure, text, strategy: reader } = source;
+    if (reader.kind === 'prune') {
+      const pruned = [...(previous?.state.pruned_outputs ?? []), ...reader.prune({ messages: structure, text, from: start, to: cut.index, count })];
+      return state({
+        fallback: false,
+        summary: '',
+        turn_prefix_summary: null,
+        tokens_after: Math.max(0, fullContext - pruningSavings(messages, subject.tokens, pruned, count, end)),
+        summary_tokens: 0,
+        dropped: droppedChain([], null),
+        pruned_outputs: pruned,
+        usage: options.spentBefore ?? null,
+        details: {},
+      });
+    }
+    // The filter reads the text span, indexed from its first message: the redacted span is a copy
+    // of its own, cut at the cut; otherwise the filter reads the session so far, indexed.
+    const at = (index: number) => index - text.from;
+    const scope = redact ? { ...wholeSession(structure), end: at(cut.index) } : { end: at(end), requestOf: (id: string) => index.requestBefore(id, end) };
+    const filtered =
+      options.relevance === false
+        ? { messages: text.messages.slice(at(start), at(cut.index)), dropped: [] }
+        : filterRelevant(text.messages, at(start), at(cut.index), count, scope);
+    dropped = filtered.dropped;
+    summarized = await reader.summarize({ ...summarizerInput(filtered.messages, start, cut, repair, end), ...rest });
+  }
   // A summarizer may echo something the patterns missed in its input: mask its output too.
   const output = redact
     ? { ...summarized, summary: redactText(summarized.summary), turnPrefixSummary: summarized.turnPrefixSummary && redactText(summarized.turnPrefixSummary) }
@@ -555,7 +633,7 @@ export async function runCompaction(
     turn_prefix_summary: output.turnPrefixSummary,
     tokens_after: contextAfterCompaction(fullContext, index.tokens, cut.index, newSummaryTokens, windowStart),
     summary_tokens: newSummaryTokens,
-    dropped: droppedChain(filtered.dropped, previous?.state ?? null),
+    dropped: droppedChain(dropped, previous?.state ?? null),
     pruned_outputs: null,
     usage: addUsage(options.spentBefore ?? null, output.usage ? { input_tokens: output.usage.input, output_tokens: output.usage.output } : null),
     details: output.details,

@@ -6,7 +6,7 @@
  * placeholder). Pure: choosing the outputs, the placeholder, applying it, and what it saves. The
  * sidecar stores the list; the provider view applies it; replay keeps its own marks.
  */
-import type { AnyMessage, ContentBlock, Message, ToolRequestBlock } from '../session/model.js';
+import type { AnyBlock, AnyMessage, Message, TextSpan, ToolRequestBlock } from '../session/model.js';
 import { isSlim, isTurnStart } from '../session/model.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import { CHARS_PER_TOKEN, estimateMessageTokens, heuristicCounter } from '../tokens/estimate.js';
@@ -117,7 +117,7 @@ function walkPrunable(walk: PruneWalk): PruneMark[] {
 }
 
 /** Each output of the message that a placeholder naming its call would shorten. */
-function namedCandidates(message: AnyMessage, requests: ReadonlyMap<string, ToolRequestBlock>, count: TextCounter): PrunedOutput[] {
+function namedCandidates(message: Message, requests: ReadonlyMap<string, ToolRequestBlock>, count: TextCounter): PrunedOutput[] {
   const candidates: PrunedOutput[] = [];
   for (const block of message.content) {
     if (block.type !== 'tool_result') continue;
@@ -134,9 +134,14 @@ function namedCandidates(message: AnyMessage, requests: ReadonlyMap<string, Tool
   return candidates;
 }
 
-/** Outputs of messages [from, to) that KEEP_WINDOW_PRUNE replaces, in session order: what the sidecar records. */
+/**
+ * Outputs of messages [from, to) that KEEP_WINDOW_PRUNE replaces, in session order: what the
+ * sidecar records. `messages` gives the calls and turns; `text`, the messages whose outputs are
+ * measured (a message outside it was read without its outputs: none of it is pruned).
+ */
 export function pruneOutputs(
   messages: readonly AnyMessage[],
+  text: TextSpan,
   from: number,
   to: number,
   count: TextCounter = heuristicCounter,
@@ -145,7 +150,10 @@ export function pruneOutputs(
   const candidates = new Map<number, PrunedOutput[]>();
   const candidatesOf = (index: number): PrunedOutput[] => {
     let found = candidates.get(index);
-    if (!found) candidates.set(index, (found = namedCandidates(messages[index]!, requests, count)));
+    if (!found) {
+      const message = text.messages[index - text.from];
+      candidates.set(index, (found = message ? namedCandidates(message, requests, count) : []));
+    }
     return found;
   };
   const saving = (index: number) => candidatesOf(index).reduce((sum, candidate) => sum + candidate.tokens, 0);
@@ -203,7 +211,7 @@ const keyOf = (messageId: string, toolRequestId: string) => `${messageId}\u0000$
 
 function rewrite<M extends AnyMessage>(message: M, byKey: ReadonlyMap<string, PrunedOutput>): M {
   let changed = false;
-  const content = message.content.map((block): ContentBlock => {
+  const content = message.content.map((block): AnyBlock => {
     if (block.type !== 'tool_result') return block;
     const pruned = byKey.get(keyOf(message.id, block.tool_request_id));
     if (!pruned) return block;

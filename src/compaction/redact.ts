@@ -8,7 +8,8 @@
  * The patterns favour masking a little too much over leaking: a transcript sent to a summarizer
  * loses nothing important when a token-shaped string is masked.
  */
-import type { AnyMessage, ContentBlock } from '../session/model.js';
+import type { AnyMessage, ContentBlock, SlimBlock } from '../session/model.js';
+import { isSlim } from '../session/model.js';
 
 export type SecretKind =
   | 'private-key'
@@ -142,15 +143,21 @@ function redactBlock(block: ContentBlock): ContentBlock {
   }
 }
 
+/** A slim message has no text to mask: only its file arguments. */
+function redactSlimBlock(block: SlimBlock): SlimBlock {
+  return block.type === 'tool_request' ? { ...block, arguments: redactValue(block.arguments) as Record<string, unknown> } : block;
+}
+
 /** The messages with every text, tool argument and tool output redacted; ids and roles kept. */
 export function redactMessages<M extends AnyMessage>(messages: readonly M[]): M[] {
-  // Blocks keep their kind: a slim message stays one (it has no text to mask, only file arguments).
   return messages.map(redactMessage);
 }
 
 /** One message with its secrets masked (redactMessages of one). */
 export function redactMessage<M extends AnyMessage>(message: M): M {
-  return { ...message, content: message.content.map(redactBlock) } as M;
+  // Blocks keep their kind: a slim message stays one.
+  const redacted: AnyMessage = isSlim(message) ? { ...message, content: message.content.map(redactSlimBlock) } : { ...message, content: message.content.map(redactBlock) };
+  return redacted as M;
 }
 
 /** Is this endpoint on this machine (loopback)? Anything else counts as leaving the machine. */

@@ -27,9 +27,9 @@ export interface DroppedOutput {
   readonly tokens: number;
 }
 
-export interface FilteredSpan<M extends AnyMessage = Message> {
+export interface FilteredSpan {
   /** The span's messages, with dropped outputs replaced by their note. */
-  readonly messages: M[];
+  readonly messages: Message[];
   readonly dropped: DroppedOutput[];
 }
 
@@ -69,7 +69,7 @@ interface ResultAt {
   readonly block: ToolResultBlock;
 }
 
-function resultsIn(messages: readonly AnyMessage[], from: number, to: number): ResultAt[] {
+function resultsIn(messages: readonly Message[], from: number, to: number): ResultAt[] {
   const results: ResultAt[] = [];
   for (let index = from; index < to; index++) {
     for (const block of messages[index]!.content) if (block.type === 'tool_result') results.push({ index, block });
@@ -86,7 +86,8 @@ export interface RelevanceScope {
   readonly requestOf: (toolRequestId: string) => ToolRequestBlock | undefined;
 }
 
-function wholeSession(messages: readonly AnyMessage[]): RelevanceScope {
+/** The scope of all of `messages`: the filter's default. */
+export function wholeSession(messages: readonly AnyMessage[]): RelevanceScope {
   const requests = toolRequestsById(messages);
   return { end: messages.length, requestOf: (id) => requests.get(id) };
 }
@@ -97,13 +98,13 @@ function wholeSession(messages: readonly AnyMessage[]): RelevanceScope {
  * outside it is already summarized and may not survive in the summary. `scope` defaults to all of
  * `messages`; replay passes the session as of its simulated call, indexed (session-index.ts).
  */
-export function filterRelevant<M extends AnyMessage>(
-  messages: readonly M[],
+export function filterRelevant(
+  messages: readonly Message[],
   from: number,
   to: number,
   count: TextCounter = heuristicCounter,
   scope: RelevanceScope = wholeSession(messages),
-): FilteredSpan<M> {
+): FilteredSpan {
   const { requestOf } = scope;
   const notes = new Map<string, { drop: DroppedOutput; note: string }>();
   const consider = (at: ResultAt, reason: DropReason, keptId: string, path?: string) => {
@@ -155,7 +156,7 @@ export function filterRelevant<M extends AnyMessage>(
   };
   const filtered = messages.slice(from, to).map((message) =>
     message.content.some((block) => block.type === 'tool_result' && notes.has(block.tool_request_id))
-      ? ({ ...message, content: message.content.map(rewrite) } as M)
+      ? { ...message, content: message.content.map(rewrite) }
       : message,
   );
   // In session order, whatever order the two passes found them in.

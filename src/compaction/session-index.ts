@@ -8,7 +8,6 @@
  * `end`: the session as it stood before message `end`, without copying that prefix.
  * test/session-index.test.ts checks each against its direct function on random sessions.
  */
-import { prefixHasher } from '../session/hash.js';
 import type { AnyMessage, Message, RecordedCompaction, ToolRequestBlock } from '../session/model.js';
 import type { ContextLookups } from '../tokens/estimate.js';
 import { estimateContextTokens, reportsPrompt } from '../tokens/estimate.js';
@@ -32,15 +31,14 @@ function lastRequestIn(message: AnyMessage, id: string): ToolRequestBlock | unde
 }
 
 /**
- * Over full messages, or a second read's mix of full and slim ones (compaction/compact.ts
- * RunnableSubject): every lookup but prefixHash reads structure only, and prefixHash needs full
- * messages, so the type checker allows it only on `SessionIndex<Message>`.
+ * Over full messages, or slim ones (a lean read's, or a second read's mix: compaction/compact.ts
+ * RunnableSubject): every lookup reads structure only. The prefix hashes a state stores are the
+ * read's, or session/hash.ts prefixHasher's over full messages.
  */
 export class SessionIndex<M extends AnyMessage = Message> {
   private sites: CutSiteIndex | null = null;
   private requests: Map<string, RequestsAt> | null = null;
   private lastReportedBefore: Int32Array | null = null;
-  private hasher: ((end: number) => string) | null = null;
   private repair: ViewRepair | null = null;
   private readonly lookups: ContextLookups;
 
@@ -76,11 +74,6 @@ export class SessionIndex<M extends AnyMessage = Message> {
   /** estimateContextTokens(messages.slice(0, end), tokens, end, compactions). */
   contextTokens(end: number, compactions: readonly RecordedCompaction[] = []): number {
     return estimateContextTokens(this.messages, this.tokens.values, end, compactions, this.lookups);
-  }
-
-  /** hashMessages(messages, 0, end); cheap when asked in increasing order (session/hash.ts prefixHasher). */
-  prefixHash(this: SessionIndex<Message>, end: number): string {
-    return (this.hasher ??= prefixHasher(this.messages))(end);
   }
 
   private requestsById(): Map<string, RequestsAt> {

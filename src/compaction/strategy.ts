@@ -8,7 +8,7 @@ import type { FileOps } from './file-ops.js';
 import type { PrunedOutput } from './prune.js';
 import type { CompactionState } from './state.js';
 import type { TextCounter } from '../tokens/estimate.js';
-import type { AnyMessage, Message } from '../session/model.js';
+import type { AnyMessage, Message, TextSpan } from '../session/model.js';
 
 /** `M`: full messages for a strategy that reads text, any (slim too) for one that reads structure. */
 export interface SummaryInput<M extends AnyMessage = Message> {
@@ -65,6 +65,8 @@ export interface PruneInput {
    * elsewhere (compaction/text-reads.ts).
    */
   readonly messages: readonly AnyMessage[];
+  /** The span's messages in full, whose outputs are measured (all of them when the read was full). */
+  readonly text: TextSpan;
   /** The span whose outputs may be pruned: [from, to), `to` being the first kept message. */
   readonly from: number;
   readonly to: number;
@@ -79,3 +81,8 @@ export interface PruneStrategy {
 }
 
 export type CompactionStrategy = Strategy | PruneStrategy;
+
+/** True for a strategy that reads only structure: one that may be handed slim messages. */
+export function readsOnlyStructure(strategy: CompactionStrategy): strategy is MetadataStrategy {
+  return strategy.kind !== 'prune' && strategy.metadataOnly === true;
+}

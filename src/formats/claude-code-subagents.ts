@@ -6,10 +6,10 @@
  * `agent-acompact-*` is the call Claude Code made to write a compaction summary.
  *
  * Their calls are the session's spend, not its context: claude-code.ts reads them with the
- * session, and a walk that meets them beside their session leaves them to it (pipeline/inputs.ts).
- * This file only finds them.
+ * session, and a walk that meets them beside their session leaves them to it (pipeline/inputs.ts)
+ * and hands them to its read (formats/companions.ts). This file only finds them.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { SpendCause } from '../session/model.js';
 import { asRecord } from './convert.js';
@@ -80,26 +80,15 @@ export function headOf(path: string): readonly unknown[] {
   }
 }
 
-/** What a project folder holds, read once per folder (and again when the folder changes). */
+/** What a project folder holds, read once per folder. */
 interface ProjectFolder {
-  readonly mtimeMs: number;
   /** Every name in the folder: a session's own folder of transcripts is listed only when its name is here. */
   readonly names: ReadonlySet<string>;
   /** The 2.0.x transcripts by the name of the session file they belong to. */
   readonly bySession: ReadonlyMap<string, readonly string[]>;
 }
 
-/**
- * Each project folder's names and 2.0.x transcripts: a folder of many sessions would otherwise
- * have its transcripts' first lines read once per session, and each session's own folder looked
- * for (a failed listing, most sessions having none, was about 3% of `estimate` on real sessions).
- */
-const projectFolders = new Map<string, ProjectFolder>();
-
-function projectFolder(folder: string): ProjectFolder {
-  const mtimeMs = statSync(folder, { throwIfNoEntry: false })?.mtimeMs ?? -1;
-  const known = projectFolders.get(folder);
-  if (known && known.mtimeMs === mtimeMs) return known;
+function readProjectFolder(folder: string): ProjectFolder {
   const names = listDirectory(folder);
   const bySession = new Map<string, string[]>();
   for (const name of names.filter((entry) => SUBAGENT_FILE.test(entry))) {
@@ -111,27 +100,42 @@ function projectFolder(folder: string): ProjectFolder {
     if (paths) paths.push(path);
     else bySession.set(session, [path]);
   }
-  const read: ProjectFolder = { mtimeMs, names: new Set(names), bySession };
-  projectFolders.set(folder, read);
-  return read;
+  return { names: new Set(names), bySession };
 }
 
 /**
- * The subagent transcripts of the session at `path` (named `<sessionId>.jsonl`), sorted: the
- * files subagentTranscript says belong to it.
+ * The project folders one run has looked into, each read once: a folder of many sessions would
+ * otherwise have its transcripts' first lines read once per session, and each session's own
+ * folder looked for (a failed listing, most sessions having none, was about 3% of `estimate` on
+ * real sessions). Made by the walk (formats/companions.ts), which hands each session its
+ * transcripts; it lives as long as the walk.
  */
+export class ProjectFolders {
+  private readonly folders = new Map<string, ProjectFolder>();
+
+  /**
+   * The subagent transcripts of the session at `path` (named `<sessionId>.jsonl`), sorted: the
+   * files subagentTranscript says belong to it.
+   */
+  transcriptsOf(path: string): string[] {
+    const folder = dirname(path);
+    let project = this.folders.get(folder);
+    if (!project) this.folders.set(folder, (project = readProjectFolder(folder)));
+    const own = basename(path).replace(/\.jsonl$/, '');
+    const nested = join(folder, own, SUBAGENTS_FOLDER);
+    const files = [
+      ...(project.names.has(own) ? listDirectory(nested) : [])
+        .filter((name) => SUBAGENT_FILE.test(name))
+        .map((name) => join(nested, name)),
+      ...(project.bySession.get(basename(path)) ?? []),
+    ];
+    return files.filter((file) => file !== path).sort();
+  }
+}
+
+/** The subagent transcripts of one session, its folder read for it alone (a read the walk did not hand them to). */
 export function subagentTranscriptsOf(path: string): string[] {
-  const folder = dirname(path);
-  const project = projectFolder(folder);
-  const own = basename(path).replace(/\.jsonl$/, '');
-  const nested = join(folder, own, SUBAGENTS_FOLDER);
-  const files = [
-    ...(project.names.has(own) ? listDirectory(nested) : [])
-      .filter((name) => SUBAGENT_FILE.test(name))
-      .map((name) => join(nested, name)),
-    ...(project.bySession.get(basename(path)) ?? []),
-  ];
-  return files.filter((file) => file !== path).sort();
+  return new ProjectFolders().transcriptsOf(path);
 }
 
 /** Why a transcript's calls are not the session's context. */

@@ -236,7 +236,7 @@ export async function readClaudeCodeWith(file: string, options: ReadOptions | un
 
   const unknown = unknownTypesWarning(plan.unknownTypes);
   if (unknown) warnings.push({ file, message: unknown });
-  for (const transcript of subagentTranscriptsOf(file)) warnings.push(...(await readTranscriptSpend(transcript, spend, scanner)));
+  for (const transcript of options?.companions?.subagentTranscripts ?? subagentTranscriptsOf(file)) warnings.push(...(await readTranscriptSpend(transcript, spend, scanner)));
   // Calls on the other side of the file than the conversation are its subagents'.
   const offContext = spend.offContext(plan.inContext, (sidechain) => (sidechain === chain.sidechain ? 'abandoned-branch' : 'subagent'));
   const model = lastModel(messages);

@@ -5,12 +5,12 @@
  * rollout records only that a review ran and its outcome.
  *
  * Their calls are the parent session's spend, as `review` (codex.ts reads them with it), and a
- * walk that meets one beside its parent leaves it to the parent (commands/inputs.ts), as it does
- * Claude Code's subagent transcripts. Only a rollout in the parent's own folder is looked for, by
- * both sides, so they always agree; one without its parent beside it is a session of its own.
- * This file only finds them.
+ * walk that meets one beside its parent leaves it to the parent (pipeline/inputs.ts), as it does
+ * Claude Code's subagent transcripts, and hands them to the parent's read (formats/companions.ts).
+ * Only a rollout in the parent's own folder is looked for, by both sides, so they always agree;
+ * one without its parent beside it is a session of its own. This file only finds them.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { asRecord } from './convert.js';
 import { peekJsonLines } from './json/jsonl-lines.js';
@@ -44,20 +44,17 @@ function firstLine(path: string): unknown {
   }
 }
 
-/** The rollouts of a folder by thread id, and its review rollouts by the thread they review: read once per folder. */
+/** The rollouts of a folder by thread id and by name, and its review rollouts by the thread they review. */
 interface FolderIndex {
-  readonly mtimeMs: number;
   readonly byThread: ReadonlyMap<string, string>;
+  /** The thread id of each rollout, by its file name. */
+  readonly threadOf: ReadonlyMap<string, string>;
   readonly reviews: ReadonlyMap<string, readonly string[]>;
 }
 
-const folders = new Map<string, FolderIndex>();
-
-function folderIndex(folder: string): FolderIndex {
-  const mtimeMs = statSync(folder, { throwIfNoEntry: false })?.mtimeMs ?? -1;
-  const known = folders.get(folder);
-  if (known && known.mtimeMs === mtimeMs) return known;
+function readFolderIndex(folder: string): FolderIndex {
   const byThread = new Map<string, string>();
+  const threadOf = new Map<string, string>();
   const reviews = new Map<string, string[]>();
   let names: string[] = [];
   try {
@@ -69,34 +66,57 @@ function folderIndex(folder: string): FolderIndex {
     const path = join(folder, name);
     const meta = rolloutMeta(firstLine(path));
     if (!meta) continue;
+    if (meta.id !== null) threadOf.set(name, meta.id);
     if (meta.id !== null && !byThread.has(meta.id)) byThread.set(meta.id, path);
     if (meta.reviewOf !== null) reviews.set(meta.reviewOf, [...(reviews.get(meta.reviewOf) ?? []), path]);
   }
-  const index = { mtimeMs, byThread, reviews };
-  folders.set(folder, index);
-  return index;
+  return { byThread, threadOf, reviews };
 }
 
 /**
- * For a rollout whose first line names it a review of another thread: the rollout of that thread
- * in the same folder, or null when there is none (then it is a session of its own). Undefined:
- * not a review rollout. `first` gives the first line; it is asked for only when the name is a
- * rollout's (a named file may be a pipe that must not be read here).
+ * The rollout folders one run has looked into, each read once (the first line of every rollout
+ * in it). Made by the walk (formats/companions.ts), which hands each session its review
+ * rollouts; it lives as long as the walk.
  */
-export function reviewParent(path: string, first: () => unknown): string | null | undefined {
-  if (!ROLLOUT_FILE.test(basename(path))) return undefined;
-  const meta = rolloutMeta(first());
-  if (!meta?.reviewOf) return undefined;
-  return folderIndex(dirname(path)).byThread.get(meta.reviewOf) ?? null;
+export class RolloutFolders {
+  private readonly folders = new Map<string, FolderIndex>();
+
+  private index(folder: string): FolderIndex {
+    let index = this.folders.get(folder);
+    if (!index) this.folders.set(folder, (index = readFolderIndex(folder)));
+    return index;
+  }
+
+  /**
+   * For a rollout whose first line names it a review of another thread: the rollout of that thread
+   * in the same folder, or null when there is none (then it is a session of its own). Undefined:
+   * not a review rollout. `first` gives the first line; it is asked for only when the name is a
+   * rollout's (a named file may be a pipe that must not be read here).
+   */
+  reviewParent(path: string, first: () => unknown): string | null | undefined {
+    if (!ROLLOUT_FILE.test(basename(path))) return undefined;
+    const meta = rolloutMeta(first());
+    if (!meta?.reviewOf) return undefined;
+    return this.index(dirname(path)).byThread.get(meta.reviewOf) ?? null;
+  }
+
+  /**
+   * The review rollouts beside the rollout of thread `threadId` at `path` (by default the thread
+   * its first line names), sorted; none unless `path` is the rollout reviewParent names for them
+   * (the first of that thread in the folder).
+   */
+  reviewRolloutsOf(path: string, threadId?: string): string[] {
+    if (!ROLLOUT_FILE.test(basename(path))) return [];
+    const index = this.index(dirname(path));
+    const thread = threadId ?? index.threadOf.get(basename(path));
+    if (thread === undefined) return [];
+    const own = index.byThread.get(thread);
+    if (own === undefined || basename(own) !== basename(path)) return [];
+    return [...(index.reviews.get(thread) ?? [])];
+  }
 }
 
-/**
- * The review rollouts beside the rollout of thread `threadId` at `path`, sorted; none unless
- * `path` is the rollout reviewParent names for them (the first of that thread in the folder).
- */
+/** The review rollouts of one rollout, its folder read for it alone (a read the walk did not hand them to). */
 export function reviewRolloutsOf(path: string, threadId: string): string[] {
-  const index = folderIndex(dirname(path));
-  const own = index.byThread.get(threadId);
-  if (own === undefined || basename(own) !== basename(path)) return [];
-  return [...(index.reviews.get(threadId) ?? [])];
+  return new RolloutFolders().reviewRolloutsOf(path, threadId);
 }

@@ -132,7 +132,13 @@ export function codexCallUsage(last: Record<string, unknown>): Usage | undefined
 }
 
 class RolloutBuilder {
-  readonly messages: AnyMessage[] = [];
+  /** The messages handed to `keep` (what it returned), in session order. */
+  private readonly kept: AnyMessage[] = [];
+  /**
+   * The messages after them, as built (full): the last closed call may still get its usage, so it
+   * and what follows wait here before `keep` has them (a few at most).
+   */
+  private readonly open: Message[] = [];
   readonly compactions: RecordedCompaction[] = [];
   readonly offContext: OffContextCall[] = [];
   readonly abortedTurns: AbortedTurn[] = [];
@@ -167,8 +173,6 @@ class RolloutBuilder {
   contextWindow: number | undefined;
   /** The first `session_meta`'s working directory. */
   cwd: string | undefined;
-  /** Messages before this index went through `keep` (final: only the last closed call may still get usage). */
-  private settled = 0;
 
   constructor(
     private readonly file: string,
@@ -177,8 +181,21 @@ class RolloutBuilder {
 
   /** Hands the messages before `end` to `keep` as soon as nothing can change them (ReadOptions.keep). */
   private settle(end: number): void {
-    // Past `settled` a message is still as built (full): `keep` has not had it yet.
-    for (; this.settled < end; this.settled++) this.messages[this.settled] = this.keep(this.messages[this.settled] as Message);
+    while (this.kept.length < end) {
+      const message = this.open.shift();
+      if (!message) return;
+      this.kept.push(this.keep(message));
+    }
+  }
+
+  /** How many messages the session has so far. */
+  private get length(): number {
+    return this.kept.length + this.open.length;
+  }
+
+  /** Message `index` while it is open (not handed to `keep` yet: the last closed call, or what follows it). */
+  private openAt(index: number): Message | undefined {
+    return this.open[index - this.kept.length];
   }
 
   get inReview(): boolean {
@@ -227,7 +244,7 @@ class RolloutBuilder {
   /** `task_started`: what follows is a new turn's. */
   startTurn(): void {
     this.closeCall();
-    this.turnStart = this.messages.length;
+    this.turnStart = this.length;
   }
 
   /** `task_complete`: no turn runs until the next starts (a compaction then is no call of it). */
@@ -240,7 +257,7 @@ class RolloutBuilder {
   abort(reason: unknown, line: number): void {
     if (this.review) return;
     this.closeCall();
-    this.abortedTurns.push({ atIndex: this.messages.length, line, ...(typeof reason === 'string' && reason !== '' ? { reason } : {}) });
+    this.abortedTurns.push({ atIndex: this.length, line, ...(typeof reason === 'string' && reason !== '' ? { reason } : {}) });
   }
 
   /** A model output: joins the open call, or opens one. */
@@ -264,18 +281,18 @@ class RolloutBuilder {
   input(message: Message): void {
     this.closeCall();
     const previous = this.lastCall ?? this.answered;
-    const waiting = previous === null ? undefined : this.messages[previous]!;
+    const waiting = previous === null ? undefined : this.openAt(previous);
     this.answered = waiting && !waiting.usage && answersToolRequests(waiting, message) ? previous : null;
     this.lastCall = null;
     this.flushPending();
-    this.messages.push(message);
-    this.settle(this.answered ?? this.messages.length);
+    this.open.push(message);
+    this.settle(this.answered ?? this.length);
   }
 
   closeCall(): void {
     if (!this.call) return;
     const { id, line, blocks, usage, callKey, copiedFrom, model, timestamp } = this.call;
-    this.messages.push({
+    this.open.push({
       id,
       role: 'assistant',
       content: blocks,
@@ -286,7 +303,7 @@ class RolloutBuilder {
       ...(callKey ? { callKey } : {}),
       ...(copiedFrom ? { copiedFrom } : {}),
     });
-    this.lastCall = this.messages.length - 1;
+    this.lastCall = this.length - 1;
     this.call = null;
     this.settle(this.lastCall);
   }
@@ -338,11 +355,11 @@ class RolloutBuilder {
     }
     if (!this.call) {
       const waiting = this.lastCall ?? this.answered;
-      const closed = waiting === null ? undefined : this.messages[waiting];
-      if (closed && !closed.usage) {
-        this.messages[waiting!] = { ...closed, usage, ...marks };
+      const closed = waiting === null ? undefined : this.openAt(waiting);
+      if (waiting !== null && closed && !closed.usage) {
+        this.open[waiting - this.kept.length] = { ...closed, usage, ...marks };
         this.answered = null;
-        this.settle(this.lastCall ?? this.messages.length);
+        this.settle(this.lastCall ?? this.length);
         return;
       }
     }
@@ -379,8 +396,10 @@ class RolloutBuilder {
     }
     // Without turn starts (older versions) a turn's last answer could pass for the summary's call.
     const index = this.lastCall;
-    if (index === null || this.turnStart === null || index < this.turnStart || index !== this.messages.length - 1) return;
-    const summary = this.messages.pop()!;
+    if (index === null || this.turnStart === null || index < this.turnStart || index !== this.length - 1) return;
+    // The last closed call is open: nothing can change a message once `keep` has it.
+    const summary = this.open.pop();
+    if (!summary) return;
     this.lastCall = null;
     if (summary.usage && !summary.copiedFrom) {
       const { usage, line, timestamp, callKey } = summary;
@@ -394,7 +413,7 @@ class RolloutBuilder {
     const summary = typeof payload['message'] === 'string' ? payload['message'] : '';
     const history = Array.isArray(payload['replacement_history']) ? payload['replacement_history'] : [];
     const texts = [summary, ...history.map(historyText)].filter((text) => text !== '');
-    const atIndex = this.messages.length;
+    const atIndex = this.length;
     this.input({ id: lineId(line), role: 'user', content: texts.map((text) => ({ type: 'text', text })), line, ...(timestamp ? { timestamp } : {}) });
     this.compactions.push({ firstKeptIndex: atIndex, atIndex, summary, line });
   }
@@ -402,8 +421,8 @@ class RolloutBuilder {
   finish(): AnyMessage[] {
     this.closeCall();
     this.flushPending();
-    this.settle(this.messages.length);
-    return this.messages;
+    this.settle(this.length);
+    return this.kept;
   }
 }
 
@@ -606,7 +625,7 @@ export async function readCodexWith(file: string, options: (ReadOptions & { read
   } else readWarnings = await forEachJsonLine(file, visit);
   const messages = builder.finish();
   if (options?.reviews !== false && builder.threadId) {
-    for (const review of reviewRolloutsOf(file, builder.threadId)) builder.offContext.push(...(await reviewSpend(review, builder.warnings)));
+    for (const review of options?.companions?.reviewRollouts ?? reviewRolloutsOf(file, builder.threadId)) builder.offContext.push(...(await reviewSpend(review, builder.warnings)));
   }
   const model = lastModel(messages, builder.model);
   return {

@@ -147,15 +147,21 @@ export function lastModel(messages: readonly AnyMessage[], fallback?: string): s
 }
 
 /**
- * The message a renamed copy (withUniqueIds) was made from. The lean read (read/index.ts) finds
- * each message's estimate by the object its `keep` hook returned; a renamed copy leads back to it,
- * so a session with a repeated id is not read a second time in full.
+ * The message a renamed copy (withUniqueIds) was made from, kept on the copy under this symbol (not
+ * enumerable: JSON and a spread copy never see it). The lean read (read/index.ts) finds each
+ * message's estimate by the object its `keep` hook returned; a renamed copy leads back to it, so a
+ * session with a repeated id is not read a second time in full.
  */
-const renamedFrom = new WeakMap<AnyMessage, AnyMessage>();
+const RENAMED_FROM: unique symbol = Symbol('renamed from');
+
+/** A message that may be a renamed copy. */
+interface MaybeRenamed {
+  readonly [RENAMED_FROM]?: AnyMessage;
+}
 
 /** The message `message` was renamed from by withUniqueIds, or undefined when it is no renamed copy. */
-export function renamedSource(message: AnyMessage): AnyMessage | undefined {
-  return renamedFrom.get(message);
+export function renamedSource(message: AnyMessage & MaybeRenamed): AnyMessage | undefined {
+  return message[RENAMED_FROM];
 }
 
 /**
@@ -170,7 +176,7 @@ export function withUniqueIds<M extends AnyMessage>(messages: readonly M[]): M[]
     seen.add(id);
     if (id === message.id) return message;
     const renamed = { ...message, id };
-    renamedFrom.set(renamed, message);
+    Object.defineProperty(renamed, RENAMED_FROM, { value: message });
     return renamed;
   });
 }

@@ -9,7 +9,7 @@ import { canonicalReader } from './canonical.js';
 import { claudeCodeReader } from './claude-code.js';
 import { headOf, subagentTranscript } from './claude-code-subagents.js';
 import { codexReader } from './codex.js';
-import { reviewParent } from './codex-reviews.js';
+import { SessionFolders } from './companions.js';
 import { geminiCliReader } from './gemini-cli.js';
 import { withHeldInput } from './json/input-source.js';
 import type { DocumentHead } from './json/json-document.js';
@@ -143,13 +143,16 @@ function sniffedSession(format: string, peek: Peek): WalkedFile {
   return { kind: 'session', sniffed: { format, seen, size: peek.size, mtimeMs: peek.mtimeMs } };
 }
 
-/** `head` gives the file's first lines; it is asked for only when the file's name or place could be a subagent's. */
-function subagentOf(path: string, head: () => readonly unknown[]): WalkedFile | undefined {
+/**
+ * `head` gives the file's first lines; it is asked for only when the file's name or place could be
+ * a subagent's. `folders`: what the walk has read of the folders so far.
+ */
+function subagentOf(path: string, head: () => readonly unknown[], folders: SessionFolders): WalkedFile | undefined {
   let lines: readonly unknown[] | undefined;
   const first = () => (lines ??= head());
   const transcript = subagentTranscript(path, first);
   if (transcript) return { kind: 'subagent', parent: transcript.parent, label: 'Claude Code subagent transcript' };
-  const parent = reviewParent(path, () => first()[0]);
+  const parent = folders.rollouts.reviewParent(path, () => first()[0]);
   return parent ? { kind: 'subagent', parent, label: 'Codex review rollout' } : undefined;
 }
 
@@ -158,9 +161,9 @@ function subagentOf(path: string, head: () => readonly unknown[]): WalkedFile | 
  * cannot be read, counts as a session (reading it says what is wrong), unless its place makes it
  * a subagent transcript. When the sniff saw exactly the lines detectFormat would parse, all
  * valid, the format found comes with it (sniffed.ts), so reading the session does not detect it
- * again.
+ * again. `folders`: what the walk has read of the folders so far (a file sniffed alone reads its own).
  */
-export function sniffWalkedFile(path: string): WalkedFile {
+export function sniffWalkedFile(path: string, folders: SessionFolders = new SessionFolders()): WalkedFile {
   if (!isLineFileName(path)) {
     try {
       const addresses = storedSessions(path);
@@ -174,11 +177,11 @@ export function sniffWalkedFile(path: string): WalkedFile {
   try {
     peek = peekJsonLines(path, DETECTION_LINES, SNIFF_BYTES, settledByFirstValue);
   } catch {
-    return subagentOf(path, () => []) ?? SESSION;
+    return subagentOf(path, () => [], folders) ?? SESSION;
   }
   const first = peek.values;
   // The subagent checks read up to DETECTION_LINES lines: a peek that stopped short is taken again whole (rare: by name or place).
-  const subagent = subagentOf(path, () => (peek.settled ? headOf(path) : first));
+  const subagent = subagentOf(path, () => (peek.settled ? headOf(path) : first), folders);
   if (subagent) return subagent;
   if (peek.size > 0 && (!peek.whole || !isJsonObject(first[0]))) {
     // Not plain JSON lines: perhaps one JSON document spread over lines (a Gemini CLI chat).
@@ -220,8 +223,8 @@ export function storedSessions(path: string): readonly string[] | null {
  * file its session counts (a Claude Code subagent transcript, a Codex review rollout beside its
  * session), else null.
  */
-export function namedSubagentParent(path: string): { readonly parent: string; readonly label: SubagentLabel } | null {
-  const found = subagentOf(path, () => headOf(path));
+export function namedSubagentParent(path: string, folders: SessionFolders): { readonly parent: string; readonly label: SubagentLabel } | null {
+  const found = subagentOf(path, () => headOf(path), folders);
   return found?.kind === 'subagent' && found.parent !== null ? { parent: found.parent, label: found.label } : null;
 }
 
@@ -246,12 +249,15 @@ export async function resolveFormat(path: string, format: string, sniffed?: Snif
   return (await readerFor(path, format, sniffed)).name;
 }
 
+/** What a read of full messages may be told: no `keep`, so every message comes as built. */
+type FullReadOptions = Omit<ReadOptions, 'keep' | 'textLengthsOnly'> & { readonly keep?: undefined; readonly textLengthsOnly?: undefined };
+
 /**
  * Reads a session in the given format, or the detected one for `auto`, and adds the checks
  * every format shares (tool calls and results pair up) to its warnings. A session from stdin,
  * a pipe or a compressed file is read once for detection and the read (input-source.ts).
  */
-export function readSession(path: string, format?: string): Promise<Session>;
+export function readSession(path: string, format?: string, options?: FullReadOptions): Promise<Session>;
 /** With `keep`: the session holds what `keep` returned (a lean read's slim messages), or full messages. */
 export function readSession(path: string, format: string, options: ReadOptions, sniffed?: SniffedFormat | null): Promise<Session<AnyMessage>>;
 export async function readSession(path: string, format = 'auto', options?: ReadOptions, sniffed?: SniffedFormat | null): Promise<Session<AnyMessage>> {
@@ -264,7 +270,7 @@ export async function readSession(path: string, format = 'auto', options?: ReadO
  * lean read's keep hook), and the checks every format shares. The reader's name comes back with
  * the session: a second read names it, and the file is not detected again.
  */
-export function readSessionFile(path: string, format: string, options: undefined, sniffed?: SniffedFormat | null): Promise<{ readonly session: Session; readonly format: string }>;
+export function readSessionFile(path: string, format: string, options: FullReadOptions | undefined, sniffed?: SniffedFormat | null): Promise<{ readonly session: Session; readonly format: string }>;
 /** With `keep`: the session holds what `keep` returned (a lean read's slim messages), or full messages. */
 export function readSessionFile(path: string, format: string, options?: ReadOptions, sniffed?: SniffedFormat | null): Promise<{ readonly session: Session<AnyMessage>; readonly format: string }>;
 export async function readSessionFile(path: string, format: string, options?: ReadOptions, sniffed?: SniffedFormat | null): Promise<{ readonly session: Session<AnyMessage>; readonly format: string }> {

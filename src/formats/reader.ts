@@ -23,6 +23,16 @@ export interface ReadOptions {
    * by a tokenizer, or kept.
    */
   readonly textLengthsOnly?: boolean;
+  /** The files beside the session whose calls are its spend, as its walk found them (companions.ts); absent, the reader finds them. */
+  readonly companions?: Companions;
+}
+
+/** The files beside a session whose calls are its spend (companions.ts), each list sorted. */
+export interface Companions {
+  /** Claude Code's subagent transcripts (claude-code-subagents.ts): what a Claude Code read counts. */
+  readonly subagentTranscripts: readonly string[];
+  /** Codex's review rollouts (codex-reviews.ts): what a Codex read counts. */
+  readonly reviewRollouts: readonly string[];
 }
 
 export interface FormatReader {

@@ -54,6 +54,8 @@ export class GrowthFacts {
 
   /** Only the length of text is read (chars/4; tool calls whole): read/index.ts MessageObserver. */
   readonly textLengthsOnly: boolean;
+  /** No message id is read (tool call ids are): a copy renamed for a repeated id has its source's facts. */
+  readonly idBlind = true;
 
   /** `count` sizes each block on its own. */
   constructor(private readonly count: TextCounter) {

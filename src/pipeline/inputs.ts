@@ -32,6 +32,7 @@ import type { Entry } from '@nodelib/fs.walk';
 import { UsageError } from '../errors.js';
 import type { SubagentLabel } from '../formats/index.js';
 import { namedSubagentParent, sniffWalkedFile, storedSessions } from '../formats/index.js';
+import { SessionFolders } from '../formats/companions.js';
 import { isStdin } from '../formats/json/input-source.js';
 import { isOpencodeDatabaseName, opencodeStorageSession } from '../formats/opencode-location.js';
 import { parseStoreAddress } from '../formats/store-address.js';
@@ -185,12 +186,12 @@ interface Found {
 }
 
 /** The session files among what a walk or glob found; unknown and empty files are reported on stderr. */
-async function sessionsAmong(input: string, paths: readonly string[]): Promise<Found> {
+async function sessionsAmong(input: string, paths: readonly string[], folders: SessionFolders): Promise<Found> {
   const subagents: Subagent[] = [];
   const sessions = new Map<string, SniffedFormat | null>();
   for (const [index, path] of paths.entries()) {
     if (index > 0 && index % SNIFF_BETWEEN_TURNS === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    const found = sniffWalkedFile(path);
+    const found = sniffWalkedFile(path, folders);
     if (found.kind === 'session') sessions.set(path, found.sniffed ?? null);
     else if (found.kind === 'sessions') for (const address of found.addresses) sessions.set(address, null);
     else if (found.kind === 'subagent') subagents.push({ path, parent: found.parent, label: found.label });
@@ -255,6 +256,8 @@ function dropMigratedCopies(found: Map<string, unknown>): void {
 export async function expandInputFiles(given: readonly string[], onWalked?: (candidates: number) => void, agents: readonly AgentName[] = AGENT_NAMES): Promise<InputFile[]> {
   /** Each session path's key (shard.ts) and sniffed format. */
   const found = new Map<string, { readonly key: string; readonly sniffed: SniffedFormat | null }>();
+  /** What the walk reads of each folder, once: the subagents' files beside the sessions. */
+  const beside = new SessionFolders();
   const named: Subagent[] = [];
   const walked: Found[] = [];
   const folders = agentFolders(process.env, homedir(), agents);
@@ -273,7 +276,7 @@ export async function expandInputFiles(given: readonly string[], onWalked?: (can
         continue;
       }
       if (!found.has(input)) found.set(input, { key: basename(input), sniffed: null });
-      const subagent = namedSubagentParent(input);
+      const subagent = namedSubagentParent(input, beside);
       if (subagent !== null) named.push({ path: input, ...subagent });
       continue;
     }
@@ -287,7 +290,7 @@ export async function expandInputFiles(given: readonly string[], onWalked?: (can
       );
     }
     onWalked?.(candidates.length);
-    const among = await sessionsAmong(input, candidates);
+    const among = await sessionsAmong(input, candidates, beside);
     const base = kind === 'directory' ? input : globBase(input);
     for (const [path, sniffed] of among.sessions) if (!found.has(path)) found.set(path, { key: relativeKey(path, base), sniffed });
     walked.push(among);
@@ -312,9 +315,11 @@ export async function expandInputFiles(given: readonly string[], onWalked?: (can
     warn(`${plural(count, label)} counted in ${count === 1 ? 'its' : 'their'} session's spend, not read as a session of ${count === 1 ? 'its' : 'their'} own`);
   }
   if (located) reportLocated(located, [...found.keys()]);
+  // Each session goes with what the walk found beside it (formats/companions.ts), as with its sniffed format.
   return [...found.keys()].sort().map((path) => {
     const { key, sniffed } = found.get(path)!;
-    return sniffed ? { path, key, sniffed } : { path, key };
+    const companions = beside.companionsOf(path);
+    return { path, key, ...(sniffed ? { sniffed } : {}), ...(companions ? { companions } : {}) };
   });
 }
 
@@ -347,5 +352,5 @@ function reportLocated(folders: readonly AgentFolder[], sessions: readonly strin
 
 /** The sessions of this run: the inputs expanded, then only this shard's (all without --shard). */
 export async function selectInputs(inputs: readonly string[], shard: Shard | null, onWalked?: (candidates: number) => void, agents?: readonly AgentName[]): Promise<SessionInput[]> {
-  return selectShard(await expandInputFiles(inputs, onWalked, agents), shard).map(({ path, sniffed }) => (sniffed ? { path, sniffed } : { path }));
+  return selectShard(await expandInputFiles(inputs, onWalked, agents), shard).map(({ key: _key, ...input }) => input);
 }

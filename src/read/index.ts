@@ -19,9 +19,10 @@ import { failOnWarnings } from '../errors.js';
 import { readerByName, readSessionFile, withNestingCheck } from '../formats/index.js';
 import { renamedSource } from '../formats/convert.js';
 import { isCompressedName, withHeldInput } from '../formats/json/input-source.js';
+import type { Companions } from '../formats/reader.js';
 import type { PrefixHashes } from '../session/hash.js';
 import { digestOf, prefixHashesOf, updateMessageHash } from '../session/hash.js';
-import type { AnyMessage, Diagnostic, Message, Session } from '../session/model.js';
+import type { AnyMessage, Diagnostic, Message, Session, TextSpan } from '../session/model.js';
 import { allFull } from '../session/model.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import { blockLengths, estimateAll, estimateFromLengths, estimateMessageTokens, heuristicCounter } from '../tokens/estimate.js';
@@ -95,6 +96,11 @@ export interface MessageObserver {
   /** True when `observe` reads nothing of text, thinking and tool output but its length (ReadOptions.textLengthsOnly). */
   readonly textLengthsOnly?: boolean;
   /**
+   * True when `observe` reads nothing of a message's id: a copy renamed for a repeated id
+   * (withUniqueIds) then has its source's facts, and the lean read need not start over.
+   */
+  readonly idBlind?: boolean;
+  /**
    * Keeps only the observed messages at `order` (positions in observation order), in that
    * order: the session a reader settled, when it handed over messages it then dropped or moved.
    */
@@ -165,7 +171,7 @@ async function readLean(
   };
   // Only lengths are read of the text when estimates are chars/4, nothing is hashed, and the observer says so.
   const textLengthsOnly = hash === null && count === heuristicCounter && (observer === null || observer.textLengthsOnly === true);
-  const found = await readSessionFile(input.path, format, { keep, textLengthsOnly }, input.sniffed);
+  const found = await readSessionFile(input.path, format, { keep, textLengthsOnly, ...companionsOf(input) }, input.sniffed);
   const { session } = found;
   if (kept.length === 0) return { format: found.format, read: session };
   const inOrder = session.messages.length === kept.length && session.messages.every((message, index) => message === kept[index]);
@@ -175,12 +181,12 @@ async function readLean(
   if (hash !== null) return { format: found.format, read: null };
   // Otherwise each message's estimate is found by its place in `kept`, and an observer's facts
   // are put in session order. A copy renamed for a repeated id (withUniqueIds) has its source's
-  // estimate (an id is no text); an observer saw the source's id, so then the read starts over.
+  // estimate (an id is no text); an observer that read the source's id starts the read over.
   const position = new Map(kept.map((message, index) => [message, index]));
   const order: number[] = [];
   for (const message of session.messages) {
     let index = position.get(message);
-    if (index === undefined && observer === null) {
+    if (index === undefined && (observer === null || observer.idBlind === true)) {
       const source = renamedSource(message);
       if (source !== undefined) index = position.get(source);
     }
@@ -220,9 +226,14 @@ async function readWithEstimates<Observer extends MessageObserver>(
       return { ...fullRead(session, count), format, observer: observeAll(session, newObserver) };
     }
   }
-  const full = await readSessionFile(input.path, format, undefined, input.sniffed);
+  const full = await readSessionFile(input.path, format, companionsOf(input), input.sniffed);
   const { session } = full;
   return { ...fullRead(session, count), format: full.format, observer: observeAll(session, newObserver) };
+}
+
+/** The read option that hands a reader what the walk found beside the session (formats/companions.ts). */
+function companionsOf(input: SessionInput): { readonly companions?: Companions } {
+  return input.companions ? { companions: input.companions } : {};
 }
 
 /** A new observer shown every message of a session read in full. */
@@ -248,9 +259,11 @@ export function keptInFull(places: FullPlaces, index: number): boolean {
   return (index >= places.from && index < places.to) || places.calls.has(index);
 }
 
-/** What a second read gives: the messages, and the prefix hashes it took while reading. */
+/** What a second read gives: the messages, those it kept in full in [from, to), and the prefix hashes it took while reading. */
 export interface PartialRead {
   readonly messages: readonly AnyMessage[];
+  /** Messages [from, to) of the places kept in full, in full. */
+  readonly text: TextSpan;
   /** The digest of every prefix [0, end) for end from the read's `hashFrom` to the last message. */
   readonly prefixHashes: PrefixHashes;
 }
@@ -275,11 +288,13 @@ export async function readAgainInPart(
 ): Promise<PartialRead | null> {
   const input = sessionInput(source);
   const kept: AnyMessage[] = [];
+  const text: Message[] = [];
   const digests = new Map<number, string>();
   const hash = lazyCrypto().createHash('sha256');
   const slim = slimmer();
   const keep = (message: Message): AnyMessage => {
     const index = kept.length;
+    if (index >= full.from && index < full.to) text.push(message);
     const stored = keptInFull(full, index) ? message : slim(message);
     kept.push(stored);
     if (index >= hashFrom) digests.set(index, digestOf(hash.copy()));
@@ -288,14 +303,14 @@ export async function readAgainInPart(
   };
   // The reader the lean read found, by name: the file is not detected again.
   const reader = readerByName(lean.format);
-  const { messages } = await withNestingCheck(input.path, () => reader.read(input.path, { keep }));
+  const { messages } = await withNestingCheck(input.path, () => reader.read(input.path, { keep, ...companionsOf(input) }));
   const before = lean.session.messages;
   const same =
     messages.length === before.length &&
     messages.every((message, index) => message === kept[index] && message.id === before[index]!.id && message.line === before[index]!.line);
   if (!same) return null;
   if (kept.length >= hashFrom) digests.set(kept.length, digestOf(hash));
-  return { messages, prefixHashes: knownDigests(digests) };
+  return { messages, text: { from: full.from, messages: text }, prefixHashes: knownDigests(digests) };
 }
 
 /** Thrown through the reader by readAgainInOrder's hook once the caller has what it needs. */
@@ -339,7 +354,7 @@ export async function readAgainInOrder(
   };
   const reader = readerByName(lean.format);
   try {
-    await withNestingCheck(input.path, () => reader.read(input.path, { keep }));
+    await withNestingCheck(input.path, () => reader.read(input.path, { keep, ...companionsOf(input) }));
   } catch (error) {
     if (error !== READ_ENOUGH) throw error;
   }

@@ -1,7 +1,7 @@
 /**
  * Slim messages: the lean read's light message representation (SlimMessage, session/model.ts).
  * Text and thinking blocks are dropped, tool results keep their id and error flag but not their
- * output, and tool requests keep their id, name and only the arguments that name files (what
+ * output (SlimToolResultBlock), and tool requests keep their id, name and only the arguments that name files (what
  * compaction/file-ops reads). Ids, roles, usage, model and lines stay.
  *
  * So everything the core derives from structure works unchanged on slim messages: turns, provider
@@ -22,7 +22,7 @@ import { fileToolKind, PATH_ARGUMENTS, PATCH_FILE_LINE } from '../session/tool-f
 const NO_BLOCKS: readonly SlimBlock[] = emptiedListOfBlocks();
 
 function emptiedListOfBlocks(): SlimBlock[] {
-  const list: SlimBlock[] = [{ type: 'tool_result', tool_request_id: '', output: '', is_error: false }];
+  const list: SlimBlock[] = [{ type: 'tool_result', tool_request_id: '', is_error: false }];
   list.length = 0;
   return list;
 }
@@ -68,7 +68,7 @@ function slimBlock(block: ContentBlock, shared: Shared): SlimBlock | null {
     case 'tool_request':
       return { type: 'tool_request', id: block.id, name: shared.names.intern(block.name), arguments: fileArguments(block, shared.names, shared.fileArguments) };
     case 'tool_result':
-      return { type: 'tool_result', tool_request_id: shared.requestId(block.tool_request_id), output: '', is_error: block.is_error };
+      return { type: 'tool_result', tool_request_id: shared.requestId(block.tool_request_id), is_error: block.is_error };
   }
 }
 
@@ -111,6 +111,9 @@ class Interned extends SharedObjects<string> {
 function flatKey(key: string): string {
   return key.split('@').join('@');
 }
+
+/** A record filled in field by field: its fields writable. */
+type Building<T> = { -readonly [Key in keyof T]: T[Key] };
 
 /** How many keys the message has (own, enumerable, not symbols): which literal fits it. */
 function keyCount(message: Message): number {
@@ -160,16 +163,14 @@ export function slimmer(): (message: Message) => SlimMessage {
     }
     // Built field by field in one order, not spread: V8 gave each spread copy (with `model`
     // replaced) a hidden class of its own once optimized, 300 bytes a message in a long session.
-    const slim: Record<string | symbol, unknown> = { id, role, content, line };
-    if (usage !== undefined) slim['usage'] = usage;
-    if (model !== undefined) slim['model'] = model ? models.intern(model) : model;
-    if (timestamp !== undefined) slim['timestamp'] = timestamp;
-    if (message.knownTokens !== undefined) slim['knownTokens'] = message.knownTokens;
-    for (const key in message) if (!(key in slim)) slim[key] = Reflect.get(message, key);
-    slim[TEXT_LEFT_OUT] = true;
-    // Built key by key for V8's sake (above) from the message's own keys, so it holds a
-    // SlimMessage's fields; a record built that way has no type TypeScript can follow.
-    return slim as unknown as SlimMessage;
+    const slim: Building<SlimMessage> = { id, role, content, line, [TEXT_LEFT_OUT]: true };
+    if (usage !== undefined) slim.usage = usage;
+    if (model !== undefined) slim.model = model ? models.intern(model) : model;
+    if (timestamp !== undefined) slim.timestamp = timestamp;
+    if (message.knownTokens !== undefined) slim.knownTokens = message.knownTokens;
+    // The message's other fields (callKey, copiedFrom, rendered, a reader's own), by name.
+    for (const key in message) if (!(key in slim)) Reflect.set(slim, key, Reflect.get(message, key));
+    return slim;
   };
 }
 

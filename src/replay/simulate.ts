@@ -19,8 +19,8 @@
  * While it runs, the simulation holds the provider calls, its simulated calls, refusals and
  * turns' numbers as columns (columns.ts), made into objects by `ReplayColumns.report()`.
  */
-import type { Refusal } from '../compaction/compact.js';
-import { runGuardedCompaction, tokensSaved } from '../compaction/compact.js';
+import type { CompactionRun, Refusal } from '../compaction/compact.js';
+import { guardedCompaction, tokensSaved } from '../compaction/compact.js';
 import type { CompactionState } from '../compaction/state.js';
 import { toolRequestsById } from '../compaction/facts.js';
 import { findPrunable, placeholderTokens } from '../compaction/prune.js';
@@ -29,9 +29,10 @@ import { SessionIndex } from '../compaction/session-index.js';
 import type { CompactionPolicy } from '../compaction/policy.js';
 import { emergencyPolicy, shouldCompact, tokensOverTrigger } from '../compaction/policy.js';
 import type { AnyMessage, Message, RecordedCompaction, ToolRequestBlock } from '../session/model.js';
-import { allFull, isTurnStart, windowStartAt } from '../session/model.js';
+import { isTurnStart, windowStartAt } from '../session/model.js';
 import type { PrefixHashes } from '../session/hash.js';
-import type { CompactionStrategy } from '../compaction/strategy.js';
+import { prefixHashesOf } from '../session/hash.js';
+import type { CompactionStrategy, MetadataStrategy } from '../compaction/strategy.js';
 import type { TextCounter } from '../tokens/estimate.js';
 import { RangeSums } from '../tokens/range-sums.js';
 import type { ProviderCall } from '../tokens/provider-calls.js';
@@ -138,13 +139,11 @@ export function withoutStates(result: ReplayResult): ReplayReport {
   };
 }
 
-export interface ReplayInput {
+interface ReplayOf {
   readonly sessionName: string;
-  readonly messages: readonly AnyMessage[];
   readonly tokens: readonly number[];
   /** A preset or custom replay policy; a bare CompactionPolicy is replayed as `custom`. */
   readonly policy: ReplayPolicy | CompactionPolicy;
-  readonly strategy: CompactionStrategy;
   readonly count?: TextCounter;
   /** The relevance filter on each simulated compaction's span, as compact runs it; on unless false (`--no-relevance`). */
   readonly relevance?: boolean;
@@ -153,6 +152,22 @@ export interface ReplayInput {
   /** Taken while reading, for a pruning policy with this placeholder: its messages may then be slim. */
   readonly prunedSizes?: PrunedSizes;
 }
+
+/** A replay of full messages, with any strategy. */
+export interface FullReplayInput extends ReplayOf {
+  readonly read?: 'full';
+  readonly messages: readonly Message[];
+  readonly strategy: CompactionStrategy;
+}
+
+/** A replay of a lean read's slim messages: only a strategy that reads structure can run on them. */
+export interface LeanReplayInput extends ReplayOf {
+  readonly read: 'lean';
+  readonly messages: readonly AnyMessage[];
+  readonly strategy: MetadataStrategy;
+}
+
+export type ReplayInput = FullReplayInput | LeanReplayInput;
 
 /**
  * A set of message indices, a byte a message (made at the first index added): what pruning
@@ -225,10 +240,11 @@ class Simulation {
     this.original = input.policy.prune ? new RangeSums(input.tokens) : this.current;
     this.index = new SessionIndex(input.messages, this.current);
     this.pruned = new IndexMarks(input.messages.length);
-    const { messages } = input;
-    this.full = allFull(messages) ? messages : null;
-    this.hashes = this.full
-      ? { at: (end) => (this.index as SessionIndex<Message>).prefixHash(end) }
+    const full = input.read === 'lean' ? null : input.messages;
+    this.full = full;
+    let hashes: PrefixHashes | null = null;
+    this.hashes = full
+      ? { at: (end) => (hashes ??= prefixHashesOf(full)).at(end) }
       : {
           at: () => {
             throw new Error('internal: a replay of slim messages has no text to hash (its states are never stored)');
@@ -311,7 +327,8 @@ class Simulation {
    * simulated prompt. A refused one changes nothing and is returned as a refusal.
    */
   async compact(call: CallAt, position: number, turn: number, rules: CompactionPolicy, trigger: CompactionTrigger): Promise<ReplayCompaction | ReplayRefusal | null> {
-    const { messages, strategy } = this.input;
+    const { input } = this;
+    const { messages } = input;
     const recorded = this.input.recorded ?? [];
     const windowStart = windowStartAt(recorded, call.index);
     const start = Math.max(this.firstKept, windowStart);
@@ -324,8 +341,12 @@ class Simulation {
       return cut.reason === 'cannot-get-under' ? { refused: 'would-thrash', trigger, callPosition: position, turn, tokensBefore, tokensAfter: null, summarizer: null } : null;
     }
     // The session as it stood before the call: bounded by `end`, not copied.
-    const subject = { sessionName: this.input.sessionName, messages, tokens: this.current.values, previous: this.previous, recorded, end, prefixHashes: this.hashes };
-    const outcome = await runGuardedCompaction(subject, { kind: 'compact', cut, start, contextTokens: tokensBefore }, strategy, rules, {
+    const subject = { sessionName: input.sessionName, tokens: this.current.values, previous: this.previous, recorded, end, prefixHashes: this.hashes };
+    const run: CompactionRun =
+      input.read === 'lean'
+        ? { reads: 'structure', subject: { ...subject, messages: input.messages }, strategy: input.strategy }
+        : { reads: 'text', subject: { ...subject, messages: input.messages }, strategy: input.strategy };
+    const outcome = await guardedCompaction(run, { kind: 'compact', cut, start, contextTokens: tokensBefore }, rules, {
       ...(this.input.count ? { count: this.input.count } : {}),
       ...(this.input.relevance === false ? { relevance: false } : {}),
       now: new Date(0),

@@ -101,8 +101,21 @@ export interface Message {
  */
 export const TEXT_LEFT_OUT: unique symbol = Symbol('slim message');
 
-/** The blocks a slim message keeps: tool requests (file arguments only) and results (output ''). */
-export type SlimBlock = ToolRequestBlock | ToolResultBlock;
+/**
+ * A tool result on a slim message: which call it answers and whether it failed, without its output
+ * (what the output weighs is the message's estimate, taken before the text was left out).
+ */
+export interface SlimToolResultBlock {
+  readonly type: 'tool_result';
+  readonly tool_request_id: string;
+  readonly is_error: boolean;
+}
+
+/** The blocks a slim message keeps: tool requests (file arguments only) and results without their output. */
+export type SlimBlock = ToolRequestBlock | SlimToolResultBlock;
+
+/** A block of a full or a slim message: what code that reads only structure takes. */
+export type AnyBlock = ContentBlock | SlimToolResultBlock;
 
 /**
  * A message read on the lean path (read/slim.ts) with its text left out: ids, roles, usage, tool
@@ -111,14 +124,23 @@ export type SlimBlock = ToolRequestBlock | ToolResultBlock;
  * serializing, the provider view, summarizing) takes `Message` only, so the type checker refuses
  * a slim message there.
  */
-export interface SlimMessage extends Omit<Message, typeof TEXT_LEFT_OUT> {
-  /** Only SlimBlocks: no text or thinking, tool results with output ''. */
-  readonly content: readonly ContentBlock[];
+export interface SlimMessage extends Omit<Message, typeof TEXT_LEFT_OUT | 'content'> {
+  /** No text or thinking; tool results without their output. */
+  readonly content: readonly SlimBlock[];
   readonly [TEXT_LEFT_OUT]: true;
 }
 
 /** A full or a slim message: what code that reads only structure takes. */
 export type AnyMessage = Message | SlimMessage;
+
+/**
+ * Full messages [from, from + messages.length) of a session whose other messages may be slim: the
+ * ones a compaction reads the text of (compact's second read keeps only those in full).
+ */
+export interface TextSpan {
+  readonly from: number;
+  readonly messages: readonly Message[];
+}
 
 /** True for a slim message (or a spread copy of one): its text is not there to read. */
 export function isSlim(message: AnyMessage): message is SlimMessage {

@@ -23,7 +23,8 @@
  * the span is therefore our cut's fault, not the session's: it is left as it is, for the
  * validator to report.
  */
-import type { AnyMessage, ContentBlock, Message, ToolRequestBlock, ToolResultBlock } from './model.js';
+import type { AnyBlock, AnyMessage, ContentBlock, Message, SlimBlock, SlimMessage, ToolRequestBlock, ToolResultBlock } from './model.js';
+import { isSlim, TEXT_LEFT_OUT } from './model.js';
 import { holdsNothing } from './view-rules.js';
 
 /** The output of the result we add for a call the session never answered. */
@@ -141,7 +142,7 @@ export function planViewRepair(messages: readonly AnyMessage[], from = 0): ViewR
   return { from, moved, answers, renamed, blank };
 }
 
-function withId(block: ContentBlock, id: string | undefined): ContentBlock {
+function withId<B extends AnyBlock>(block: B, id: string | undefined): B {
   if (id === undefined) return block;
   if (block.type === 'tool_request') return { ...block, id };
   if (block.type === 'tool_result') return { ...block, tool_request_id: id };
@@ -198,14 +199,14 @@ function repairInto<M extends AnyMessage>(
   emit: (message: M | Message, from: number) => void,
 ): void {
   const stop = start + span.length;
-  const blockAt = (index: number, block: number) => span[index - start]!.content[block]!;
-  span.forEach((message, offset) => repairOne(message, start + offset, start, stop, repair, end, blockAt, emit));
+  const messageAt = (index: number) => span[index - start]!;
+  span.forEach((message, offset) => repairOne(message, start + offset, start, stop, repair, end, messageAt, emit));
 }
 
 /**
  * The repair of one message of a span [start, stop): what it becomes in the view (nothing, itself
- * or a copy) and the results added after it. `blockAt` gives a block of a later message of the
- * span, a result moved up to this message's calls (repairNeeds says which).
+ * or a copy) and the results added after it. `messageAt` gives a later message of the span, whose
+ * result moved up to this message's calls (repairNeeds says which).
  */
 function repairOne<M extends AnyMessage>(
   message: M,
@@ -214,7 +215,7 @@ function repairOne<M extends AnyMessage>(
   stop: number,
   repair: ViewRepair,
   end: number,
-  blockAt: (index: number, block: number) => ContentBlock,
+  messageAt: (index: number) => M,
   emit: (message: M | Message, from: number) => void,
 ): void {
   if (repair.blank.has(index)) return;
@@ -222,7 +223,7 @@ function repairOne<M extends AnyMessage>(
   const renames = repair.renamed.size > 0 && message.content.some((_, block) => repair.renamed.has(at(index, block)));
   if (!moved && !renames) emit(message, index);
   else {
-    const content: ContentBlock[] = [];
+    const content: AnyBlock[] = [];
     message.content.forEach((block, position) => {
       const to = moved?.get(position);
       // Moved to a call outside the span: our cut separated them; left for the validator to see.
@@ -235,14 +236,42 @@ function repairOne<M extends AnyMessage>(
   }
   const answers = repair.answers.get(index);
   if (!answers) return;
-  const blocks: ContentBlock[] = [];
+  // The results moved up: a full message of them, or a slim one when any comes from a slim message.
+  const blocks: SlimBlock[] = [];
+  let full: ContentBlock[] | null = [];
+  let slimSource: M | null = null;
   for (const answer of answers) {
     const result = answer.result;
-    if (!result || result.index >= end) blocks.push(missingResult(answer.call));
-    else if (result.index < stop) blocks.push(withId(blockAt(result.index, result.block), repair.renamed.get(at(result.index, result.block))));
+    if (!result || result.index >= end) {
+      const missing = missingResult(answer.call);
+      blocks.push(missing);
+      full?.push(missing);
+    } else if (result.index < stop) {
+      const source = messageAt(result.index);
+      const renamed = repair.renamed.get(at(result.index, result.block));
+      if (isSlim(source)) {
+        const block = source.content[result.block];
+        if (block?.type === 'tool_result') blocks.push(withId(block, renamed));
+        full = null;
+        slimSource = source;
+      } else {
+        const block = source.content[result.block];
+        if (block?.type !== 'tool_result') continue;
+        const moved = withId(block, renamed);
+        blocks.push(moved);
+        full?.push(moved);
+      }
+    }
     // A result after the span but before `end`: our cut separated them; the validator will say so.
   }
-  if (blocks.length > 0) emit({ id: answersMessageId(message), role: 'user', content: blocks, line: message.line }, index);
+  if (blocks.length === 0) return;
+  const head = { id: answersMessageId(message), role: 'user', line: message.line } as const;
+  if (full) emit({ ...head, content: full }, index);
+  else if (slimSource) {
+    const results: SlimMessage = { ...head, content: blocks, [TEXT_LEFT_OUT]: true };
+    // A slim message of the span (slimSource) is an M: so M takes a slim one.
+    emit(results as M, index);
+  }
 }
 
 /** The last message of [index, stop) whose blocks the repair of message `index` reads (a result moved up to it), or `index`. */
@@ -277,7 +306,7 @@ export function repairStream<M extends AnyMessage>(
   const held = new Map<number, M>();
   let next = start;
   let last = start - 1;
-  const blockAt = (index: number, block: number) => held.get(index)!.content[block]!;
+  const messageAt = (index: number) => held.get(index)!;
   return {
     push(message, index) {
       if (index !== last + 1) throw new Error(`repairStream: message ${index} after ${last}`);
@@ -289,7 +318,7 @@ export function repairStream<M extends AnyMessage>(
       }
       held.set(index, message);
       while (next <= last && repairNeeds(repair, next, stop) <= last) {
-        repairOne(held.get(next)!, next, start, stop, repair, Infinity, blockAt, emit);
+        repairOne(held.get(next)!, next, start, stop, repair, Infinity, messageAt, emit);
         // Results move up only: no message after `next` reads its blocks.
         held.delete(next);
         next++;

@@ -9,5 +9,5 @@ import type { PruneStrategy } from '../compaction/strategy.js';
 export const pruneStrategy: PruneStrategy = {
   name: 'prune',
   kind: 'prune',
-  prune: ({ messages, from, to, count }) => pruneOutputs(messages, from, to, count),
+  prune: ({ messages, text, from, to, count }) => pruneOutputs(messages, text, from, to, count),
 };

@@ -30,7 +30,7 @@ const POLICY: CompactionPolicy = { contextLimit: 8_000, keepRecentTokens: 300, f
 const simulate = async (loaded: LoadedSession<AnyMessage>, sessionName: string) => [
   {
     strategy: 'truncate',
-    compactions: await replayCompactions({ sessionName, messages: loaded.session.messages, tokens: loaded.tokens, policy: POLICY, strategy: truncateStrategy }),
+    compactions: await replayCompactions({ read: 'lean', sessionName, messages: loaded.session.messages, tokens: loaded.tokens, policy: POLICY, strategy: truncateStrategy }),
   },
 ];
 

@@ -14,6 +14,12 @@ import { truncateStrategy } from '../../src/strategies/truncate.js';
 import { loadTextCounter } from '../../src/tokens/tokenizers.js';
 import { scratchCopy } from '../helpers/cli.js';
 import { loadHeld } from '../helpers/held-read.js';
+import { GrowthFacts, growthFromFacts } from '../../src/growth/attribution.js';
+import { groupTurns } from '../../src/growth/turns.js';
+import { SkeletonObserver } from '../../src/read/skeleton.js';
+import type { Message } from '../../src/session/model.js';
+import { heuristicCounter } from '../../src/tokens/estimate.js';
+import { providerCalls } from '../../src/tokens/provider-calls.js';
 
 const BUG = 'fixtures/bug.jsonl';
 const policy = { ...DEFAULT_POLICY, contextLimit: 80_000 };
@@ -33,8 +39,9 @@ describe('lean read', () => {
     expect(lean.session.messages.map((m) => [m.id, m.role, m.usage, m.line])).toEqual(full.session.messages.map((m) => [m.id, m.role, m.usage, m.line]));
     expect(lean.session.messages.every(isSlim)).toBe(true);
     expect(full.session.messages.some(isSlim)).toBe(false);
-    const texts = lean.session.messages.flatMap((m) => m.content.map((block) => (block.type === 'tool_result' ? block.output : 'text' in block ? block.text : '')));
-    expect(texts.every((text) => text === '')).toBe(true);
+    // No text, thinking or tool output is left in a slim message's blocks.
+    const textKeys = lean.session.messages.flatMap((m) => m.content.flatMap((block) => Object.keys(block).filter((key) => key === 'output' || key === 'text')));
+    expect(textKeys).toEqual([]);
     expect(lean.session.messages.map((m) => m.content.map((block) => block.type).filter((type) => type.startsWith('tool')))).toEqual(
       full.session.messages.map((m) => m.content.map((block) => block.type).filter((type) => type.startsWith('tool'))),
     );
@@ -53,6 +60,27 @@ describe('lean read', () => {
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.some((id) => /^L\d/.test(id))).toBe(true);
     expect(planCompaction(lean.subject, { ...policy, force: true })).toEqual(planCompaction(full.subject, { ...policy, force: true }));
+  });
+
+  it('stays lean on repeated message ids with growth facts observed (they read no message id), and an id-reading observer starts over', async () => {
+    const path = 'fixtures/real/claude-code/agent-sessions_claude_small_schema-fixture.jsonl';
+    const options = { format: 'auto', messages: 'lean' } as const;
+    const full = await load('full', path);
+    const observed = await loadSession(path, options, () => new GrowthFacts(heuristicCounter));
+    expect(observed.session.messages.every(isSlim)).toBe(true);
+    expect(observed.tokens).toEqual(full.tokens);
+    const growthOf = (loaded: Pick<typeof full, 'session' | 'tokens'>, facts: GrowthFacts) => {
+      const calls = providerCalls(loaded.session.messages, loaded.tokens, loaded.session.recordedCompactions);
+      const turns = groupTurns(loaded.session.messages, calls, loaded.session.abortedTurns);
+      return growthFromFacts(loaded.session.messages, facts, turns, calls);
+    };
+    const fullFacts = new GrowthFacts(heuristicCounter);
+    for (const message of full.session.messages) fullFacts.observe(message as Message);
+    expect(growthOf(observed, observed.observer)).toEqual(growthOf(full, fullFacts));
+    // A skeleton holds the message's id: the read starts over in full for it.
+    const skeletons = await loadSession(path, options, () => new SkeletonObserver());
+    expect(skeletons.session.messages.some(isSlim)).toBe(false);
+    expect(skeletons.observer.skeletons.map((skeleton) => skeleton.id)).toEqual(full.session.messages.map((m) => m.id));
   });
 
   it('gives the same exact-tokenizer estimates', async () => {

@@ -14,9 +14,10 @@ import { DEFAULT_POLICY } from '../../src/compaction/policy.js';
 import { customPolicy, presetPolicy } from '../../src/replay/presets.js';
 import type { ReplayPolicy } from '../../src/replay/presets.js';
 import { replayResultJson } from '../../src/replay/json.js';
+import type { ReplayInput } from '../../src/replay/simulate.js';
 import { replayReport, replaySession, withoutStates } from '../../src/replay/simulate.js';
 import { isSlim } from '../../src/session/model.js';
-import { createStrategy } from '../../src/strategies/index.js';
+import { truncateStrategy } from '../../src/strategies/truncate.js';
 import { FIXTURES, ROOT } from '../helpers/cli.js';
 import { loadHeld } from '../helpers/held-read.js';
 
@@ -45,16 +46,22 @@ function stateFacts(state: CompactionState) {
 }
 
 async function replayBothWays(path: string, policy: ReplayPolicy) {
-  const strategy = createStrategy('truncate', {});
-  const run = async (messages: 'full' | 'lean') => {
-    const loaded = await loadHeld(path, { format: 'auto', messages }, false);
-    const { session, tokens, subject } = loaded;
-    const input = { sessionName: subject.sessionName, messages: session.messages, tokens, policy, strategy, recorded: session.recordedCompactions };
+  const strategy = truncateStrategy;
+  const run = async (read: 'full' | 'lean') => {
+    const options = { format: 'auto' } as const;
+    let input: ReplayInput;
+    if (read === 'full') {
+      const loaded = await loadHeld(path, { ...options, messages: 'full' }, false);
+      input = { sessionName: loaded.subject.sessionName, tokens: loaded.tokens, policy, strategy, recorded: loaded.session.recordedCompactions, messages: loaded.session.messages };
+    } else {
+      const loaded = await loadHeld(path, { ...options, messages: 'lean' }, false);
+      input = { sessionName: loaded.subject.sessionName, tokens: loaded.tokens, policy, strategy, recorded: loaded.session.recordedCompactions, read: 'lean', messages: loaded.session.messages };
+    }
     const result = await replaySession(input);
     // The report that keeps no state is the full result without its states, field for field.
     expect(await replayReport(input)).toEqual(withoutStates(result));
     const states = result.turns.flatMap((turn) => turn.compactions.map((event) => stateFacts(event.state)));
-    return { slim: session.messages.some(isSlim), json: replayResultJson(withoutStates(result)), states };
+    return { slim: input.messages.some(isSlim), json: replayResultJson(withoutStates(result)), states };
   };
   return { full: await run('full'), lean: await run('lean') };
 }

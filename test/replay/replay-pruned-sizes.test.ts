@@ -82,7 +82,7 @@ describe('pruned sizes', () => {
       const common = { sessionName: 's', tokens, policy, strategy: truncateStrategy, count };
       const fromText = await replayReport({ ...common, messages: full });
       const lean = leanRead(full, count);
-      const fromSizes = await replayReport({ ...common, messages: lean.messages, prunedSizes: lean.prunedSizes });
+      const fromSizes = await replayReport({ ...common, read: 'lean', messages: lean.messages, prunedSizes: lean.prunedSizes });
       expect(fromText.totals.prunes).toBeGreaterThanOrEqual(10);
       expect(fromText.totals.compactions).toBeGreaterThanOrEqual(3);
       expect(fromSizes).toEqual(fromText);
@@ -92,7 +92,7 @@ describe('pruned sizes', () => {
   it('are asked for when the messages are slim and none were taken', async () => {
     const full = longSession(300);
     const { messages } = leanRead(full, heuristicCounter);
-    const run = replayReport({ sessionName: 's', messages, tokens: estimateAll(full), policy: presetPolicy('opencode', 120_000), strategy: truncateStrategy });
+    const run = replayReport({ read: 'lean', sessionName: 's', messages, tokens: estimateAll(full), policy: presetPolicy('opencode', 120_000), strategy: truncateStrategy });
     await expect(run).rejects.toThrow(/pruned sizes/);
   });
 });
