@@ -254,7 +254,8 @@ export async function readForCompaction(source: SessionSource, options: CompactR
   const { path, sniffed } = sessionInput(source);
   const shape = inputShape(path);
   const { plain } = shape;
-  const format = options.format === 'auto' && sniffed && plain && plain.size === sniffed.size && plain.mtimeMs === sniffed.mtimeMs ? sniffed.format : options.format;
+  // A format its first value settled goes to the read as sniffed (formats/index.ts readSessionFile says why).
+  const format = options.format === 'auto' && sniffed?.seen === 'head' && plain && plain.size === sniffed.size && plain.mtimeMs === sniffed.mtimeMs ? sniffed.format : options.format;
   // Both reads of a compressed file take its bytes from memory (input-source.ts).
   const release = await holdInput(path, plain !== null);
   try {

@@ -15,7 +15,7 @@ import { holdInput } from './json/input-source.js';
 import type { DocumentHead } from './json/json-document.js';
 import { peekDocumentHead } from './json/json-document.js';
 import type { JsonLine } from './json/jsonl-lines.js';
-import type { Peek } from './json/line-scan.js';
+import type { Peek, PeekSettled } from './json/line-scan.js';
 import { deepestNesting } from './json/line-scan.js';
 import { isJsonObject, jsonKind, peekJsonLines, readJsonLines } from './json/jsonl-lines.js';
 import { openAiChatReader } from './openai-chat.js';
@@ -109,6 +109,16 @@ export async function detectFormat(path: string): Promise<FormatReader> {
 /** Bytes read to sniff a file found by walking a directory: its first lines, not the whole file. */
 const SNIFF_BYTES = 256 << 10;
 
+/**
+ * Whether a walked file's first value alone settles its detection (readerForHead), so the sniff
+ * parses none of its next lines (for a small session those were most of its bytes). canonical
+ * comes first and looks at the first value only; Claude Code comes next and needs one line of
+ * its own among the first: once the first is one, more lines cannot change the reader found.
+ * Its later lines are then left to the read, which reports a bad one as detection would have.
+ */
+const settledByFirstValue: PeekSettled = (values) =>
+  values.length === 1 && READERS[0] === canonicalReader && READERS[1] === claudeCodeReader && (canonicalReader.detect(values) || claudeCodeReader.detect(values));
+
 /** What a subagent's file is called in notes: its calls are counted in its session's spend. */
 export type SubagentLabel = 'Claude Code subagent transcript' | 'Codex review rollout';
 
@@ -129,7 +139,8 @@ const SESSION: WalkedFile = { kind: 'session' };
 
 /** A session whose format the sniff found: it goes with the path to the read (sniffed.ts). */
 function sniffedSession(format: string, peek: Peek): WalkedFile {
-  return { kind: 'session', sniffed: { format, size: peek.size, mtimeMs: peek.mtimeMs } };
+  const seen = peek.settled ? 'first value' : 'head';
+  return { kind: 'session', sniffed: { format, seen, size: peek.size, mtimeMs: peek.mtimeMs } };
 }
 
 /**
@@ -164,12 +175,13 @@ export function sniffWalkedFile(path: string, folders: SessionFolders = new Sess
   }
   let peek: Peek;
   try {
-    peek = peekJsonLines(path, DETECTION_LINES, SNIFF_BYTES);
+    peek = peekJsonLines(path, DETECTION_LINES, SNIFF_BYTES, settledByFirstValue);
   } catch {
     return subagentOf(path, () => [], folders) ?? SESSION;
   }
   const first = peek.values;
-  const subagent = subagentOf(path, () => first, folders);
+  // The subagent checks read up to DETECTION_LINES lines: a peek that stopped short is taken again whole (rare: by name or place).
+  const subagent = subagentOf(path, () => (peek.settled ? headOf(path) : first), folders);
   if (subagent) return subagent;
   if (peek.size > 0 && (!peek.whole || !isJsonObject(first[0]))) {
     // Not plain JSON lines: perhaps one JSON document spread over lines (a Gemini CLI chat).
@@ -270,6 +282,8 @@ export async function readSessionFile(path: string, format: string, options?: Re
     const reader = await readerFor(path, format, sniffed);
     return { session: withSharedChecks(path, await reader.read(path, options)), format: reader.name };
   } catch (error) {
+    // Detection would have parsed lines the sniff left (sniffed.ts): its error comes first.
+    if (format === 'auto' && sniffed?.seen === 'first value') await detectFormat(path);
     throw nestingError(path, error);
   } finally {
     release();

@@ -19,7 +19,7 @@ import { lazyCrypto } from '../lazy-builtins.js';
 import { failOnWarnings } from '../errors.js';
 import { nestingError, readAgain, readSessionFile } from '../formats/index.js';
 import { renamedSource } from '../formats/convert.js';
-import { holdInput } from '../formats/json/input-source.js';
+import { holdInput, isCompressedName } from '../formats/json/input-source.js';
 import type { Companions } from '../formats/reader.js';
 import type { PrefixHashes } from '../session/hash.js';
 import { digestOf, prefixHashesOf, updateMessageHash } from '../session/hash.js';
@@ -373,8 +373,10 @@ export async function loadSession<Observer extends MessageObserver>(
   newObserver?: ObserverFactory<Observer>,
 ): Promise<unknown> {
   const input = sessionInput(source);
-  // A lean read may be redone in full: a pipe's bytes are held for both (input-source.ts).
-  const release = await holdInput(input.path);
+  // A lean read may be redone in full: a pipe's bytes are held for both (input-source.ts). A walked
+  // file its sniff opened as a regular, uncompressed one is held as such without a stat of its own
+  // (the sniffed format's check stats it: one stat a session, not two).
+  const release = await holdInput(input.path, input.sniffed != null && !isCompressedName(input.path));
   try {
     return await loadHeld(input, options, newObserver ?? null);
   } catch (error) {

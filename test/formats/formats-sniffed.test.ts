@@ -4,7 +4,7 @@
  * again, but only when the sniff saw exactly the lines detection parses and the file has not
  * changed since. Otherwise detection runs as before, with its own errors.
  */
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -60,13 +60,37 @@ describe('the sniff of a walked file', () => {
     expect(sniffedFormat(path, sniffWalkedFile(path))).toBe('canonical');
   });
 
+  it('gives no format after a first line that is not an object', async () => {
+    const path = await file('odd.jsonl', ['[1, 2]', JSON.stringify({ role: 'user', content: 'hi' })]);
+    expect(sniffWalkedFile(path)).toEqual({ kind: 'session' });
+  });
+
+  it('gives no format after a bad line among the first 20 when the first value does not settle it (Codex)', async () => {
+    const meta = JSON.stringify({ timestamp: '2025-01-01T00:00:00Z', type: 'session_meta', payload: { id: 'x', cwd: '/w' } });
+    const path = await file('odd-codex.jsonl', [meta, '{"type": oops']);
+    expect(sniffWalkedFile(path)).toEqual({ kind: 'session' });
+  });
+
   it.each([
     ['a bad line among the first 20', [canonicalLine(1), canonicalLine(2), '{"id": oops']],
-    ['a first line that is not an object', ['[1, 2]', JSON.stringify({ role: 'user', content: 'hi' })]],
     ['a second line longer than the sniff reads', [canonicalLine(1), JSON.stringify({ id: 'm2', role: 'assistant', content: 'x'.repeat(300 << 10) })]],
-  ])('gives no format after %s', async (_, lines) => {
-    const path = await file('odd.jsonl', lines);
-    expect(sniffWalkedFile(path)).toEqual({ kind: 'session' });
+  ])('parses only the first value when it settles the format (canonical, Claude Code), whatever follows: %s', async (_, lines) => {
+    const path = await file('settled.jsonl', lines);
+    expect(sniffWalkedFile(path)).toMatchObject({ kind: 'session', sniffed: { format: 'canonical', seen: 'first value' } });
+  });
+
+  it('parses the first 20 lines of a Claude Code session whose first line is no Claude Code line of its own', async () => {
+    const path = await file('claude-late.jsonl', [JSON.stringify({ type: 'mystery' }), ...(await readFile(CLAUDE, 'utf8')).split('\n').slice(0, 3)]);
+    expect(sniffWalkedFile(path)).toMatchObject({ kind: 'session', sniffed: { format: 'claude-code', seen: 'head' } });
+    expect(sniffWalkedFile(CLAUDE)).toMatchObject({ kind: 'session', sniffed: { format: 'claude-code', seen: 'first value' } });
+  });
+
+  it('a read with a format its first value settled fails with detection’s error: the bad JSON, not the bad message before it', async () => {
+    const path = await file('settled-bad.jsonl', [canonicalLine(1), JSON.stringify({ id: 'm2', role: 'assistant', content: 5 }), '{"id": oops', canonicalLine(4)]);
+    const found = sniffWalkedFile(path);
+    expect(found).toMatchObject({ kind: 'session', sniffed: { seen: 'first value' } });
+    const sniffed = found.kind === 'session' ? found.sniffed : undefined;
+    await expect(readSession(path, 'auto', {}, sniffed)).rejects.toThrow(/invalid JSON/);
   });
 
   it('is not used once the file has changed: the session is detected again', async () => {

@@ -11,7 +11,7 @@ import { InputError } from '../../errors.js';
 import type { Diagnostic } from '../../session/model.js';
 import { holdInput } from './input-source.js';
 import type { LineCutter } from './json-cut.js';
-import type { Peek, RawLine } from './line-scan.js';
+import type { Peek, PeekSettled, RawLine } from './line-scan.js';
 import { lineText, peekJsonValues, scanLines } from './line-scan.js';
 
 const NUL = 0x00;
@@ -135,8 +135,8 @@ export async function forEachJsonLine(file: string, visit: LineVisitor, cutter?:
  * The first `count` JSON values among the first `maxBytes` of a file, for sniffing what a file
  * is without reading all of it (line-scan.ts reads only what it needs).
  */
-export function peekJsonLines(file: string, count: number, maxBytes = 4 << 20): Peek {
-  return peekJsonValues(file, count, maxBytes);
+export function peekJsonLines(file: string, count: number, maxBytes = 4 << 20, settled?: PeekSettled): Peek {
+  return peekJsonValues(file, count, maxBytes, settled);
 }
 
 /** `object`, `array`, `string`… as a message says it. */

@@ -277,9 +277,18 @@ export interface Peek {
    * was cut by `maxBytes`: the values are exactly the first lines a full read would parse.
    */
   readonly whole: boolean;
+  /** The peek stopped at values its `settled` accepted (PeekSettled): whole, with fewer values than asked for. */
+  readonly settled: boolean;
   readonly size: number;
   readonly mtimeMs: number;
 }
+
+/**
+ * Asked after each value a peek parses, while every line so far parsed: true when the values
+ * already settle what the caller wants to know, so the peek parses no further line (and is then
+ * whole: its values are exactly the first lines a full read parses, though fewer than asked for).
+ */
+export type PeekSettled = (values: readonly unknown[]) => boolean;
 
 /**
  * The first `count` JSON values among the first `maxBytes` of a file, for sniffing what a file
@@ -288,14 +297,14 @@ export interface Peek {
  * time over 10,000 small sessions). Lines that do not parse (or are cut by `maxBytes`) are
  * skipped, and then the peek is not whole.
  */
-export function peekJsonValues(file: string, count: number, maxBytes: number): Peek {
+export function peekJsonValues(file: string, count: number, maxBytes: number, settled?: PeekSettled): Peek {
   const held = heldBytes(file);
-  if (held) return { ...parseLines(held.subarray(0, maxBytes), count, held.length <= maxBytes), size: held.length, mtimeMs: 0 };
+  if (held) return { ...parseLines(held.subarray(0, maxBytes), count, held.length <= maxBytes, settled), size: held.length, mtimeMs: 0 };
   if (isCompressedName(file)) {
     const { size, mtimeMs } = fstatOf(file);
     const head = peekCompressedFile(file, maxBytes);
     if (!head) throw new InputError('compressed, and its head cannot be read on its own', file);
-    return { ...parseLines(head.bytes, count, head.atEnd), size, mtimeMs };
+    return { ...parseLines(head.bytes, count, head.atEnd, settled), size, mtimeMs };
   }
   const { fd, size, mtimeMs } = openForReading(file);
   // The thread's read buffer when the peek fits in it (a walk sniffs file after file, and a fresh
@@ -322,14 +331,14 @@ export function peekJsonValues(file: string, count: number, maxBytes: number): P
         buffer = grown;
       }
     }
-    return { ...parseLines(buffer.subarray(0, filled), count, atEnd), size, mtimeMs };
+    return { ...parseLines(buffer.subarray(0, filled), count, atEnd, settled), size, mtimeMs };
   } finally {
     closeSync(fd);
     if (lent) returnBuffer(lent);
   }
 }
 
-function parseLines(bytes: Buffer, count: number, atEnd: boolean): { values: unknown[]; whole: boolean } {
+function parseLines(bytes: Buffer, count: number, atEnd: boolean, settled?: PeekSettled): { values: unknown[]; whole: boolean; settled: boolean } {
   const values: unknown[] = [];
   let whole = true;
   let line = 0;
@@ -348,11 +357,14 @@ function parseLines(bytes: Buffer, count: number, atEnd: boolean): { values: unk
     } catch {
       // A bad line, or one cut by maxBytes: sniffing works on what parses.
       whole = false;
+      continue;
     }
+    // Parsing the rest of a small session's lines was most of what sniffing it cost.
+    if (whole && values.length < count && settled?.(values)) return { values, whole, settled: true };
   }
   // Fewer values than asked for are all the file has only when its end was read.
   if (values.length < count && !atEnd) whole = false;
-  return { values, whole };
+  return { values, whole, settled: false };
 }
 
 const QUOTE = 0x22;
