@@ -13,7 +13,6 @@
  * text's units (the scanner's, or `hashedStandIn` for a line parsed here): two blocks compare
  * equal exactly when their texts do (up to a 64-bit hash). A text under four units is itself.
  */
-import { InputError } from '../errors.js';
 import * as layout from '../scan/claude-layout.js';
 import type { ScanResult } from '../scan/scanner.js';
 import type { ClaudeScanner } from '../scan/scanner.js';
@@ -28,10 +27,9 @@ import { responseKeyOf, SYNTHETIC_MODEL } from './claude-code-spend.js';
 import { lineId } from './convert.js';
 import { inputShape } from './json/input-source.js';
 import type { LineCutter } from './json/json-cut.js';
+import type { RawScannedLine } from './json/scanned-lines.js';
+import { scanFileLines } from './json/scanned-lines.js';
 import { measuredText } from './json/json-walk.js';
-import { parseRawLine } from './json/jsonl-lines.js';
-import type { ChunkRoom } from './json/line-scan.js';
-import { readChunks } from './json/line-scan.js';
 
 /**
  * A file this large is read with the scanner, which is loaded for it if this thread has none yet:
@@ -262,7 +260,7 @@ export interface ScannedLines {
 }
 
 /** The records of one scan, to `reader` in line order; raw lines parsed here (`cutter`: the JavaScript reader's). */
-function readRecords(scan: ScanResult, reader: ScannedLines, chat: ChatRecord, raw: (bytes: Buffer, line: number, terminated: boolean) => void): void {
+function readRecords(scan: ScanResult, reader: ScannedLines, chat: ChatRecord, raw: RawScannedLine): void {
   const { words, chunk } = scan;
   chat.words = words;
   chat.chunk = chunk;
@@ -291,43 +289,15 @@ function readRecords(scan: ScanResult, reader: ScannedLines, chat: ChatRecord, r
 }
 
 /**
- * Every line of a plain file to `reader`, scanned; returns the warnings of the lines parsed here
- * (as forEachJsonLine does, and the same "empty file" error).
+ * Every line of a plain file to `reader`, scanned (json/scanned-lines.ts, with this format's
+ * scan and records); returns the warnings of the lines parsed in JavaScript.
  */
 export function scanClaudeLines(file: string, scanner: ClaudeScanner, reader: ScannedLines, cutter: LineCutter): Diagnostic[] {
-  const warnings: Diagnostic[] = [];
-  const warn = (warning: Diagnostic) => warnings.push(warning);
-  let lines = 0;
-  let visited = 0;
-  const raw = (bytes: Buffer, line: number, terminated: boolean) => {
-    const parsed = parseRawLine({ bytes, line, terminated }, file, warn, cutter);
-    if (!parsed) return;
-    visited++;
-    reader.value(parsed.value, line);
-  };
   const chat = new ChatRecord();
-  const room: ChunkRoom = {
-    get bytes() {
-      return scanner.input;
-    },
-    grow: (length, kept) => scanner.growInput(length, kept),
-  };
-  readChunks(file, room, (filled, end) => {
-    if (end === 'binary') {
-      raw(scanner.input.subarray(0, filled), ++lines, true);
-      return filled;
-    }
-    for (let from = 0; ; ) {
-      const scan = scanner.scan(from, filled, end === 'end', lines);
-      visited += scan.values;
-      readRecords(scan, reader, chat, raw);
-      lines = scan.lines;
-      if (!scan.full) return scan.end;
-      // A line with more blocks than the records hold: room for it.
-      if (scan.end === from && scan.words.length === 0) scanner.growRecords();
-      from = scan.end;
-    }
+  return scanFileLines(file, scanner, {
+    scan: (from, to, final, lines) => scanner.scan(from, to, final, lines),
+    records: (scan, raw) => readRecords(scan, reader, chat, raw),
+    value: (value, line) => reader.value(value, line),
+    cutter,
   });
-  if (visited === 0 && warnings.length === 0) throw new InputError('empty file: no JSON lines to read', file);
-  return warnings;
 }

@@ -10,14 +10,12 @@
  * Lines the scanner leaves to JavaScript are parsed as the JavaScript reader parses them, with
  * its errors and warnings, at their place among the others.
  */
-import { InputError } from '../errors.js';
 import * as layout from '../scan/codex-layout.js';
-import type { ClaudeScanner } from '../scan/scanner.js';
+import type { ClaudeScanner, ScanResult } from '../scan/scanner.js';
 import type { Diagnostic } from '../session/model.js';
-import { parseRawLine } from './json/jsonl-lines.js';
 import { measuredText } from './json/json-walk.js';
-import type { ChunkRoom } from './json/line-scan.js';
-import { readChunks } from './json/line-scan.js';
+import type { RawScannedLine } from './json/scanned-lines.js';
+import { scanFileLines } from './json/scanned-lines.js';
 
 /** A string of the record (its slot's two words), or undefined when absent. */
 function stringAt(chunk: Buffer, words: Int32Array, at: number): string | undefined {
@@ -131,48 +129,26 @@ function recordItem(words: Int32Array, at: number, chunk: Buffer): { type: strin
 }
 
 /**
- * Every line of a plain file to `visit`, scanned; returns the warnings of the lines parsed here
- * (as forEachJsonLine does, and the same "empty file" error).
+ * Every line of a plain file to `reader`, scanned (json/scanned-lines.ts, with this format's
+ * scan and records); returns the warnings of the lines parsed in JavaScript.
  */
 export function scanCodexLines(file: string, scanner: ClaudeScanner, reader: ScannedRollout): Diagnostic[] {
-  const warnings: Diagnostic[] = [];
-  const warn = (warning: Diagnostic) => warnings.push(warning);
-  let lines = 0;
-  let visited = 0;
-  const raw = (bytes: Buffer, line: number, terminated: boolean) => {
-    const parsed = parseRawLine({ bytes, line, terminated }, file, warn);
-    if (!parsed) return;
-    visited++;
-    reader.value(parsed.value, line);
-  };
-  const room: ChunkRoom = {
-    get bytes() {
-      return scanner.input;
-    },
-    grow: (length, kept) => scanner.growInput(length, kept),
-  };
-  readChunks(file, room, (filled, end) => {
-    if (end === 'binary') {
-      raw(scanner.input.subarray(0, filled), ++lines, true);
-      return filled;
-    }
-    for (let from = 0; ; ) {
-      const scan = scanner.scanCodex(from, filled, end === 'end', lines);
-      visited += scan.values;
-      const { words, chunk } = scan;
-      for (let at = 0; at < words.length; at += words[at + layout.CODEX_WORD_LENGTH]!) {
-        const head = words[at]!;
-        const line = words[at + layout.CODEX_WORD_LINE]!;
-        if ((head & 0xff) === layout.CODEX_KIND_RAW) {
-          const offset = words[at + layout.CODEX_RAW_OFFSET]!;
-          raw(chunk.subarray(offset, offset + words[at + layout.CODEX_RAW_BYTES]!), line, (head & layout.CODEX_TERMINATED) !== 0);
-        } else readRecord(words, at, chunk, reader, line);
-      }
-      lines = scan.lines;
-      if (!scan.full) return scan.end;
-      from = scan.end;
-    }
+  return scanFileLines(file, scanner, {
+    scan: (from, to, final, lines) => scanner.scanCodex(from, to, final, lines),
+    records: (scan, raw) => readRecords(scan, reader, raw),
+    value: (value, line) => reader.value(value, line),
   });
-  if (visited === 0 && warnings.length === 0) throw new InputError('empty file: no JSON lines to read', file);
-  return warnings;
+}
+
+/** The records of one scan, to `reader` in line order; raw lines to `raw`. */
+function readRecords(scan: ScanResult, reader: ScannedRollout, raw: RawScannedLine): void {
+  const { words, chunk } = scan;
+  for (let at = 0; at < words.length; at += words[at + layout.CODEX_WORD_LENGTH]!) {
+    const head = words[at]!;
+    const line = words[at + layout.CODEX_WORD_LINE]!;
+    if ((head & 0xff) === layout.CODEX_KIND_RAW) {
+      const offset = words[at + layout.CODEX_RAW_OFFSET]!;
+      raw(chunk.subarray(offset, offset + words[at + layout.CODEX_RAW_BYTES]!), line, (head & layout.CODEX_TERMINATED) !== 0);
+    } else readRecord(words, at, chunk, reader, line);
+  }
 }
