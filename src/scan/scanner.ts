@@ -20,43 +20,48 @@ import { existsSync, readFileSync } from 'node:fs';
  */
 const MODULE_URL = new URL(import.meta.url.endsWith('.ts') ? '../../dist/scan/scanner.wasm' : '../scan/scanner.wasm', import.meta.url);
 
-interface ScannerExports {
-  readonly memory: WebAssembly.Memory;
-  readonly reserve: (bytes: number) => number;
-  readonly scanClaude: (chunk: number, from: number, to: number, final: number, records: number, recordsLimit: number, lines: number) => number;
+/** One line scanner of the module (assembly/claude.ts, assembly/codex.ts): its entry and the globals it leaves. */
+interface LineScan {
+  readonly run: (chunk: number, from: number, to: number, final: number, records: number, recordsLimit: number, lines: number) => number;
   readonly lineNumber: WebAssembly.Global;
   readonly valueLines: WebAssembly.Global;
   readonly recordsEnd: WebAssembly.Global;
   readonly full: WebAssembly.Global;
-  /** The Codex line scanner (assembly/codex.ts): the same arguments, its own globals. */
-  readonly scanCodex: (chunk: number, from: number, to: number, final: number, records: number, recordsLimit: number, lines: number) => number;
-  readonly codexLineNumber: WebAssembly.Global;
-  readonly codexValueLines: WebAssembly.Global;
-  readonly codexRecordsEnd: WebAssembly.Global;
-  readonly codexFull: WebAssembly.Global;
 }
 
-/** The exports this file calls, checked: a module built from other sources fails here, not later. */
-function scannerExports(exports: WebAssembly.Exports): ScannerExports {
-  const { memory, reserve, scanClaude, lineNumber, valueLines, recordsEnd, full, scanCodex, codexLineNumber, codexValueLines, codexRecordsEnd, codexFull } = exports;
-  const globals = [lineNumber, valueLines, recordsEnd, full, codexLineNumber, codexValueLines, codexRecordsEnd, codexFull];
-  const scans = [scanClaude, scanCodex];
-  if (!(memory instanceof WebAssembly.Memory) || typeof reserve !== 'function' || !scans.every((scan) => typeof scan === 'function') || !globals.every((global) => global instanceof WebAssembly.Global)) {
-    throw new Error('the WebAssembly scanner lacks an export this build calls: run npm run build');
-  }
+interface ScannerExports {
+  readonly memory: WebAssembly.Memory;
+  readonly reserve: (bytes: number) => number;
+  readonly claude: LineScan;
+  /** The Codex line scanner: the same arguments, its own globals. */
+  readonly codex: LineScan;
+}
+
+const MISSING = 'the WebAssembly scanner lacks an export this build calls: run npm run build';
+
+/** A line scanner's exports by their names in the module (entry, then its four globals), checked. */
+function lineScan(exports: WebAssembly.Exports, names: readonly [string, string, string, string, string]): LineScan {
+  const [run, lineNumber, valueLines, recordsEnd, full] = names.map((name) => exports[name]);
+  const globals = [lineNumber, valueLines, recordsEnd, full];
+  if (typeof run !== 'function' || !globals.every((global) => global instanceof WebAssembly.Global)) throw new Error(MISSING);
   return {
-    memory,
-    reserve: reserve as ScannerExports['reserve'],
-    scanClaude: scanClaude as ScannerExports['scanClaude'],
+    run: run as LineScan['run'],
     lineNumber: lineNumber as WebAssembly.Global,
     valueLines: valueLines as WebAssembly.Global,
     recordsEnd: recordsEnd as WebAssembly.Global,
     full: full as WebAssembly.Global,
-    scanCodex: scanCodex as ScannerExports['scanCodex'],
-    codexLineNumber: codexLineNumber as WebAssembly.Global,
-    codexValueLines: codexValueLines as WebAssembly.Global,
-    codexRecordsEnd: codexRecordsEnd as WebAssembly.Global,
-    codexFull: codexFull as WebAssembly.Global,
+  };
+}
+
+/** The exports this file calls, checked: a module built from other sources fails here, not later. */
+function scannerExports(exports: WebAssembly.Exports): ScannerExports {
+  const { memory, reserve } = exports;
+  if (!(memory instanceof WebAssembly.Memory) || typeof reserve !== 'function') throw new Error(MISSING);
+  return {
+    memory,
+    reserve: reserve as ScannerExports['reserve'],
+    claude: lineScan(exports, ['scanClaude', 'lineNumber', 'valueLines', 'recordsEnd', 'full']),
+    codex: lineScan(exports, ['scanCodex', 'codexLineNumber', 'codexValueLines', 'codexRecordsEnd', 'codexFull']),
   };
 }
 
@@ -145,32 +150,23 @@ export class ClaudeScanner {
 
   /** Scans the input's lines from `from` up to `to` (`final`: the input ends there); `lines`: the number of the line before. */
   scan(from: number, to: number, final: boolean, lines: number): ScanResult {
-    const { exports } = this;
-    const end = exports.scanClaude(this.inputAt, this.inputAt + from, this.inputAt + to, final ? 1 : 0, this.recordsAt, this.recordsAt + this.recordBytes, lines);
-    const { buffer } = exports.memory;
-    const recordsEnd = exports.recordsEnd.value as number;
-    return {
-      end: end - this.inputAt,
-      lines: exports.lineNumber.value as number,
-      values: exports.valueLines.value as number,
-      full: (exports.full.value as number) !== 0,
-      words: new Int32Array(buffer, this.recordsAt, (recordsEnd - this.recordsAt) >> 2),
-      chunk: this.input,
-    };
+    return this.scanWith(this.exports.claude, from, to, final, lines);
   }
 
   /** As `scan`, with the Codex line scanner (records: codex-layout.ts). */
   scanCodex(from: number, to: number, final: boolean, lines: number): ScanResult {
-    const { exports } = this;
-    const end = exports.scanCodex(this.inputAt, this.inputAt + from, this.inputAt + to, final ? 1 : 0, this.recordsAt, this.recordsAt + this.recordBytes, lines);
-    const { buffer } = exports.memory;
-    const recordsEnd = exports.codexRecordsEnd.value as number;
+    return this.scanWith(this.exports.codex, from, to, final, lines);
+  }
+
+  private scanWith(line: LineScan, from: number, to: number, final: boolean, lines: number): ScanResult {
+    const end = line.run(this.inputAt, this.inputAt + from, this.inputAt + to, final ? 1 : 0, this.recordsAt, this.recordsAt + this.recordBytes, lines);
+    const recordsEnd = line.recordsEnd.value as number;
     return {
       end: end - this.inputAt,
-      lines: exports.codexLineNumber.value as number,
-      values: exports.codexValueLines.value as number,
-      full: (exports.codexFull.value as number) !== 0,
-      words: new Int32Array(buffer, this.recordsAt, (recordsEnd - this.recordsAt) >> 2),
+      lines: line.lineNumber.value as number,
+      values: line.valueLines.value as number,
+      full: (line.full.value as number) !== 0,
+      words: new Int32Array(this.exports.memory.buffer, this.recordsAt, (recordsEnd - this.recordsAt) >> 2),
       chunk: this.input,
     };
   }
