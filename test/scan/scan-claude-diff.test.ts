@@ -10,67 +10,24 @@
  * strings, and responses split over lines whose blocks repeat (merged by comparing texts).
  */
 import fc from 'fast-check';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashedStandIn } from '../../src/formats/claude-code-scanned.js';
 import { readClaudeCodeWith } from '../../src/formats/claude-code.js';
-import { GrowthFacts } from '../../src/growth/facts.js';
-import { slimmer } from '../../src/read/slim.js';
 import * as layout from '../../src/scan/claude-layout.js';
 import { ClaudeScanner, scannerModule } from '../../src/scan/scanner.js';
-import { blockLengths, estimateFromLengths, heuristicCounter } from '../../src/tokens/estimate.js';
 import { FIXTURES } from '../helpers/cli.js';
+import { expectSameRead as sameRead, jsonlFiles } from '../helpers/scanned-read.js';
 import { PROTO_KEY, mostly, odd, randomFile, text } from '../helpers/random-lines.js';
 
 const module = scannerModule();
 /** One scanner for every scanned read here, as a thread lends its own to one read after another. */
 const scanner = module ? new ClaudeScanner(module) : null;
 
-/** A read as read/index.ts's lean read makes it (chars/4, inspect's growth facts), with or without the scanner. */
-async function read(path: string, scanner: ClaudeScanner | null) {
-  const slim = slimmer();
-  const tokens: number[] = [];
-  /** Each message's blocks' lengths, what the estimates divide: compared exactly, where a rounded estimate could hide a unit. */
-  const sizes: number[][] = [];
-  const lengths: number[] = [];
-  const facts = new GrowthFacts(heuristicCounter);
-  try {
-    const session = await readClaudeCodeWith(
-      path,
-      {
-        textLengthsOnly: true,
-        keep: (message) => {
-          tokens.push(estimateFromLengths(message, blockLengths(message, lengths)));
-          sizes.push([...lengths]);
-          facts.observe(message, lengths);
-          return slim(message);
-        },
-      },
-      scanner,
-    );
-    const columns = [facts.text, facts.thinking, facts.toolCalls, facts.results].map((column) => Array.from({ length: column.length }, (_, index) => column.at(index)));
-    return { session: JSON.parse(JSON.stringify(session)) as unknown, tokens, sizes, columns, targets: [...facts.targets], error: null };
-  } catch (error) {
-    const { message, line, file } = error as { message: string; line?: number; file?: string };
-    return { session: null, tokens: null, sizes: null, columns: null, targets: null, error: { message, line, file } };
-  }
-}
-
-async function expectSameRead(path: string): Promise<void> {
-  const reference = await read(path, null);
-  const scanned = await read(path, scanner);
-  expect(scanned, path).toEqual(reference);
-}
-
-function claudeFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.jsonl'))
-    .map((entry) => join(entry.parentPath, entry.name))
-    .sort();
-}
+/** The file read the same with the scanner as without it (test/helpers/scanned-read.ts); whether the read succeeded. */
+const expectSameRead = (path: string) => sameRead(readClaudeCodeWith, path, scanner);
 
 describe('the scanner', () => {
   it('is built, loads here (WebAssembly SIMD), and has the record layout src/scan/ reads', () => {
@@ -97,7 +54,7 @@ describe('the scanner', () => {
 });
 
 describe('the scanned reader against the JavaScript reader', () => {
-  const files = [...claudeFiles(join(FIXTURES, 'real', 'claude-code')), ...claudeFiles(join(FIXTURES, 'agents', 'claude-code')), ...claudeFiles(join(FIXTURES, 'formats')).filter((file) => file.includes('claude-code'))];
+  const files = [...jsonlFiles(join(FIXTURES, 'real', 'claude-code')), ...jsonlFiles(join(FIXTURES, 'agents', 'claude-code')), ...jsonlFiles(join(FIXTURES, 'formats')).filter((file) => file.includes('claude-code'))];
 
   it('reads every Claude Code fixture and real session alike', async () => {
     expect(files.length).toBeGreaterThanOrEqual(15);

@@ -9,68 +9,23 @@
  * characters of one to four bytes at every offset, huge strings).
  */
 import fc from 'fast-check';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCodexWith } from '../../src/formats/codex.js';
-import { GrowthFacts } from '../../src/growth/facts.js';
-import { slimmer } from '../../src/read/slim.js';
 import * as layout from '../../src/scan/codex-layout.js';
 import { ClaudeScanner, scannerModule } from '../../src/scan/scanner.js';
-import { blockLengths, estimateFromLengths, heuristicCounter } from '../../src/tokens/estimate.js';
 import { FIXTURES } from '../helpers/cli.js';
+import { expectSameRead as sameRead, jsonlFiles } from '../helpers/scanned-read.js';
 import { mostly, odd, PROTO_KEY, randomFile, text } from '../helpers/random-lines.js';
 
 const module = scannerModule();
 /** One scanner for every scanned read here, as a thread lends its own to one read after another. */
 const scanner = module ? new ClaudeScanner(module) : null;
 
-/** A read as read/index.ts's lean read makes it (chars/4, inspect's growth facts), with or without the scanner. */
-async function read(path: string, scanner: ClaudeScanner | null) {
-  const slim = slimmer();
-  const tokens: number[] = [];
-  /** Each message's blocks' lengths, what the estimates divide: compared exactly, where a rounded estimate could hide a unit. */
-  const sizes: number[][] = [];
-  const lengths: number[] = [];
-  const facts = new GrowthFacts(heuristicCounter);
-  try {
-    const session = await readCodexWith(
-      path,
-      {
-        textLengthsOnly: true,
-        keep: (message) => {
-          tokens.push(estimateFromLengths(message, blockLengths(message, lengths)));
-          sizes.push([...lengths]);
-          facts.observe(message, lengths);
-          return slim(message);
-        },
-      },
-      scanner,
-    );
-    const columns = [facts.text, facts.thinking, facts.toolCalls, facts.results].map((column) => Array.from({ length: column.length }, (_, index) => column.at(index)));
-    return { session: JSON.parse(JSON.stringify(session)) as unknown, tokens, sizes, columns, targets: [...facts.targets], error: null };
-  } catch (error) {
-    const { message, line, file } = error as { message: string; line?: number; file?: string };
-    return { session: null, tokens: null, sizes: null, columns: null, targets: null, error: { message, line, file } };
-  }
-}
-
-/** Whether the read succeeded (both ways alike). */
-async function expectSameRead(path: string): Promise<boolean> {
-  const reference = await read(path, null);
-  const scanned = await read(path, scanner);
-  expect(scanned, path).toEqual(reference);
-  return reference.error === null;
-}
-
-function jsonlFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.jsonl'))
-    .map((entry) => join(entry.parentPath, entry.name))
-    .sort();
-}
+/** The file read the same with the scanner as without it (test/helpers/scanned-read.ts); whether the read succeeded. */
+const expectSameRead = (path: string) => sameRead(readCodexWith, path, scanner);
 
 /** The kind of each record the scanner writes for `bytes` (one scan of the whole file). */
 function recordKinds(bytes: Buffer): number[] {
