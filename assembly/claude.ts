@@ -16,7 +16,7 @@
 import {
   at, CLOSE_BRACKET, COMMA, literalValue, moveTo, newlineFrom, numberIsCount, numberValue, OPEN_BRACE, OPEN_BRACKET, peek, QUOTE, scanLiteral,
   scanNumber, scanString, setCursor, skipValue, textFlags, textFrom, textHash, textTo, textUnits, blank, NEWLINE, hashStart, hashUnit, ESCAPED,
-  sameBytes, Name, is, key, nextMember, openObject, ended, putPlace, seenOnce, lineEnds,
+  sameBytes, Name, is, key, plainKey, PROTO, nextMember, openObject, ended, putPlace, seenOnce, lineEnds,
 } from './json';
 import {
   BLOCK_HASH, BLOCK_ID, BLOCK_INPUT, BLOCK_NAME, BLOCK_TEXT, BLOCK_TEXT_STRING, BLOCK_THINKING, BLOCK_TOOL_RESULT, BLOCK_TOOL_USE, BLOCK_UNITS,
@@ -40,7 +40,6 @@ const REQUEST_ID = new Name('requestId');
 const FORKED_FROM = new Name('forkedFrom');
 const MESSAGE = new Name('message');
 const SUBTYPE = new Name('subtype');
-const PROTO = new Name('__proto__');
 const SESSION_ID = new Name('sessionId');
 const CONTENT = new Name('content');
 const ID = new Name('id');
@@ -180,7 +179,7 @@ function cacheSplit(bits: i32): i32 {
   if (!openObject()) return -1;
   let seen = 0;
   while (!ended) {
-    if (!key() || is(PROTO)) return -1;
+    if (!plainKey()) return -1;
     if (is(EPHEMERAL_5M)) {
       if ((seen & 1) != 0) return -1;
       seen |= 1;
@@ -204,7 +203,7 @@ function usage(): bool {
   let bits = 0;
   let seen = 0;
   while (!ended) {
-    if (!key() || is(PROTO)) return false;
+    if (!plainKey()) return false;
     let slot = -1;
     if (is(INPUT_TOKENS)) slot = USAGE_INPUT;
     else if (is(OUTPUT_TOKENS)) slot = USAGE_OUTPUT;
@@ -342,7 +341,7 @@ function parts(): bool {
         let text = ABSENT;
         let seen = 0;
         while (!ended) {
-          if (!key() || is(PROTO)) return false;
+          if (!plainKey()) return false;
           if (is(TYPE)) {
             if ((seen & 1) != 0) return false;
             seen |= 1;
@@ -421,7 +420,7 @@ function block(): bool {
   let isError = ABSENT;
   const hashed = hashing();
   while (!ended) {
-    if (!key() || is(PROTO)) return false;
+    if (!plainKey()) return false;
     let bit = 0;
     if (is(TYPE)) {
       bit = 1;
@@ -567,7 +566,7 @@ function message(): bool {
   let seen = 0;
   let hasContent = false;
   while (!ended) {
-    if (!key() || is(PROTO)) return false;
+    if (!plainKey()) return false;
     let bit = 0;
     const c = peek();
     if (is(CONTENT)) {
@@ -603,7 +602,7 @@ function line(): bool {
   if (!openObject()) return false;
   let seen = 0;
   while (!ended) {
-    if (!key() || is(PROTO)) return false;
+    if (!plainKey()) return false;
     let bit = 0;
     const c = peek();
     if (is(TYPE)) {

@@ -13,7 +13,7 @@
 import {
   at, BACKSLASH, CLOSE_BRACKET, COMMA, moveTo, newlineFrom, OPEN_BRACE, OPEN_BRACKET, peek, QUOTE, scanLiteral, scanString, setCursor,
   skipValue, textFlags, textFrom, textTo, textUnits, blank, hashStart, ESCAPED, literalValue, scanNumber, numberIsCount, numberValue, Name, is,
-  key, nextMember, openObject, ended, putPlace, seenOnce, lineEnds,
+  plainKey, nextMember, openObject, ended, putPlace, seenOnce, lineEnds,
 } from './json';
 import {
   CODEX_ARGUMENTS, CODEX_COUNT_BITS, CODEX_CONTEXT_WORDS, CODEX_HAS_INFO, CODEX_HAS_LAST, CODEX_HAS_TOTAL, CODEX_HAS_WINDOW, CODEX_KIND_CALL,
@@ -28,7 +28,6 @@ import {
 const TYPE = new Name('type');
 const PAYLOAD = new Name('payload');
 const TIMESTAMP = new Name('timestamp');
-const PROTO = new Name('__proto__');
 const SESSION_META = new Name('session_meta');
 const RESPONSE_ITEM = new Name('response_item');
 const EVENT_MSG = new Name('event_msg');
@@ -169,7 +168,7 @@ function tokenUsage(slot: i32, bit: i32, has: i32): bool {
   countBits |= has;
   let seen = 0;
   while (!ended) {
-    if (!key() || is(PROTO)) return false;
+    if (!plainKey()) return false;
     let index = -1;
     if (is(INPUT_TOKENS)) index = 0;
     else if (is(CACHED_INPUT_TOKENS)) index = 1;
@@ -195,7 +194,7 @@ function info(c: i32): bool {
   countBits |= CODEX_HAS_INFO;
   let seen = 0;
   while (!ended) {
-    if (!key() || is(PROTO)) return false;
+    if (!plainKey()) return false;
     let bit = 0;
     if (is(LAST_TOKEN_USAGE)) {
       bit = 1;
@@ -295,7 +294,7 @@ function part(): bool {
   let to: usize = 0;
   let counts = true;
   while (!ended) {
-    if (!key() || is(PROTO) || is(REFUSAL)) return false;
+    if (!plainKey() || is(REFUSAL)) return false;
     const v = peek();
     if (is(TYPE)) {
       if ((seen & 1) != 0 || v != <i32>QUOTE || !scanString(false, hashStart()) || (textFlags & ESCAPED) != 0) return false;
@@ -361,7 +360,7 @@ function completedItem(c: i32): bool {
   if (!openObject()) return false;
   let seen = false;
   while (!ended) {
-    if (!key() || is(PROTO)) return false;
+    if (!plainKey()) return false;
     if (is(TYPE)) {
       if (seen) return false;
       seen = true;
@@ -380,7 +379,7 @@ function payload(): bool {
   if (!openObject()) return false;
   let seen = 0;
   while (!ended) {
-    if (!key() || is(PROTO)) return false;
+    if (!plainKey()) return false;
     let bit = 0;
     const c = peek();
     if (is(TYPE)) {
@@ -488,7 +487,7 @@ function line(): bool {
   if (!openObject()) return false;
   let seen = 0;
   while (!ended) {
-    if (!key() || is(PROTO)) return false;
+    if (!plainKey()) return false;
     let bit = 0;
     const c = peek();
     if (is(TYPE)) {

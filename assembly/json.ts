@@ -318,6 +318,15 @@ export function key(): bool {
   return peek() >= 0;
 }
 
+/** `__proto__`: a key both scanners leave to JavaScript (JSON.parse makes it an own key, which object code treats unlike any other). */
+export const PROTO = new Name('__proto__');
+
+/** A key, as key() reads it, that is not `__proto__`. */
+@inline
+export function plainKey(): bool {
+  return key() && !is(PROTO);
+}
+
 /** Set by openObject and nextMember: the object just read has ended. */
 export let ended: bool = false;
 
