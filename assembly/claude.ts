@@ -213,8 +213,8 @@ function usage(): bool {
     if (slot < 0) {
       if (!skipValue()) return false;
     } else {
-      if ((seen & (1 << slot)) != 0) return false;
-      seen |= 1 << slot;
+      seen = seenOnce(seen, 1 << slot);
+      if (seen < 0) return false;
       bits = slot == USAGE_SPLIT ? cacheSplit(bits) : count(bits, slot);
       if (bits < 0) return false;
     }

@@ -178,9 +178,8 @@ function tokenUsage(slot: i32, bit: i32, has: i32): bool {
     if (index < 0) {
       if (!skipValue()) return false;
     } else {
-      if ((seen & (1 << index)) != 0) return false;
-      seen |= 1 << index;
-      if (!count(slot + 2 * index, 1 << (bit + index))) return false;
+      seen = seenOnce(seen, 1 << index);
+      if (seen < 0 || !count(slot + 2 * index, 1 << (bit + index))) return false;
     }
     if (!nextMember()) return false;
   }
