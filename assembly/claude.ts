@@ -14,9 +14,9 @@
  * tool call's id, name and input's bytes, a tool result's id, error flag and output length.
  */
 import {
-  at, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, literalValue, limit, moveTo, newlineFrom, numberIsCount, numberValue, OPEN_BRACE,
-  OPEN_BRACKET, peek, QUOTE, scanLiteral, scanNumber, scanString, setCursor, skipValue, starved, textFlags, textFrom, textHash, textIs, textTo,
-  textUnits, blank, NEWLINE, hashStart, hashUnit, ESCAPED, WIDE, sameBytes,
+  at, CLOSE_BRACKET, COMMA, literalValue, moveTo, newlineFrom, numberIsCount, numberValue, OPEN_BRACE, OPEN_BRACKET, peek, QUOTE, scanLiteral,
+  scanNumber, scanString, setCursor, skipValue, textFlags, textFrom, textHash, textTo, textUnits, blank, NEWLINE, hashStart, hashUnit, ESCAPED,
+  sameBytes, Name, is, key, plainKey, PROTO, nextMember, openObject, ended, putPlace, seenOnce, lineEnds,
 } from './json';
 import {
   BLOCK_HASH, BLOCK_ID, BLOCK_INPUT, BLOCK_NAME, BLOCK_TEXT, BLOCK_TEXT_STRING, BLOCK_THINKING, BLOCK_TOOL_RESULT, BLOCK_TOOL_USE, BLOCK_UNITS,
@@ -29,24 +29,6 @@ import {
 
 // ---- names, as UTF-8 bytes -------------------------------------------------------------------
 
-/** A name's UTF-8 bytes, with eight bytes of room after them (sameBytes reads a word at a time). */
-class Name {
-  readonly at: usize;
-  readonly length: usize;
-  constructor(text: string) {
-    const bytes = String.UTF8.encode(text);
-    this.length = <usize>bytes.byteLength;
-    this.at = heap.alloc(this.length + 8);
-    memory.copy(this.at, changetype<usize>(bytes), this.length);
-    memory.fill(this.at + this.length, 0, 8);
-  }
-}
-
-@inline
-function is(name: Name): bool {
-  return textIs(name.at, name.length);
-}
-
 const TYPE = new Name('type');
 const UUID = new Name('uuid');
 const PARENT_UUID = new Name('parentUuid');
@@ -58,7 +40,6 @@ const REQUEST_ID = new Name('requestId');
 const FORKED_FROM = new Name('forkedFrom');
 const MESSAGE = new Name('message');
 const SUBTYPE = new Name('subtype');
-const PROTO = new Name('__proto__');
 const SESSION_ID = new Name('sessionId');
 const CONTENT = new Name('content');
 const ID = new Name('id');
@@ -178,44 +159,6 @@ function link(slot: i32, words: i32, flag: i32, c: i32): bool {
   return true;
 }
 
-/** The key under the cursor (a string; false if it has an escape: a read key must be certain) and its colon. */
-function key(): bool {
-  if (!scanString(false, hashStart()) || (textFlags & ESCAPED) != 0) return false;
-  if (peek() != <i32>COLON) return false;
-  moveTo(at + 1);
-  return peek() >= 0;
-}
-
-/** After a member: a comma (true, the next key follows) or the object's end (`ended`). */
-let ended: bool = false;
-function nextMember(): bool {
-  const c = peek();
-  if (c == <i32>COMMA) {
-    moveTo(at + 1);
-    ended = false;
-    return peek() == <i32>QUOTE;
-  }
-  if (c == <i32>CLOSE_BRACE) {
-    moveTo(at + 1);
-    ended = true;
-    return true;
-  }
-  return false;
-}
-
-/** An object's opening brace is under the cursor: true when it is empty (and skipped), with `ended` set. */
-function openObject(): bool {
-  moveTo(at + 1);
-  const c = peek();
-  if (c == <i32>CLOSE_BRACE) {
-    moveTo(at + 1);
-    ended = true;
-    return true;
-  }
-  ended = false;
-  return c == <i32>QUOTE;
-}
-
 // ---- usage ----------------------------------------------------------------------------------
 
 /** A count of the usage (a non-negative safe integer, or null: left out), into its slot. */
@@ -236,7 +179,7 @@ function cacheSplit(bits: i32): i32 {
   if (!openObject()) return -1;
   let seen = 0;
   while (!ended) {
-    if (!key() || is(PROTO)) return -1;
+    if (!plainKey()) return -1;
     if (is(EPHEMERAL_5M)) {
       if ((seen & 1) != 0) return -1;
       seen |= 1;
@@ -260,7 +203,7 @@ function usage(): bool {
   let bits = 0;
   let seen = 0;
   while (!ended) {
-    if (!key() || is(PROTO)) return false;
+    if (!plainKey()) return false;
     let slot = -1;
     if (is(INPUT_TOKENS)) slot = USAGE_INPUT;
     else if (is(OUTPUT_TOKENS)) slot = USAGE_OUTPUT;
@@ -270,8 +213,8 @@ function usage(): bool {
     if (slot < 0) {
       if (!skipValue()) return false;
     } else {
-      if ((seen & (1 << slot)) != 0) return false;
-      seen |= 1 << slot;
+      seen = seenOnce(seen, 1 << slot);
+      if (seen < 0) return false;
       bits = slot == USAGE_SPLIT ? cacheSplit(bits) : count(bits, slot);
       if (bits < 0) return false;
     }
@@ -336,14 +279,7 @@ function keep(text: Text): void {
 }
 
 function putText(block: usize, slot: i32, text: Text): bool {
-  const length = text.to - text.from;
-  if (length > <usize>STRING_BYTES) return false;
-  let flags: i32 = 0;
-  if ((text.flags & ESCAPED) != 0) flags |= STRING_ESCAPED;
-  if ((text.flags & WIDE) != 0) flags |= STRING_WIDE;
-  store<i32>(block + (<usize>slot << 2), <i32>(text.from - base));
-  store<i32>(block + (<usize>(slot + 1) << 2), <i32>length | flags);
-  return true;
+  return putPlace(block, slot, text.from, text.to, text.flags, base, STRING_BYTES, STRING_ESCAPED, STRING_WIDE);
 }
 
 const scannedText = new Text();
@@ -405,7 +341,7 @@ function parts(): bool {
         let text = ABSENT;
         let seen = 0;
         while (!ended) {
-          if (!key() || is(PROTO)) return false;
+          if (!plainKey()) return false;
           if (is(TYPE)) {
             if ((seen & 1) != 0) return false;
             seen |= 1;
@@ -484,7 +420,7 @@ function block(): bool {
   let isError = ABSENT;
   const hashed = hashing();
   while (!ended) {
-    if (!key() || is(PROTO)) return false;
+    if (!plainKey()) return false;
     let bit = 0;
     if (is(TYPE)) {
       bit = 1;
@@ -546,11 +482,8 @@ function block(): bool {
         isError = OTHER;
       }
     } else if (!skipValue()) return false;
-    if (bit != 0) {
-      if ((seen & bit) != 0) return false;
-      seen |= bit;
-    }
-    if (!nextMember()) return false;
+    seen = seenOnce(seen, bit);
+    if (seen < 0 || !nextMember()) return false;
   }
   if (type != STRING) return false;
   // The block's type, now that all of it is read.
@@ -633,7 +566,7 @@ function message(): bool {
   let seen = 0;
   let hasContent = false;
   while (!ended) {
-    if (!key() || is(PROTO)) return false;
+    if (!plainKey()) return false;
     let bit = 0;
     const c = peek();
     if (is(CONTENT)) {
@@ -656,11 +589,8 @@ function message(): bool {
       bit = 16;
       if (!usage()) return false;
     } else if (!skipValue()) return false;
-    if (bit != 0) {
-      if ((seen & bit) != 0) return false;
-      seen |= bit;
-    }
-    if (!nextMember()) return false;
+    seen = seenOnce(seen, bit);
+    if (seen < 0 || !nextMember()) return false;
   }
   return hasContent;
 }
@@ -672,7 +602,7 @@ function line(): bool {
   if (!openObject()) return false;
   let seen = 0;
   while (!ended) {
-    if (!key() || is(PROTO)) return false;
+    if (!plainKey()) return false;
     let bit = 0;
     const c = peek();
     if (is(TYPE)) {
@@ -748,11 +678,8 @@ function line(): bool {
         boundary = is(COMPACT_BOUNDARY);
       } else if (!skipValue()) return false;
     } else if (!skipValue()) return false;
-    if (bit != 0) {
-      if ((seen & bit) != 0) return false;
-      seen |= bit;
-    }
-    if (!nextMember()) return false;
+    seen = seenOnce(seen, bit);
+    if (seen < 0 || !nextMember()) return false;
   }
   return true;
 }
@@ -879,12 +806,8 @@ export function scanClaude(chunk: usize, from: usize, to: usize, final: bool, re
     let ok = false;
     const first = peek();
     if (first == <i32>OPEN_BRACE) {
-      ok = line();
-      if (ok) {
-        // Only spaces until the newline (or the end of the input).
-        const c = peek();
-        ok = c == <i32>NEWLINE || (c < 0 && final);
-      }
+      // Only spaces after it until the newline (or the end of the input).
+      ok = line() && lineEnds(final);
     }
     if (full) break;
     const lineEnd = newlineFrom(ok ? at : start);

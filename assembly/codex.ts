@@ -11,9 +11,9 @@
  * reads it as before, with its errors and warnings.
  */
 import {
-  at, BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, moveTo, newlineFrom, OPEN_BRACE, OPEN_BRACKET, peek, QUOTE, scanLiteral, scanString,
-  setCursor, skipValue, textFlags, textFrom, textIs, textTo, textUnits, blank, NEWLINE, hashStart, ESCAPED, WIDE, literalValue, scanNumber,
-  numberIsCount, numberValue,
+  at, BACKSLASH, CLOSE_BRACKET, COMMA, moveTo, newlineFrom, OPEN_BRACE, OPEN_BRACKET, peek, QUOTE, scanLiteral, scanString, setCursor,
+  skipValue, textFlags, textFrom, textTo, textUnits, blank, hashStart, ESCAPED, literalValue, scanNumber, numberIsCount, numberValue, Name, is,
+  plainKey, nextMember, openObject, ended, putPlace, seenOnce, lineEnds,
 } from './json';
 import {
   CODEX_ARGUMENTS, CODEX_COUNT_BITS, CODEX_CONTEXT_WORDS, CODEX_HAS_INFO, CODEX_HAS_LAST, CODEX_HAS_TOTAL, CODEX_HAS_WINDOW, CODEX_KIND_CALL,
@@ -25,28 +25,9 @@ import {
 
 // ---- names, as UTF-8 bytes -------------------------------------------------------------------
 
-/** A name's UTF-8 bytes, with eight bytes of room after them (sameBytes reads a word at a time). */
-class Name {
-  readonly at: usize;
-  readonly length: usize;
-  constructor(text: string) {
-    const bytes = String.UTF8.encode(text);
-    this.length = <usize>bytes.byteLength;
-    this.at = heap.alloc(this.length + 8);
-    memory.copy(this.at, changetype<usize>(bytes), this.length);
-    memory.fill(this.at + this.length, 0, 8);
-  }
-}
-
-@inline
-function is(name: Name): bool {
-  return textIs(name.at, name.length);
-}
-
 const TYPE = new Name('type');
 const PAYLOAD = new Name('payload');
 const TIMESTAMP = new Name('timestamp');
-const PROTO = new Name('__proto__');
 const SESSION_META = new Name('session_meta');
 const RESPONSE_ITEM = new Name('response_item');
 const EVENT_MSG = new Name('event_msg');
@@ -146,58 +127,18 @@ function word(index: i32, value: i32): void {
 
 /** The string just scanned into the record's string slot (two words: offset, length with flags). */
 function putString(slot: i32): bool {
-  const length = textTo - textFrom;
-  if (length > <usize>CODEX_STRING_BYTES) return false;
-  let flags: i32 = 0;
-  if ((textFlags & ESCAPED) != 0) flags |= CODEX_STRING_ESCAPED;
-  if ((textFlags & WIDE) != 0) flags |= CODEX_STRING_WIDE;
-  word(slot, <i32>(textFrom - base));
-  word(slot + 1, <i32>length | flags);
-  return true;
+  return putPlace(record, slot, textFrom, textTo, textFlags, base, CODEX_STRING_BYTES, CODEX_STRING_ESCAPED, CODEX_STRING_WIDE);
+}
+
+/** A value that must be a string (`c` its first byte), kept in the record's string slot; false for anything else. */
+function stringInto(slot: i32, c: i32): bool {
+  return c == <i32>QUOTE && scanString(false, hashStart()) && putString(slot);
 }
 
 /** A value that is kept when it is a string and else only validated (codex.ts reads it with `typeof … === 'string'`). */
 function stringIfAny(slot: i32, c: i32): bool {
   if (c != <i32>QUOTE) return skipValue();
   return scanString(false, hashStart()) && putString(slot);
-}
-
-/** The key under the cursor (a string; false if it has an escape: a read key must be certain) and its colon. */
-function key(): bool {
-  if (!scanString(false, hashStart()) || (textFlags & ESCAPED) != 0) return false;
-  if (peek() != <i32>COLON) return false;
-  moveTo(at + 1);
-  return peek() >= 0;
-}
-
-/** After a member: a comma (true, the next key follows) or the object's end (`ended`). */
-let ended: bool = false;
-function nextMember(): bool {
-  const c = peek();
-  if (c == <i32>COMMA) {
-    moveTo(at + 1);
-    ended = false;
-    return peek() == <i32>QUOTE;
-  }
-  if (c == <i32>CLOSE_BRACE) {
-    moveTo(at + 1);
-    ended = true;
-    return true;
-  }
-  return false;
-}
-
-/** An object's opening brace is under the cursor: true when it is empty (and skipped) or a key follows, with `ended` set. */
-function openObject(): bool {
-  moveTo(at + 1);
-  const c = peek();
-  if (c == <i32>CLOSE_BRACE) {
-    moveTo(at + 1);
-    ended = true;
-    return true;
-  }
-  ended = false;
-  return c == <i32>QUOTE;
 }
 
 // ---- counts ------------------------------------------------------------------------------------
@@ -227,7 +168,7 @@ function tokenUsage(slot: i32, bit: i32, has: i32): bool {
   countBits |= has;
   let seen = 0;
   while (!ended) {
-    if (!key() || is(PROTO)) return false;
+    if (!plainKey()) return false;
     let index = -1;
     if (is(INPUT_TOKENS)) index = 0;
     else if (is(CACHED_INPUT_TOKENS)) index = 1;
@@ -237,9 +178,8 @@ function tokenUsage(slot: i32, bit: i32, has: i32): bool {
     if (index < 0) {
       if (!skipValue()) return false;
     } else {
-      if ((seen & (1 << index)) != 0) return false;
-      seen |= 1 << index;
-      if (!count(slot + 2 * index, 1 << (bit + index))) return false;
+      seen = seenOnce(seen, 1 << index);
+      if (seen < 0 || !count(slot + 2 * index, 1 << (bit + index))) return false;
     }
     if (!nextMember()) return false;
   }
@@ -253,7 +193,7 @@ function info(c: i32): bool {
   countBits |= CODEX_HAS_INFO;
   let seen = 0;
   while (!ended) {
-    if (!key() || is(PROTO)) return false;
+    if (!plainKey()) return false;
     let bit = 0;
     if (is(LAST_TOKEN_USAGE)) {
       bit = 1;
@@ -265,11 +205,8 @@ function info(c: i32): bool {
       bit = 4;
       if (!count(CODEX_WINDOW, CODEX_HAS_WINDOW)) return false;
     } else if (!skipValue()) return false;
-    if (bit != 0) {
-      if ((seen & bit) != 0) return false;
-      seen |= bit;
-    }
-    if (!nextMember()) return false;
+    seen = seenOnce(seen, bit);
+    if (seen < 0 || !nextMember()) return false;
   }
   return true;
 }
@@ -356,7 +293,7 @@ function part(): bool {
   let to: usize = 0;
   let counts = true;
   while (!ended) {
-    if (!key() || is(PROTO) || is(REFUSAL)) return false;
+    if (!plainKey() || is(REFUSAL)) return false;
     const v = peek();
     if (is(TYPE)) {
       if ((seen & 1) != 0 || v != <i32>QUOTE || !scanString(false, hashStart()) || (textFlags & ESCAPED) != 0) return false;
@@ -422,7 +359,7 @@ function completedItem(c: i32): bool {
   if (!openObject()) return false;
   let seen = false;
   while (!ended) {
-    if (!key() || is(PROTO)) return false;
+    if (!plainKey()) return false;
     if (is(TYPE)) {
       if (seen) return false;
       seen = true;
@@ -441,7 +378,7 @@ function payload(): bool {
   if (!openObject()) return false;
   let seen = 0;
   while (!ended) {
-    if (!key() || is(PROTO)) return false;
+    if (!plainKey()) return false;
     let bit = 0;
     const c = peek();
     if (is(TYPE)) {
@@ -492,16 +429,16 @@ function payload(): bool {
       if (!skipValue()) return false;
     } else if (lineType == LINE_ITEM && is(ROLE)) {
       bit = 8192;
-      if (c != <i32>QUOTE || !scanString(false, hashStart()) || !putString(CODEX_ROLE)) return false;
+      if (!stringInto(CODEX_ROLE, c)) return false;
     } else if (lineType == LINE_EVENT && is(ITEM)) {
       bit = 16384;
       if (!completedItem(c)) return false;
     } else if (lineType == LINE_ITEM && is(NAME)) {
       bit = 128;
-      if (c != <i32>QUOTE || !scanString(false, hashStart()) || !putString(CODEX_NAME)) return false;
+      if (!stringInto(CODEX_NAME, c)) return false;
     } else if (lineType == LINE_ITEM && is(ARGUMENTS)) {
       bit = 256;
-      if (c != <i32>QUOTE || !scanString(false, hashStart()) || !putString(CODEX_ARGUMENTS)) return false;
+      if (!stringInto(CODEX_ARGUMENTS, c)) return false;
     } else if (lineType == LINE_EVENT && is(INFO)) {
       bit = 512;
       if (!info(c)) return false;
@@ -512,11 +449,8 @@ function payload(): bool {
       bit = 2048;
       if (!count(CODEX_WINDOW, CODEX_HAS_WINDOW)) return false;
     } else if (!skipValue()) return false;
-    if (bit != 0) {
-      if ((seen & bit) != 0) return false;
-      seen |= bit;
-    }
-    if (!nextMember()) return false;
+    seen = seenOnce(seen, bit);
+    if (seen < 0 || !nextMember()) return false;
   }
   // An item must say its type before this scan can read it; a tool output must name its call.
   if (lineType == LINE_ITEM) {
@@ -552,7 +486,7 @@ function line(): bool {
   if (!openObject()) return false;
   let seen = 0;
   while (!ended) {
-    if (!key() || is(PROTO)) return false;
+    if (!plainKey()) return false;
     let bit = 0;
     const c = peek();
     if (is(TYPE)) {
@@ -575,11 +509,8 @@ function line(): bool {
       bit = 4;
       if (!stringIfAny(CODEX_TIMESTAMP, c)) return false;
     } else if (!skipValue()) return false;
-    if (bit != 0) {
-      if ((seen & bit) != 0) return false;
-      seen |= bit;
-    }
-    if (!nextMember()) return false;
+    seen = seenOnce(seen, bit);
+    if (seen < 0 || !nextMember()) return false;
   }
   // The schema's: a string type and an object payload.
   return (seen & 3) == 3;
@@ -666,12 +597,8 @@ export function scanCodex(chunk: usize, from: usize, to: usize, final: bool, rec
     const number = codexLineNumber + 1;
     let ok = false;
     if (peek() == <i32>OPEN_BRACE) {
-      ok = line();
-      if (ok) {
-        // Only spaces until the newline (or the end of the input).
-        const c = peek();
-        ok = c == <i32>NEWLINE || (c < 0 && final);
-      }
+      // Only spaces after it until the newline (or the end of the input).
+      ok = line() && lineEnds(final);
     }
     const lineEnd = newlineFrom(ok ? at : start);
     if (lineEnd >= to && !final) break;

@@ -1,5 +1,5 @@
 /**
- * JSON over raw UTF-8 bytes in linear memory, for the line readers (claude.ts): a cursor, the
+ * JSON over raw UTF-8 bytes in linear memory, for the line readers (claude.ts, codex.ts): a cursor, the
  * spaces between tokens, strings (validated, measured in UTF-16 units, hashed when asked),
  * numbers, literals, and any value skipped whole but validated as JSON.parse would validate it.
  * Every function moves the cursor `at` and returns false at anything JSON.parse refuses, or when
@@ -270,6 +270,109 @@ export function sameBytes(a: usize, b: usize, length: usize): bool {
 @inline
 export function textIs(name: usize, length: usize): bool {
   return textTo - textFrom == length && textFlags == 0 && sameBytes(textFrom, name, length);
+}
+
+/** A name's UTF-8 bytes, with eight bytes of room after them (sameBytes reads a word at a time). */
+export class Name {
+  readonly at: usize;
+  readonly length: usize;
+  constructor(text: string) {
+    const bytes = String.UTF8.encode(text);
+    this.length = <usize>bytes.byteLength;
+    this.at = heap.alloc(this.length + 8);
+    memory.copy(this.at, changetype<usize>(bytes), this.length);
+    memory.fill(this.at + this.length, 0, 8);
+  }
+}
+
+/** Whether the last string scanned is exactly `name`, with no escape in it. */
+@inline
+export function is(name: Name): bool {
+  return textIs(name.at, name.length);
+}
+
+/**
+ * A string's place into a record's two words at `slot` (from `into`): its offset from `origin`,
+ * and its byte length with `escaped` and `wide` set above it as its text `flags` say. False when
+ * it is longer than `most` bytes. The layouts (layout.ts, codex-layout.ts) give the constants.
+ */
+@inline
+export function putPlace(into: usize, slot: i32, from: usize, to: usize, flags: u32, origin: usize, most: i32, escaped: i32, wide: i32): bool {
+  const length = to - from;
+  if (length > <usize>most) return false;
+  let bits: i32 = 0;
+  if ((flags & ESCAPED) != 0) bits |= escaped;
+  if ((flags & WIDE) != 0) bits |= wide;
+  store<i32>(into + (<usize>slot << 2), <i32>(from - origin));
+  store<i32>(into + (<usize>(slot + 1) << 2), <i32>length | bits);
+  return true;
+}
+
+// ---- objects -----------------------------------------------------------------------------------
+
+/** The key under the cursor (a string; false if it has an escape: a read key must be certain) and its colon. */
+export function key(): bool {
+  if (!scanString(false, FNV_OFFSET) || (textFlags & ESCAPED) != 0) return false;
+  if (peek() != <i32>COLON) return false;
+  at++;
+  return peek() >= 0;
+}
+
+/** `__proto__`: a key both scanners leave to JavaScript (JSON.parse makes it an own key, which object code treats unlike any other). */
+export const PROTO = new Name('__proto__');
+
+/** A key, as key() reads it, that is not `__proto__`. */
+@inline
+export function plainKey(): bool {
+  return key() && !is(PROTO);
+}
+
+/** Set by openObject and nextMember: the object just read has ended. */
+export let ended: bool = false;
+
+/** After a member: a comma (true, the next key follows) or the object's end (`ended`). */
+export function nextMember(): bool {
+  const c = peek();
+  if (c == <i32>COMMA) {
+    at++;
+    ended = false;
+    return peek() == <i32>QUOTE;
+  }
+  if (c == <i32>CLOSE_BRACE) {
+    at++;
+    ended = true;
+    return true;
+  }
+  return false;
+}
+
+/** An object's opening brace is under the cursor: true when it is empty (and skipped) or a key follows, with `ended` set. */
+export function openObject(): bool {
+  at++;
+  const c = peek();
+  if (c == <i32>CLOSE_BRACE) {
+    at++;
+    ended = true;
+    return true;
+  }
+  ended = false;
+  return c == <i32>QUOTE;
+}
+
+/**
+ * `seen` (bits of the keys an object has shown) with `bit` added, or -1 when that key was seen
+ * before (a key written twice is JavaScript's to read: JSON.parse keeps the last). A `bit` of 0
+ * (a key nobody reads) leaves `seen` as it is.
+ */
+@inline
+export function seenOnce(seen: i32, bit: i32): i32 {
+  return (seen & bit) != 0 ? -1 : seen | bit;
+}
+
+/** After a line's value: only spaces until the newline, or until the input's end when it is `final`. */
+export function lineEnds(final: bool): bool {
+  const c = peek();
+  return c == <i32>NEWLINE || (c < 0 && final);
 }
 
 // ---- numbers and literals --------------------------------------------------------------------
